@@ -1,0 +1,54 @@
+//! Traits and types that join the kinformer crates.
+//!
+//! This crate does no IO. It defines what flows through a list-watch pipeline:
+//!
+//! - [`Object`]: anything with Kubernetes `ObjectMeta` (every k8s-openapi resource and [`DynamicObject`]);
+//! - [`ApiResource`]: the runtime description of a resource type (group, version, plural, kind, scope);
+//! - [`ListOptions`] and [`ObjectList`]: what a list or watch request asks for and what a list returns;
+//! - [`WatchEvent`] and [`Bookmark`]: what a watch stream yields;
+//! - [`Delta`] and [`DeletedState`]: what a delta queue hands to an informer, tombstones included;
+//! - the traits [`Lister`], [`Watcher`], [`ApiError`] and [`Store`] that the reflector is generic over;
+//! - [`object_key`] and [`split_key`]: client-go's `MetaNamespaceKeyFunc` and its inverse.
+//!
+//! Objects travel as `Arc<K>` from decode to store to handlers, so no stage deep-copies them.
+//!
+//! # Feature flags
+//! None. This crate never picks a k8s-openapi version: the final binary does.
+//!
+//! # MSRV
+//! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger
+//! than six months.
+
+#![doc(test(attr(deny(warnings))))]
+
+mod api_error;
+mod api_resource;
+mod delta;
+mod dynamic;
+mod key;
+mod list;
+mod object;
+mod options;
+mod store;
+mod traits;
+mod watch;
+
+// The public interface is:
+pub use api_error::{ApiError, is_expired_status, is_too_large_resource_version_status};
+pub use api_resource::{ApiResource, Scope};
+pub use delta::{DeletedState, Delta};
+pub use dynamic::{DynamicObject, TypeMeta};
+pub use key::{KeyError, object_key, split_key};
+pub use list::ObjectList;
+pub use object::Object;
+pub use options::{ListOptions, ResourceVersionMatch};
+pub use store::{Store, StoreError, StoreRead};
+pub use traits::{Lister, ListerWatcher, Watcher};
+pub use watch::{Bookmark, WatchEvent};
+
+/// Kubernetes object metadata, as k8s-openapi defines it.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+/// The Kubernetes `Status` object: the body of every API error and of watch `ERROR` events.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Status;
+/// The annotation on the bookmark that ends a streaming list's initial events.
+pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";

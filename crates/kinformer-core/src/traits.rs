@@ -1,0 +1,82 @@
+//! [`Lister`], [`Watcher`] and [`ListerWatcher`]: the sources a reflector reads from.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_core::Stream;
+
+use crate::{ApiError, ListOptions, ObjectList, WatchEvent};
+
+/// Lists objects of one type (client-go's `Lister`).
+pub trait Lister<K>: Send + Sync {
+    /// The error of a failed list.
+    type Error: ApiError;
+
+    /// Lists with `options` (one page when `limit`/`continue` are set).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request; nothing is half-applied anywhere.
+    fn list(
+        &self,
+        options: &ListOptions,
+    ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send;
+}
+
+/// Watches objects of one type (client-go's `Watcher`).
+pub trait Watcher<K>: Send + Sync {
+    /// The error of a failed watch, or of a broken stream.
+    type Error: ApiError;
+    /// The stream of events; it ends when the server closes the watch.
+    type Stream: Stream<Item = Result<WatchEvent<K>, Self::Error>> + Send + 'static;
+
+    /// Opens a watch with `options`.
+    ///
+    /// # Cancel safety
+    /// Dropping the future or the stream closes the watch.
+    fn watch(
+        &self,
+        options: &ListOptions,
+    ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send;
+}
+
+/// A source that can both list and watch, with one error type.
+pub trait ListerWatcher<K>: Lister<K> + Watcher<K, Error = <Self as Lister<K>>::Error> {
+    /// False when the source cannot serve streaming lists (`sendInitialEvents`), so the reflector
+    /// goes straight to list+watch.
+    fn supports_streaming_list(&self) -> bool {
+        true
+    }
+}
+
+macro_rules! forward_sources {
+    ($($ptr:ty),*) => {$(
+        impl<K, T: Lister<K> + ?Sized> Lister<K> for $ptr {
+            type Error = T::Error;
+            fn list(
+                &self,
+                options: &ListOptions,
+            ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send {
+                (**self).list(options)
+            }
+        }
+
+        impl<K, T: Watcher<K> + ?Sized> Watcher<K> for $ptr {
+            type Error = T::Error;
+            type Stream = T::Stream;
+            fn watch(
+                &self,
+                options: &ListOptions,
+            ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send {
+                (**self).watch(options)
+            }
+        }
+
+        impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for $ptr {
+            fn supports_streaming_list(&self) -> bool {
+                (**self).supports_streaming_list()
+            }
+        }
+    )*};
+}
+
+forward_sources!(&T, Box<T>, Arc<T>);

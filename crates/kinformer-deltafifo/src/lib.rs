@@ -1,0 +1,1 @@
+//! DeltaFifo and the in-order queue: client-go's delta queues, with typed tombstones.

@@ -1,0 +1,1 @@
+//! The thread-safe store with named indexes, key functions and listers.

@@ -1,0 +1,1 @@
+//! Continue-token paging over any Lister, with client-go's full-list fallback on an expired token.

@@ -1,0 +1,1 @@
+//! An in-process Kubernetes API server with real list/watch semantics and fault injection.

@@ -1,0 +1,1 @@
+//! Examples live as binaries next to this file.

@@ -1,0 +1,1 @@
+//! Integration tests against kinformer-sim: one binary, one module per area.
