@@ -1,2 +1,43 @@
-//! Project automation.
-fn main() {}
+//! Project automation, run as `cargo xtask <command>`.
+//!
+//! - `ci`: formatting, lints, tests and docs, exactly what CI runs.
+//! - `bench [AREA]`: release-mode benchmarks of one area (`sim`, `rest`, `indexer`, `deltafifo`) or all.
+
+use std::env;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+mod ci;
+mod bench;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
+        _ => {
+            eprintln!("usage: cargo xtask <ci [--no-doc] | bench [sim|rest|indexer|deltafifo|all]>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one step, echoing it and its duration; fails with the step's name.
+fn step(name: &str, program: &str, args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
+    eprintln!("==> {name}: {program} {}", args.join(" "));
+    let started = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .envs(envs.iter().copied())
+        .status()
+        .map_err(|e| format!("{name}: could not start {program}: {e}"))?;
+    eprintln!("<== {name}: {:.1}s", started.elapsed().as_secs_f64());
+    if status.success() { Ok(()) } else { Err(format!("{name} failed ({status})")) }
+}
