@@ -8,7 +8,8 @@
 //! - [`WatchEvent`] and [`Bookmark`]: what a watch stream yields;
 //! - [`Delta`] and [`DeletedState`]: what a delta queue hands to an informer, tombstones included;
 //! - the traits [`Lister`], [`Watcher`], [`ApiError`] and [`Store`] that the reflector is generic over;
-//! - [`object_key`] and [`split_key`]: client-go's `MetaNamespaceKeyFunc` and its inverse.
+//! - [`object_key`] and [`split_key`]: client-go's `MetaNamespaceKeyFunc` and its inverse;
+//! - [`WithoutManagedFields`]: decoding that skips `metadata.managedFields` in the parser.
 //!
 //! Objects travel as `Arc<K>` from decode to store to handlers, so no stage deep-copies them.
 //!
@@ -29,6 +30,7 @@ mod key;
 mod list;
 mod object;
 mod options;
+mod skip_managed_fields;
 mod store;
 mod traits;
 mod watch;
@@ -42,6 +44,7 @@ pub use key::{KeyError, object_key, split_key};
 pub use list::ObjectList;
 pub use object::Object;
 pub use options::{ListOptions, ResourceVersionMatch};
+pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use store::{Store, StoreError, StoreRead};
 pub use traits::{Lister, ListerWatcher, Watcher};
 pub use watch::{Bookmark, WatchEvent};
