@@ -1,0 +1,152 @@
+//! [`Lister`] and [`NamespacedLister`]: typed reads over an [`Indexer`], with label selectors.
+
+use std::sync::Arc;
+
+use kinformer_core::{Object, StoreRead};
+use kinformer_selector::LabelSelector;
+
+use crate::{Error, Indexer, NAMESPACE_INDEX};
+
+/// Reads objects of one resource from an [`Indexer`] (client-go's `GenericLister`).
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_core::Store;
+/// use kinformer_indexer::{Indexer, Lister};
+/// use kinformer_selector::LabelSelector;
+///
+/// let indexer = Arc::new(Indexer::<Pod>::default());
+/// let mut pod = Pod::default();
+/// pod.metadata.namespace = Some("prod".into());
+/// pod.metadata.name = Some("web-0".into());
+/// pod.metadata.labels = Some([("app".to_owned(), "web".to_owned())].into());
+/// indexer.add(Arc::new(pod))?;
+///
+/// let pods = Lister::new(indexer, "pods");
+/// assert_eq!(pods.list(&LabelSelector::parse("app=web")?).len(), 1);
+/// let prod = pods.namespaced("prod");
+/// assert!(prod.get("web-0").is_ok());
+/// assert!(prod.get("web-1").unwrap_err().is_not_found());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Lister<K> {
+    indexer: Arc<Indexer<K>>,
+    resource: Arc<str>,
+}
+
+impl<K> Clone for Lister<K> {
+    fn clone(&self) -> Self {
+        Self {
+            indexer: Arc::clone(&self.indexer),
+            resource: Arc::clone(&self.resource),
+        }
+    }
+}
+
+impl<K: Object> Lister<K> {
+    /// A lister over `indexer`; `resource` (a plural such as `pods`) names the resource in
+    /// [`Error::NotFound`].
+    pub fn new(indexer: Arc<Indexer<K>>, resource: impl Into<Arc<str>>) -> Self {
+        Self {
+            indexer,
+            resource: resource.into(),
+        }
+    }
+
+    /// Every object whose labels match `selector` (all of them for the empty selector).
+    pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
+        filter(self.indexer.list(), selector)
+    }
+
+    /// The object stored under key `name` (a cluster-scoped object, or a full `namespace/name`
+    /// key).
+    ///
+    /// # Errors
+    /// [`Error::NotFound`].
+    pub fn get(&self, name: &str) -> Result<Arc<K>, Error> {
+        self.indexer
+            .get_by_key(name)
+            .ok_or_else(|| self.not_found(name))
+    }
+
+    /// A lister of one namespace; `""` means all namespaces, as in client-go.
+    pub fn namespaced(&self, namespace: impl Into<String>) -> NamespacedLister<K> {
+        NamespacedLister {
+            lister: self.clone(),
+            namespace: namespace.into(),
+        }
+    }
+
+    fn not_found(&self, name: &str) -> Error {
+        Error::NotFound {
+            resource: self.resource.to_string(),
+            name: name.to_owned(),
+        }
+    }
+}
+
+/// Reads objects of one namespace (client-go's `GenericNamespaceLister`).
+#[derive(Debug, Clone)]
+pub struct NamespacedLister<K> {
+    lister: Lister<K>,
+    namespace: String,
+}
+
+impl<K: Object> NamespacedLister<K> {
+    /// The namespace.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// Every object of the namespace whose labels match `selector`, found through the
+    /// namespace index.
+    pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
+        if self.namespace.is_empty() {
+            return self.lister.list(selector);
+        }
+        let in_namespace = self
+            .lister
+            .indexer
+            .by_index(NAMESPACE_INDEX, &self.namespace)
+            // The namespace index is built into every indexer, so the lookup cannot fail;
+            // a full scan would still be correct.
+            .unwrap_or_else(|_| {
+                self.lister
+                    .indexer
+                    .list()
+                    .into_iter()
+                    .filter(|obj| obj.namespace() == Some(self.namespace.as_str()))
+                    .collect()
+            });
+        filter(in_namespace, selector)
+    }
+
+    /// The object `name` of this namespace.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`], carrying the bare name.
+    pub fn get(&self, name: &str) -> Result<Arc<K>, Error> {
+        let key = if self.namespace.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}/{name}", self.namespace)
+        };
+        self.lister
+            .indexer
+            .get_by_key(&key)
+            .ok_or_else(|| self.lister.not_found(name))
+    }
+}
+
+fn filter<K: Object>(objects: Vec<Arc<K>>, selector: &LabelSelector) -> Vec<Arc<K>> {
+    if selector.is_empty() {
+        return objects;
+    }
+    objects
+        .into_iter()
+        .filter(|obj| selector.matches(obj.labels()))
+        .collect()
+}

@@ -1,0 +1,58 @@
+//! Tests of the indexer and listers.
+
+mod concurrency;
+mod model;
+mod unit;
+
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{Pod, PodSpec};
+
+use crate::{Config, IndexFunc, Indexer};
+
+/// A pod `ns/name` (cluster-scoped when `ns` is empty) with `app=<app>` and a node.
+pub(super) fn pod(ns: &str, name: &str, app: &str, node: &str) -> Arc<Pod> {
+    let mut pod = Pod::default();
+    if !ns.is_empty() {
+        pod.metadata.namespace = Some(ns.into());
+    }
+    pod.metadata.name = Some(name.into());
+    if !app.is_empty() {
+        pod.metadata.labels = Some([("app".to_owned(), app.to_owned())].into());
+    }
+    pod.spec = Some(PodSpec {
+        node_name: (!node.is_empty()).then(|| node.to_owned()),
+        ..PodSpec::default()
+    });
+    Arc::new(pod)
+}
+
+pub(super) fn by_node() -> IndexFunc<Pod> {
+    IndexFunc::new(|pod: &Pod| {
+        Ok(pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .into_iter()
+            .collect())
+    })
+}
+
+/// Indexes by `app` label; an app of `bad` cannot be indexed.
+pub(super) fn by_app() -> IndexFunc<Pod> {
+    IndexFunc::new(|pod: &Pod| {
+        let app = pod.metadata.labels.as_ref().and_then(|l| l.get("app"));
+        match app.map(String::as_str) {
+            Some("bad") => Err("app label is bad".to_owned()),
+            other => Ok(other.map(str::to_owned).into_iter().collect()),
+        }
+    })
+}
+
+pub(super) fn indexer() -> Indexer<Pod> {
+    Indexer::new(
+        Config::default()
+            .index("node", by_node())
+            .index("app", by_app()),
+    )
+}
