@@ -1,0 +1,3 @@
+//! Decode throughput benchmark (filled in below).
+
+fn main() {}

@@ -1,0 +1,198 @@
+//! One watch event envelope `{"type": ..., "object": ...}` decoded straight into `WatchEvent<K>`.
+//!
+//! When `type` comes first (what API servers write) the object is decoded in place; when
+//! `object` comes first it is kept as a borrowed raw slice and decoded once the type is known.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use kinformer_core::{Bookmark, INITIAL_EVENTS_END_ANNOTATION, Status, WatchEvent};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+/// Deserialises one envelope into a `WatchEvent<K>`.
+pub(crate) struct EventSeed<K>(pub(crate) PhantomData<fn() -> K>);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+}
+
+impl<'de> Deserialize<'de> for EventType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <&str>::deserialize(d)?;
+        match s {
+            "ADDED" => Ok(Self::Added),
+            "MODIFIED" => Ok(Self::Modified),
+            "DELETED" => Ok(Self::Deleted),
+            "BOOKMARK" => Ok(Self::Bookmark),
+            "ERROR" => Ok(Self::Error),
+            other => Err(de::Error::custom(format_args!(
+                "got invalid watch event type: {other:?}"
+            ))),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Field {
+    Type,
+    Object,
+    #[serde(other)]
+    Other,
+}
+
+/// A bookmark's object, read leniently: only `metadata.resourceVersion` and annotations matter
+/// (a pod bookmark carries `spec.containers: null`, which a typed `Pod` would reject).
+#[derive(Deserialize)]
+struct BookmarkObject {
+    #[serde(default)]
+    metadata: BookmarkMeta,
+}
+
+#[derive(Deserialize, Default)]
+struct BookmarkMeta {
+    #[serde(rename = "resourceVersion", default)]
+    resource_version: Option<String>,
+    #[serde(default)]
+    annotations: Option<BTreeMap<String, String>>,
+}
+
+impl BookmarkObject {
+    fn into_bookmark(self) -> Bookmark {
+        let end = self
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(INITIAL_EVENTS_END_ANNOTATION))
+            .is_some_and(|v| v == "true");
+        Bookmark::new(self.metadata.resource_version.unwrap_or_default(), end)
+    }
+}
+
+/// Decodes the object of an event whose type is known.
+struct ObjectSeed<K>(EventType, PhantomData<fn() -> K>);
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<K> {
+    type Value = WatchEvent<K>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        Ok(match self.0 {
+            EventType::Added => WatchEvent::Added(Arc::new(K::deserialize(d)?)),
+            EventType::Modified => WatchEvent::Modified(Arc::new(K::deserialize(d)?)),
+            EventType::Deleted => WatchEvent::Deleted(Arc::new(K::deserialize(d)?)),
+            EventType::Bookmark => {
+                WatchEvent::Bookmark(BookmarkObject::deserialize(d)?.into_bookmark())
+            }
+            EventType::Error => WatchEvent::Error(Box::new(Status::deserialize(d)?)),
+        })
+    }
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for EventSeed<K> {
+    type Value = WatchEvent<K>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, K: DeserializeOwned> Visitor<'de> for EventSeed<K> {
+    type Value = WatchEvent<K>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a watch event object with `type` and `object`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut ty: Option<EventType> = None;
+        let mut raw: Option<&'de RawValue> = None;
+        let mut event: Option<WatchEvent<K>> = None;
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Type if ty.is_some() => return Err(de::Error::duplicate_field("type")),
+                Field::Type => ty = Some(map.next_value()?),
+                Field::Object if raw.is_some() || event.is_some() => {
+                    return Err(de::Error::duplicate_field("object"));
+                }
+                Field::Object => match ty {
+                    Some(t) => event = Some(map.next_value_seed(ObjectSeed(t, PhantomData))?),
+                    None => raw = Some(map.next_value()?),
+                },
+                Field::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let ty = ty.ok_or_else(|| de::Error::missing_field("type"))?;
+        if let Some(event) = event {
+            return Ok(event);
+        }
+        let raw = raw.ok_or_else(|| de::Error::missing_field("object"))?;
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        ObjectSeed(ty, PhantomData)
+            .deserialize(&mut de)
+            .map_err(|e| {
+                de::Error::custom(format_args!("unable to decode watch event object: {e}"))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::Pod;
+
+    fn decode(s: &str) -> Result<WatchEvent<Pod>, serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_str(s);
+        EventSeed(PhantomData).deserialize(&mut de)
+    }
+
+    #[test]
+    fn type_first_and_object_first() {
+        let a = decode(r#"{"type":"ADDED","object":{"metadata":{"name":"p"}}}"#).unwrap();
+        let b = decode(r#"{"object":{"metadata":{"name":"p"}},"type":"MODIFIED"}"#).unwrap();
+        assert_eq!(a.object().unwrap().metadata.name.as_deref(), Some("p"));
+        assert_eq!(b.type_name(), "MODIFIED");
+        assert_eq!(b.object().unwrap().metadata.name.as_deref(), Some("p"));
+    }
+
+    #[test]
+    fn lenient_bookmark_and_error_status() {
+        let bm = decode(
+            r#"{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12",
+            "annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":null},"status":{}}}"#,
+        )
+        .unwrap();
+        match bm {
+            WatchEvent::Bookmark(b) => {
+                assert_eq!(b.resource_version, "12");
+                assert!(b.initial_events_end);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let err =
+            decode(r#"{"object":{"kind":"Status","code":410,"reason":"Expired"},"type":"ERROR"}"#)
+                .unwrap();
+        match err {
+            WatchEvent::Error(s) => assert_eq!(s.code, Some(410)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_events_are_errors() {
+        assert!(decode(r#"{"type":"EXPLODED","object":{}}"#).is_err());
+        assert!(decode(r#"{"type":"ADDED"}"#).is_err());
+        assert!(decode(r#"{"object":{}}"#).is_err());
+        assert!(decode(r#"{"object":{"metadata":{"name":1}},"type":"ADDED"}"#).is_err());
+    }
+}

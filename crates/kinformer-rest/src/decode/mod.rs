@@ -1,0 +1,10 @@
+//! Response decoding: lists item by item, watch streams event by event, never through a JSON tree.
+
+mod event;
+mod frame;
+mod list;
+mod stream;
+
+pub use frame::WatchDecoder;
+pub(crate) use list::decode_list;
+pub use stream::{ByteStream, WatchStream};

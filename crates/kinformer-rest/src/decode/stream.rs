@@ -1,0 +1,132 @@
+//! [`WatchStream`] and [`ByteStream`]: response bodies as `Stream`s.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use bytes::Bytes;
+use futures_core::Stream;
+use http_body::Body as _;
+use kinformer_core::WatchEvent;
+use serde::de::DeserializeOwned;
+
+use super::frame::WatchDecoder;
+use crate::body::ResponseBody;
+use crate::client::error_from_service;
+use crate::error::Result;
+
+/// The events of one watch, decoded as the body arrives.
+///
+/// Yields `Ok` events (including `ERROR` events, as [`WatchEvent::Error`]) until the server ends
+/// the watch; a broken connection or a malformed event yields one `Err` and ends the stream.
+/// Dropping the stream closes the watch.
+pub struct WatchStream<K> {
+    body: Option<ResponseBody>,
+    decoder: WatchDecoder<K>,
+    ready: VecDeque<Result<WatchEvent<K>>>,
+}
+
+impl<K: DeserializeOwned> WatchStream<K> {
+    pub(crate) fn new(body: ResponseBody, max_frame: usize) -> Self {
+        Self {
+            body: Some(body),
+            decoder: WatchDecoder::new(max_frame),
+            ready: VecDeque::new(),
+        }
+    }
+}
+
+impl<K: DeserializeOwned> Stream for WatchStream<K> {
+    type Item = Result<WatchEvent<K>>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        // Every field is Unpin (the body is a boxed trait object).
+        let this = self.get_mut();
+        loop {
+            if let Some(item) = this.ready.pop_front() {
+                return Poll::Ready(Some(item));
+            }
+            if this.decoder.is_finished() {
+                this.body = None;
+                return Poll::Ready(None);
+            }
+            let Some(body) = this.body.as_mut() else {
+                return Poll::Ready(None);
+            };
+            match ready!(Pin::new(body).poll_frame(cx)) {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        this.decoder.decode(&data, &mut this.ready);
+                    }
+                }
+                Some(Err(e)) => {
+                    this.body = None;
+                    this.decoder.finish(&mut VecDeque::new());
+                    return Poll::Ready(Some(Err(error_from_service(e))));
+                }
+                None => {
+                    this.body = None;
+                    this.decoder.finish(&mut this.ready);
+                }
+            }
+        }
+    }
+}
+
+impl<K> fmt::Debug for WatchStream<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WatchStream")
+            .field("open", &self.body.is_some())
+            .field("decoder", &self.decoder)
+            .field("ready", &self.ready.len())
+            .finish()
+    }
+}
+
+/// A response body as a stream of byte chunks (client-go `Stream()`).
+pub struct ByteStream {
+    body: Option<ResponseBody>,
+}
+
+impl ByteStream {
+    pub(crate) fn new(body: ResponseBody) -> Self {
+        Self { body: Some(body) }
+    }
+}
+
+impl Stream for ByteStream {
+    type Item = Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            let Some(body) = this.body.as_mut() else {
+                return Poll::Ready(None);
+            };
+            match ready!(Pin::new(body).poll_frame(cx)) {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        return Poll::Ready(Some(Ok(data)));
+                    }
+                }
+                Some(Err(e)) => {
+                    this.body = None;
+                    return Poll::Ready(Some(Err(error_from_service(e))));
+                }
+                None => {
+                    this.body = None;
+                    return Poll::Ready(None);
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Debug for ByteStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ByteStream")
+            .field("open", &self.body.is_some())
+            .finish()
+    }
+}

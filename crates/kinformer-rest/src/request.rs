@@ -1,0 +1,503 @@
+//! [`Request`]: client-go's chainable request builder and its terminal calls.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use http::{HeaderMap, Method};
+use kinformer_core::{ListOptions, ObjectList};
+use serde::de::DeserializeOwned;
+
+use crate::body::Body;
+use crate::client::Client;
+use crate::decode::{ByteStream, WatchStream, decode_list};
+use crate::error::{Error, Kind, Result};
+use crate::response::{check_response, read_body};
+
+/// Marks a request whose transport errors must never be retried (client-go `Stream()`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NoTransportRetry;
+
+/// Marks a watch: its first attempt skips the client-side rate limiter, as in client-go.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WatchRequest;
+
+/// Caps the retries of one request (default: the client's).
+#[derive(Clone, Copy, Debug)]
+#[allow(dead_code, reason = "read by the retry layer")]
+pub(crate) struct MaxRetries(pub(crate) u32);
+
+/// One API request, built step by step (client-go `rest.Request`).
+///
+/// The first invalid builder call (a bad path segment, a part set twice) is remembered and every
+/// later call becomes a no-op; the terminal call ([`do_raw`](Self::do_raw),
+/// [`into`](Self::into), [`list`](Self::list), [`watch`](Self::watch), [`stream`](Self::stream))
+/// returns it. Building does no IO.
+///
+/// The URL is `<base>/<group-version>[/namespaces/<ns>]/<resource>[/<name>][/<subresource>]`.
+///
+/// # Examples
+/// ```
+/// use kinformer_core::ListOptions;
+/// use kinformer_rest::{Client, RestClient};
+///
+/// let client = Client::new(tower::service_fn(|_req: http::Request<kinformer_rest::Body>| async {
+///     Ok::<_, std::convert::Infallible>(http::Response::new(kinformer_rest::Body::empty()))
+/// }));
+/// let request = RestClient::new(client, "apps", "v1")
+///     .get()
+///     .namespace("prod")
+///     .resource("deployments")
+///     .versioned_params(&ListOptions::default().labels("app=web").limit(500));
+/// assert_eq!(
+///     request.url()?,
+///     "/apis/apps/v1/namespaces/prod/deployments?labelSelector=app%3Dweb&limit=500"
+/// );
+/// # Ok::<(), kinformer_rest::Error>(())
+/// ```
+#[derive(Debug)]
+#[must_use = "a request does nothing until a terminal call such as `into` or `watch`"]
+pub struct Request {
+    client: Client,
+    base_path: String,
+    method: Method,
+    namespace: Option<String>,
+    resource: Option<String>,
+    name: Option<String>,
+    sub_resource: Option<String>,
+    params: Vec<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+    timeout: Option<Duration>,
+    max_retries: Option<u32>,
+    error: Option<Error>,
+}
+
+impl Request {
+    /// A request on `client` under `base_path` (a group-version path such as `/api/v1`).
+    pub fn new(client: Client, method: Method, base_path: impl Into<String>) -> Self {
+        Self {
+            client,
+            base_path: base_path.into(),
+            method,
+            namespace: None,
+            resource: None,
+            name: None,
+            sub_resource: None,
+            params: Vec::new(),
+            headers: HeaderMap::new(),
+            body: Body::empty(),
+            timeout: None,
+            max_retries: None,
+            error: None,
+        }
+    }
+
+    fn fail(mut self, message: String) -> Self {
+        if self.error.is_none() {
+            self.error = Some(Error::new(Kind::Request, message));
+        }
+        self
+    }
+
+    fn set_part(
+        mut self,
+        what: &str,
+        slot: fn(&mut Self) -> &mut Option<String>,
+        value: &str,
+    ) -> Self {
+        if self.error.is_some() {
+            return self;
+        }
+        if slot(&mut self).is_some() {
+            return self.fail(format!("{what} already set"));
+        }
+        if let Err(reason) = validate_segment(value) {
+            return self.fail(format!("invalid {what} {value:?}: {reason}"));
+        }
+        *slot(&mut self) = Some(value.to_owned());
+        self
+    }
+
+    /// The HTTP method.
+    pub fn verb(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// Scopes the request to a namespace; `""` means all namespaces (no `namespaces/` part).
+    pub fn namespace(self, namespace: &str) -> Self {
+        if namespace.is_empty() {
+            if self.namespace.is_some() {
+                return self.fail("namespace already set".to_owned());
+            }
+            let mut this = self;
+            this.namespace = Some(String::new());
+            return this;
+        }
+        self.set_part("namespace", |r| &mut r.namespace, namespace)
+    }
+
+    /// The resource (plural, lower-cased in the URL).
+    pub fn resource(self, resource: &str) -> Self {
+        self.set_part(
+            "resource",
+            |r| &mut r.resource,
+            &resource.to_ascii_lowercase(),
+        )
+    }
+
+    /// The object name; must not be empty.
+    pub fn name(self, name: &str) -> Self {
+        if name.is_empty() {
+            return self.fail("resource name may not be empty".to_owned());
+        }
+        self.set_part("name", |r| &mut r.name, name)
+    }
+
+    /// The subresource, such as `status` or `scale`; several parts may be joined with `/`.
+    pub fn sub_resource(mut self, sub_resource: &str) -> Self {
+        if self.error.is_some() {
+            return self;
+        }
+        if self.sub_resource.is_some() {
+            return self.fail("subresource already set".to_owned());
+        }
+        for part in sub_resource.split('/') {
+            if let Err(reason) = validate_segment(part) {
+                return self.fail(format!("invalid subresource {sub_resource:?}: {reason}"));
+            }
+        }
+        self.sub_resource = Some(sub_resource.to_owned());
+        self
+    }
+
+    /// Appends a query parameter (parameters may repeat).
+    pub fn param(mut self, key: &str, value: &str) -> Self {
+        self.params.push((key.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Appends the parameters of `options`, omitting unset ones (`resourceVersion=""` is not sent,
+    /// `"0"` is).
+    pub fn versioned_params(mut self, options: &ListOptions) -> Self {
+        self.params.extend(
+            options
+                .query_pairs()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v)),
+        );
+        self
+    }
+
+    /// Sets a header, replacing any previous value.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            (Ok(n), Ok(v)) => {
+                self.headers.insert(n, v);
+                self
+            }
+            _ => self.fail(format!("invalid header {name:?}")),
+        }
+    }
+
+    /// The request body (sent as `application/json` unless a content type was set).
+    pub fn body(mut self, body: impl Into<Body>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    /// Serialises `value` as the JSON body.
+    pub fn json_body<T: serde::Serialize + ?Sized>(self, value: &T) -> Self {
+        match serde_json::to_vec(value) {
+            Ok(bytes) => self.body(bytes),
+            Err(e) => self.fail(format!("cannot encode the request body: {e}")),
+        }
+    }
+
+    /// A client-side deadline: sent as the `timeout` query parameter, and enforced on
+    /// `do_raw`/`into`/`list` (not on watches or streams, which the server ends).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Caps the retries of this request (default 10).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = Some(retries);
+        self
+    }
+
+    /// The request URL (prefixed with the client's base URL, if any).
+    ///
+    /// # Errors
+    /// The first error a builder call met.
+    pub fn url(&self) -> Result<String> {
+        if let Some(err) = &self.error {
+            return Err(Error::new(Kind::Request, err.to_string()));
+        }
+        Ok(self.build_url())
+    }
+
+    fn build_url(&self) -> String {
+        let mut url = String::with_capacity(128);
+        url.push_str(self.client.base_url());
+        let base = self.base_path.trim_end_matches('/');
+        if !base.is_empty() && !base.starts_with('/') {
+            url.push('/');
+        }
+        url.push_str(base);
+        if let Some(ns) = self.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+            url.push_str("/namespaces/");
+            url.push_str(ns);
+        }
+        for part in [&self.resource, &self.name, &self.sub_resource]
+            .into_iter()
+            .flatten()
+        {
+            url.push('/');
+            url.push_str(part);
+        }
+        let mut params: Vec<(&str, String)> = self
+            .params
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        if let Some(t) = self.timeout {
+            params.push(("timeout", format_go_duration(t)));
+        }
+        for (i, (k, v)) in params.iter().enumerate() {
+            url.push(if i == 0 { '?' } else { '&' });
+            encode_query_component(&mut url, k);
+            url.push('=');
+            encode_query_component(&mut url, v);
+        }
+        url
+    }
+
+    fn take_error(&mut self) -> Result<()> {
+        self.error.take().map_or(Ok(()), Err)
+    }
+
+    fn preflight(&self) -> Result<()> {
+        let empty_ns = self.namespace.as_deref() == Some("");
+        if empty_ns && self.method == Method::POST {
+            return Err(Error::new(
+                Kind::Request,
+                "an empty namespace may not be set during creation",
+            ));
+        }
+        if empty_ns
+            && self.name.is_some()
+            && matches!(self.method, Method::GET | Method::PUT | Method::DELETE)
+        {
+            return Err(Error::new(
+                Kind::Request,
+                "an empty namespace may not be set when a resource name is provided",
+            ));
+        }
+        Ok(())
+    }
+
+    fn into_http(self, accept: &'static str) -> Result<(Client, http::Request<Body>)> {
+        let url = self.build_url();
+        let mut builder = http::Request::builder()
+            .method(self.method.clone())
+            .uri(&url);
+        if let Some(headers) = builder.headers_mut() {
+            *headers = self.headers;
+            headers
+                .entry(ACCEPT)
+                .or_insert(HeaderValue::from_static(accept));
+            if !self.body.bytes().is_empty() {
+                headers
+                    .entry(CONTENT_TYPE)
+                    .or_insert(HeaderValue::from_static("application/json"));
+            }
+        }
+        if let Some(n) = self.max_retries {
+            builder = builder.extension(MaxRetries(n));
+        }
+        let request = builder.body(self.body).map_err(|e| {
+            Error::new(Kind::Request, format!("invalid request URL {url:?}")).with_source(e)
+        })?;
+        Ok((self.client, request))
+    }
+
+    async fn execute(mut self) -> Result<(u16, HeaderMap, Bytes)> {
+        self.take_error()?;
+        self.preflight()?;
+        let timeout = self.timeout;
+        let method = self.method.clone();
+        let (client, request) = self.into_http("application/json, */*")?;
+        let url = request.uri().to_string();
+        let work = async move {
+            let response = client.send(request).await?;
+            let (parts, body) = response.into_parts();
+            let bytes = read_body(body).await?;
+            check_response(&method, &url, parts.status, &parts.headers, &bytes)?;
+            Ok((parts.status.as_u16(), parts.headers, bytes))
+        };
+        match timeout {
+            Some(t) => tokio::time::timeout(t, work).await.map_err(|_| {
+                Error::new(
+                    Kind::Timeout,
+                    format!("request did not complete within {t:?}"),
+                )
+            })?,
+            None => work.await,
+        }
+    }
+
+    /// Sends the request and returns the response body.
+    ///
+    /// # Errors
+    /// A builder error, a transport error, or a non-2xx status (with the server's `Status`).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request.
+    pub async fn do_raw(self) -> Result<Bytes> {
+        self.execute().await.map(|(_, _, body)| body)
+    }
+
+    /// Sends the request and decodes the JSON body into `T`.
+    ///
+    /// # Errors
+    /// As [`do_raw`](Self::do_raw), plus a decode error.
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request.
+    pub async fn into<T: DeserializeOwned>(self) -> Result<T> {
+        let body = self.do_raw().await?;
+        serde_json::from_slice(&body)
+            .map_err(|e| Error::new(Kind::Decode, "cannot decode the response body").with_source(e))
+    }
+
+    /// Sends a list request and decodes the items one by one into `Arc<K>` (no intermediate JSON
+    /// tree), with the list's resourceVersion, continue token and remaining item count.
+    ///
+    /// # Errors
+    /// As [`into`](Self::into).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request.
+    pub async fn list<K: DeserializeOwned>(self) -> Result<ObjectList<K>> {
+        let body = self.do_raw().await?;
+        decode_list(&body)
+    }
+
+    /// Opens a watch (adds `watch=true`) and returns its events as a stream.
+    ///
+    /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
+    /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
+    /// malformed event yields one decode error and ends the stream.
+    ///
+    /// # Errors
+    /// A builder error, a transport error, or a non-200 status.
+    ///
+    /// # Cancel safety
+    /// Dropping the future or the stream closes the watch.
+    pub async fn watch<K: DeserializeOwned + Send + Sync + 'static>(
+        mut self,
+    ) -> Result<WatchStream<K>> {
+        self.take_error()?;
+        if !self.params.iter().any(|(k, _)| k == "watch") {
+            self.params.push(("watch".to_owned(), "true".to_owned()));
+        }
+        let max_frame = self.client.max_watch_frame();
+        let (client, mut request) = self.into_http("application/json")?;
+        request.extensions_mut().insert(WatchRequest);
+        let body = open_stream(&client, request, true).await?;
+        Ok(WatchStream::new(body, max_frame))
+    }
+
+    /// Sends the request and returns the live response body as a byte stream (client-go
+    /// `Stream()`): transport errors are not retried.
+    ///
+    /// # Errors
+    /// A builder error, a transport error, or a non-2xx status.
+    ///
+    /// # Cancel safety
+    /// Dropping the future or the stream closes the connection's stream.
+    pub async fn stream(mut self) -> Result<ByteStream> {
+        self.take_error()?;
+        let (client, mut request) = self.into_http("application/json, */*")?;
+        request.extensions_mut().insert(NoTransportRetry);
+        open_stream(&client, request, false)
+            .await
+            .map(ByteStream::new)
+    }
+}
+
+async fn open_stream(
+    client: &Client,
+    request: http::Request<Body>,
+    only_200: bool,
+) -> Result<crate::body::ResponseBody> {
+    let method = request.method().clone();
+    let url = request.uri().to_string();
+    let response = client.send(request).await?;
+    let ok = if only_200 {
+        response.status() == http::StatusCode::OK
+    } else {
+        response.status().is_success()
+    };
+    if ok {
+        return Ok(response.into_body());
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = read_body(body).await.unwrap_or_default();
+    Err(crate::response::error_from_response(
+        &method,
+        &url,
+        parts.status,
+        &parts.headers,
+        &bytes,
+    ))
+}
+
+/// A namespace, resource, name or subresource may not be `.`/`..` or contain `/` or `%`.
+fn validate_segment(segment: &str) -> std::result::Result<(), &'static str> {
+    match segment {
+        "." | ".." => Err("may not be '.' or '..'"),
+        s if s.contains('/') => Err("may not contain '/'"),
+        s if s.contains('%') => Err("may not contain '%'"),
+        _ => Ok(()),
+    }
+}
+
+/// Percent-encodes a query key or value (form encoding, as Go's `url.Values.Encode`).
+fn encode_query_component(out: &mut String, s: &str) {
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(char::from(b));
+            }
+            b' ' => out.push('+'),
+            _ => {
+                let _ = write!(out, "%{b:02X}");
+            }
+        }
+    }
+}
+
+/// Go's `time.Duration.String()` for whole and fractional seconds, as client-go sends `timeout`.
+fn format_go_duration(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        let secs = d.as_secs();
+        let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+        if h > 0 {
+            format!("{h}h{m}m{s}s")
+        } else if m > 0 {
+            format!("{m}m{s}s")
+        } else {
+            format!("{s}s")
+        }
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests;
