@@ -25,6 +25,7 @@ mod body;
 mod client;
 mod decode;
 mod error;
+mod layers;
 mod request;
 mod response;
 mod rest_client;
@@ -34,5 +35,11 @@ pub use body::Body;
 pub use client::{Client, DEFAULT_MAX_WATCH_FRAME};
 pub use decode::{ByteStream, WatchDecoder, WatchStream};
 pub use error::{Error, Result};
+pub use layers::{
+    DecompressionLayer, DecompressionService, DedupWarningLogger, Inner, NoWarnings,
+    RateLimitLayer, RateLimitService, RateLimiter, RetryLayer, RetryService, TraceLayer,
+    TraceService, UrlBackoff, UserAgentLayer, UserAgentService, WarningHandler, WarningLayer,
+    WarningService, default_user_agent,
+};
 pub use request::Request;
 pub use rest_client::{Getter, PatchType, RestClient};

@@ -25,7 +25,6 @@ pub(crate) struct WatchRequest;
 
 /// Caps the retries of one request (default: the client's).
 #[derive(Clone, Copy, Debug)]
-#[allow(dead_code, reason = "read by the retry layer")]
 pub(crate) struct MaxRetries(pub(crate) u32);
 
 /// One API request, built step by step (client-go `rest.Request`).
