@@ -1,0 +1,142 @@
+//! [`BackoffConfig`] and the shared retry delay: client-go's `wait.Backoff` with `DelayWithReset`.
+
+use std::time::Duration;
+
+use rand::Rng;
+use tokio::time::Instant;
+
+/// Exponential backoff with full jitter, shared by relists and re-watches.
+///
+/// The base delay starts at `initial` and is multiplied by `factor` after every use, until it
+/// would exceed `cap`, from where it stays at `cap`. Each delay is drawn uniformly from
+/// `[base, 2 * base)`. When more than `reset_after` passes between two delays, the base starts over.
+/// With the defaults the delays are `[0.8, 1.6)`, `[1.6, 3.2)`, ..., `[25.6, 51.2)`, then
+/// `[30, 60)` s forever.
+///
+/// ```
+/// use std::time::Duration;
+/// use kinformer_reflector::BackoffConfig;
+///
+/// let backoff = BackoffConfig::default();
+/// assert_eq!(backoff.initial, Duration::from_millis(800));
+/// assert_eq!(backoff.cap, Duration::from_secs(30));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct BackoffConfig {
+    /// The first base delay.
+    pub initial: Duration,
+    /// Growth of the base delay per step.
+    pub factor: f64,
+    /// The largest base delay.
+    pub cap: Duration,
+    /// A gap longer than this between two delays resets the base delay to `initial`.
+    pub reset_after: Duration,
+}
+
+impl Default for BackoffConfig {
+    fn default() -> Self {
+        Self {
+            initial: Duration::from_millis(800),
+            factor: 2.0,
+            cap: Duration::from_secs(30),
+            reset_after: Duration::from_secs(120),
+        }
+    }
+}
+
+impl BackoffConfig {
+    /// A backoff with the given initial delay, factor, cap and reset interval.
+    pub const fn new(initial: Duration, factor: f64, cap: Duration, reset_after: Duration) -> Self {
+        Self {
+            initial,
+            factor,
+            cap,
+            reset_after,
+        }
+    }
+}
+
+/// The running state of a [`BackoffConfig`].
+#[derive(Debug)]
+pub(crate) struct Backoff {
+    config: BackoffConfig,
+    base: Duration,
+    last_delay_at: Option<Instant>,
+}
+
+impl Backoff {
+    pub(crate) fn new(config: BackoffConfig) -> Self {
+        Self {
+            config,
+            base: config.initial,
+            last_delay_at: None,
+        }
+    }
+
+    /// The next delay, drawn with `rng`.
+    pub(crate) fn next_delay(&mut self, rng: &mut impl Rng) -> Duration {
+        let now = Instant::now();
+        if self
+            .last_delay_at
+            .is_some_and(|last| now.duration_since(last) > self.config.reset_after)
+        {
+            self.base = self.config.initial;
+        }
+        self.last_delay_at = Some(now);
+        let base = self.base;
+        let grown = base.mul_f64(self.config.factor.max(1.0));
+        self.base = grown.min(self.config.cap);
+        base + base.mul_f64(rng.random_range(0.0..1.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn delays_double_with_full_jitter_up_to_the_cap() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut backoff = Backoff::new(BackoffConfig::default());
+        let bases = [0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0, 30.0, 30.0];
+        for base in bases {
+            let delay = backoff.next_delay(&mut rng).as_secs_f64();
+            assert!(
+                delay >= base && delay < 2.0 * base,
+                "{delay} not in [{base}, {})",
+                2.0 * base
+            );
+            tokio::time::advance(Duration::from_secs_f64(delay)).await;
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn resets_after_two_quiet_minutes() {
+        let mut rng = StdRng::seed_from_u64(2);
+        let mut backoff = Backoff::new(BackoffConfig::default());
+        for _ in 0..5 {
+            backoff.next_delay(&mut rng);
+        }
+        tokio::time::advance(Duration::from_secs(119)).await;
+        assert!(backoff.next_delay(&mut rng) >= Duration::from_secs_f64(25.6));
+        tokio::time::advance(Duration::from_secs(121)).await;
+        assert!(backoff.next_delay(&mut rng) < Duration::from_secs_f64(1.6));
+    }
+
+    #[test]
+    fn same_seed_same_delays() {
+        let draw = |seed| {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut backoff = Backoff::new(BackoffConfig::default());
+            (0..8)
+                .map(|_| backoff.next_delay(&mut rng))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(9), draw(9));
+        assert_ne!(draw(9), draw(10));
+    }
+}

@@ -1,0 +1,43 @@
+//! How the reflector sorts failures: client-go's `isExpiredError`, `isTooLargeResourceVersionError`
+//! and `isWatchErrorRetriable`, applied alike to API errors and to watch `ERROR` events.
+
+use kinformer_core::{ApiError, Status, is_expired_status, is_too_large_resource_version_status};
+
+/// What a failure means for the reflector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// HTTP 410, or reason `Expired`/`Gone`: the resourceVersion left the server's history.
+    Expired,
+    /// The resourceVersion is newer than the server has seen.
+    TooLarge,
+    /// 429, or no connection: retry the same request after a delay.
+    Retriable,
+    /// Anything else.
+    Other,
+}
+
+impl Failure {
+    pub(crate) fn of_error<E: ApiError>(err: &E) -> Self {
+        if err.is_expired() {
+            Self::Expired
+        } else if err.is_too_large_resource_version() {
+            Self::TooLarge
+        } else if err.is_too_many_requests() || err.is_transport() {
+            Self::Retriable
+        } else {
+            Self::Other
+        }
+    }
+
+    pub(crate) fn of_status(status: &Status) -> Self {
+        if is_expired_status(status) {
+            Self::Expired
+        } else if is_too_large_resource_version_status(status) {
+            Self::TooLarge
+        } else if status.code == Some(429) || status.reason.as_deref() == Some("TooManyRequests") {
+            Self::Retriable
+        } else {
+            Self::Other
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Rule-by-rule tests against a scripted source on a paused clock: each asserts the exact
+//! requests, their parameters and their timing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::testing::{RecordingStore, ScriptedSource};
+use crate::{Config, Reflector};
+
+mod lifecycle;
+mod list;
+mod streaming;
+mod watch;
+
+pub(crate) type TestReflector =
+    Reflector<crate::testing::Obj, Arc<ScriptedSource>, Arc<RecordingStore>>;
+
+pub(crate) fn reflector(
+    source: &Arc<ScriptedSource>,
+    store: &Arc<RecordingStore>,
+) -> TestReflector {
+    reflector_with(source, store, Config::default().seed(1))
+}
+
+pub(crate) fn reflector_with(
+    source: &Arc<ScriptedSource>,
+    store: &Arc<RecordingStore>,
+    config: Config,
+) -> TestReflector {
+    Reflector::new(Arc::clone(source), Arc::clone(store), config)
+}
+
+/// Runs the reflector for `duration` of (paused) time, then drops it.
+pub(crate) async fn run_for(reflector: TestReflector, duration: Duration) {
+    reflector.run_until(tokio::time::sleep(duration)).await;
+}
+
+/// Time between two recorded requests.
+pub(crate) fn gap(source: &ScriptedSource, from: usize, to: usize) -> Duration {
+    let times = source.times();
+    times[to] - times[from]
+}
+
+pub(crate) const SECOND: Duration = Duration::from_secs(1);
