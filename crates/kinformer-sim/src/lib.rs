@@ -1,1 +1,79 @@
 //! An in-process Kubernetes API server with real list/watch semantics and fault injection.
+//!
+//! `kinformer-sim` is what every kinformer crate is tested against: a hyper server that behaves like
+//! kube-apiserver on every path a list-watch client touches.
+//!
+//! - **Resources**: core/v1 pods, configmaps, secrets, namespaces, nodes; apps/v1 deployments; and
+//!   custom resources registered at run time ([`SimHandle::register`]).
+//! - **MVCC store**: one global revision for every write, per-key history, an event log per resource,
+//!   compaction on demand and every few minutes. Each revision is serialized once; list pages and
+//!   watch events are slices of those bytes.
+//! - **LIST**: `limit`/`continue` with real tokens (410 Expired with a fresh token once compacted),
+//!   `resourceVersion` `""`/`"0"`/`N` with `resourceVersionMatch` and its 422s, 504
+//!   `ResourceVersionTooLarge` for future revisions, label and field selectors, `remainingItemCount`.
+//! - **WATCH**: synthetic ADDED for `""`/`"0"`, resume from `N`, 410 ERROR events, bookmarks (periodic
+//!   and before the timeout), streaming lists ending in the `k8s.io/initial-events-end` bookmark, and
+//!   selector transitions as ADDED/DELETED.
+//! - **Writes**: POST, GET, PUT (409 on a stale resourceVersion), PATCH (merge), DELETE.
+//! - **Transport**: HTTP/1.1 and h2c on one port, or TLS with ALPN (a generated CA; [`SimHandle::ca_pem`]),
+//!   an optional bearer token, and an in-process [`SimService`] with no socket at all.
+//! - **Control API**, as [`SimHandle`] methods and under `/_control/` (plain JSON, no auth):
+//!   `GET stats`, `GET state?resource=R&summary=1`, `POST objects`, `POST generate`,
+//!   `POST|GET|DELETE churn`, `POST compact`, `POST|GET|DELETE faults`, `POST watches/drop`,
+//!   `GET|DELETE requests`, `POST reset`, `POST resources`.
+//!
+//! # Examples
+//! ```
+//! use kinformer_sim::{Fault, FaultKind, Sim};
+//!
+//! # #[tokio::main] async fn main() -> Result<(), kinformer_sim::Error> {
+//! let sim = Sim::builder().pods(50).namespaces(3).seed(7).start().await?;
+//! let kubeconfig = sim.kubeconfig(); // hand this to kubectl or a client
+//! assert!(kubeconfig.contains(sim.url()));
+//! sim.add_faults([Fault::new(FaultKind::Status { code: 429, retry_after: Some(1), plain_text: true, message: None })])
+//!     .await;
+//! assert_eq!(sim.faults().await.len(), 1);
+//! # Ok(()) }
+//! ```
+//!
+//! # Feature flags
+//! None.
+//!
+//! # MSRV
+//! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger
+//! than six months.
+
+#![doc(test(attr(deny(warnings))))]
+
+mod body;
+mod churn;
+mod clock;
+mod control;
+mod error;
+mod faults;
+mod generate;
+mod http;
+mod kubeconfig;
+mod resource;
+mod rng;
+mod select;
+mod server;
+mod service;
+mod shared;
+mod sim;
+mod status;
+mod store;
+mod tls;
+mod token;
+mod watcher;
+
+// The public interface is:
+pub use body::SimBody;
+pub use churn::{Churn, ChurnStatus, Mix};
+pub use control::{Compact, DropMode, ObjectOp, OpKind, OpResult, RequestRecord, State, Stats};
+pub use error::{Error, Result};
+pub use faults::{Fault, FaultKind};
+pub use generate::Generate;
+pub use resource::{CustomResource, Scope};
+pub use service::SimService;
+pub use sim::{Sim, SimBuilder, SimHandle};

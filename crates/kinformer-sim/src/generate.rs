@@ -1,0 +1,340 @@
+//! Deterministic, realistic objects: pods of 3-6 KB compact JSON (labels, annotations, owner
+//! references, managed fields, 1-3 containers with env, ports, resources and probes, and a status with
+//! conditions and container statuses), and smaller configmaps, secrets, nodes, deployments and namespaces.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::resource::ResourceDef;
+use crate::rng::{self, Rng};
+use crate::shared::Shared;
+use crate::status::ApiError;
+
+/// `POST /_control/generate`: create `count` objects of `resource` spread over `namespaces` namespaces.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Generate {
+    /// The resource (`pods`, `configmaps`, `secrets`, `nodes`, `deployments`, `namespaces`, or a custom one).
+    pub resource: String,
+    /// How many objects to create.
+    pub count: usize,
+    /// How many namespaces to spread them over (`default`, `ns-1`, `ns-2`, ...); default 1.
+    #[serde(default)]
+    pub namespaces: Option<usize>,
+    /// The seed; the same seed gives the same objects.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+impl Generate {
+    /// `count` objects of `resource` in the `default` namespace, seed 0.
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::Generate;
+    /// let g = Generate::new("pods", 100).namespaces(4).seed(7);
+    /// assert_eq!(g.namespaces, Some(4));
+    /// ```
+    pub fn new(resource: impl Into<String>, count: usize) -> Self {
+        Self {
+            resource: resource.into(),
+            count,
+            namespaces: None,
+            seed: None,
+        }
+    }
+
+    /// Spreads the objects over `k` namespaces.
+    pub fn namespaces(mut self, k: usize) -> Self {
+        self.namespaces = Some(k);
+        self
+    }
+
+    /// Sets the seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+}
+
+/// The name of generated namespace `i`: `default` first, then `ns-1`, `ns-2`, ...
+pub(crate) fn namespace_name(i: usize) -> String {
+    if i == 0 {
+        "default".to_owned()
+    } else {
+        format!("ns-{i}")
+    }
+}
+
+const APPS: &[&str] = &[
+    "checkout",
+    "payments",
+    "catalog",
+    "search",
+    "frontend",
+    "cart",
+    "auth",
+    "inventory",
+    "shipping",
+    "recommender",
+    "notifications",
+    "analytics",
+];
+const TIERS: &[&str] = &["frontend", "backend", "cache", "batch"];
+const TEAMS: &[&str] = &["red", "blue", "green", "platform"];
+
+impl Shared {
+    /// Creates `g.count` objects; returns how many were created.
+    pub(crate) fn generate(&self, g: &Generate) -> Result<usize, ApiError> {
+        let def = self
+            .resource(&g.resource)
+            .ok_or_else(|| ApiError::bad_request(format!("unknown resource {}", g.resource)))?;
+        let k = g.namespaces.unwrap_or(1).max(1);
+        let seed = g.seed.unwrap_or(0);
+        if def.namespaced {
+            if let Some(ns_def) = self.resource("namespaces") {
+                for i in 0..k {
+                    let name = namespace_name(i);
+                    if self.store.get(&ns_def, &name).is_none() {
+                        self.store.create(&ns_def, None, namespace(&name))?;
+                    }
+                }
+            }
+        }
+        let mut created = 0;
+        let mut attempt = 0u64;
+        while created < g.count && attempt < (g.count as u64) * 4 + 16 {
+            let mut r = Rng::derive(seed, created as u64 + (attempt << 40));
+            attempt += 1;
+            let ns = namespace_name(created % k);
+            let obj = object(&def, &mut r, created, g.count);
+            match self.store.create(&def, Some(&ns), obj) {
+                Ok(_) => created += 1,
+                // A name drawn twice: draw again.
+                Err(e) if e.reason == "AlreadyExists" => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(created)
+    }
+}
+
+/// One object of `def`, drawn from `r`.
+pub(crate) fn object(
+    def: &ResourceDef,
+    r: &mut Rng,
+    index: usize,
+    total: usize,
+) -> Map<String, Value> {
+    let v = match (def.group.as_str(), def.plural.as_str()) {
+        ("", "pods") => pod(r, total),
+        ("", "configmaps") => configmap(r),
+        ("", "secrets") => secret(r),
+        ("", "nodes") => node(r, index),
+        ("", "namespaces") => return namespace(&format!("gen-{}", r.alnum(8))),
+        ("apps", "deployments") => deployment(r),
+        _ => json!({
+            "metadata": {"name": format!("{}-{}", def.singular, r.alnum(8)), "labels": labels(r)},
+            "spec": {"size": r.below(10), "color": r.pick(&["red", "green", "blue"])},
+        }),
+    };
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn namespace(name: &str) -> Map<String, Value> {
+    match json!({"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+                 "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
+    {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+/// Random alphanumerics of a length in `[min, min + spread)`.
+fn varied(r: &mut Rng, min: u64, spread: u64) -> String {
+    let n = min + r.below(spread);
+    r.alnum(n as usize)
+}
+
+fn labels(r: &mut Rng) -> Value {
+    json!({
+        "app": r.pick(APPS), "tier": r.pick(TIERS), "team": r.pick(TEAMS),
+        "env": r.pick(&["prod", "staging", "dev"]), "version": format!("v{}", 1 + r.below(5)),
+    })
+}
+
+fn ts(r: &mut Rng) -> String {
+    crate::clock::rfc3339(1_750_000_000 + r.below(10_000_000))
+}
+
+fn container(r: &mut Rng, app: &str, i: usize) -> (Value, Value) {
+    let name = if i == 0 {
+        app.to_owned()
+    } else {
+        format!("{}-{}", r.pick(&["sidecar", "proxy", "agent"]), i)
+    };
+    let image = format!(
+        "registry.example.com/{app}/{name}:1.{}.{}",
+        r.below(30),
+        r.below(10)
+    );
+    let port = 8000 + r.below(1000);
+    let env: Vec<Value> = (0..3 + r.below(5))
+        .map(|j| json!({"name": format!("{}_{j}", r.pick(&["FEATURE", "CONFIG", "ENDPOINT", "LOG_LEVEL"])), "value": varied(r, 6, 20)}))
+        .collect();
+    let probe = |r: &mut Rng, path: &str| {
+        json!({
+            "httpGet": {"path": path, "port": port, "scheme": "HTTP"},
+            "initialDelaySeconds": r.below(30), "timeoutSeconds": 1 + r.below(5), "periodSeconds": 10,
+            "successThreshold": 1, "failureThreshold": 3,
+        })
+    };
+    let spec = json!({
+        "name": name, "image": image,
+        "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}, {"name": "metrics", "containerPort": 9090, "protocol": "TCP"}],
+        "env": env,
+        "resources": {"requests": {"cpu": format!("{}m", 50 * (1 + r.below(10))), "memory": format!("{}Mi", 64 * (1 + r.below(8)))},
+                      "limits": {"cpu": format!("{}m", 500 * (1 + r.below(4))), "memory": format!("{}Mi", 256 * (1 + r.below(4)))}},
+        "livenessProbe": probe(r, "/healthz"), "readinessProbe": probe(r, "/readyz"),
+        "volumeMounts": [{"name": "kube-api-access", "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}],
+        "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
+    });
+    let status = json!({
+        "name": name, "state": {"running": {"startedAt": ts(r)}}, "lastState": {}, "ready": true,
+        "restartCount": r.below(3), "image": image, "imageID": format!("registry.example.com/{app}/{name}@sha256:{}", r.hex(64)),
+        "containerID": format!("containerd://{}", r.hex(64)), "started": true,
+    });
+    (spec, status)
+}
+
+fn pod(r: &mut Rng, total: usize) -> Value {
+    let app = *r.pick(APPS);
+    let rs_hash = r.alnum(10);
+    let name = format!("{app}-{rs_hash}-{}", r.alnum(5));
+    let n_containers = 1 + r.below(3) as usize;
+    let (containers, statuses): (Vec<Value>, Vec<Value>) =
+        (0..n_containers).map(|i| container(r, app, i)).unzip();
+    let created = ts(r);
+    let phase = *r.pick(&[
+        "Running",
+        "Running",
+        "Running",
+        "Running",
+        "Running",
+        "Running",
+        "Pending",
+        "Succeeded",
+    ]);
+    let node = format!("node-{}", r.below((total as u64 / 30).max(3)));
+    let ip = format!("10.244.{}.{}", r.below(256), 1 + r.below(254));
+    let host_ip = format!("10.0.{}.{}", r.below(256), 1 + r.below(254));
+    let mut l = labels(r);
+    l["app"] = json!(app);
+    l["pod-template-hash"] = json!(rs_hash);
+    let conditions: Vec<Value> = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+        .iter()
+        .map(|t| json!({"type": t, "status": "True", "lastProbeTime": null, "lastTransitionTime": created}))
+        .collect();
+    json!({
+        "metadata": {
+            "name": name, "generateName": format!("{app}-{rs_hash}-"), "labels": l,
+            "annotations": {"kubectl.kubernetes.io/restartedAt": created, "prometheus.io/scrape": "true", "prometheus.io/port": "9090"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-{rs_hash}"),
+                                  "uid": rng::uuid(r), "controller": true, "blockOwnerDeletion": true}],
+            "managedFields": [
+                {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1", "time": created, "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
+                              "f:ownerReferences": {".": {}}}, "f:spec": {"f:containers": {}, "f:restartPolicy": {}}}},
+                {"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "time": created, "fieldsType": "FieldsV1", "subresource": "status",
+                 "fieldsV1": {"f:status": {"f:conditions": {}, "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {}, "f:podIP": {}, "f:startTime": {}}}},
+            ],
+        },
+        "spec": {
+            "containers": containers, "restartPolicy": "Always", "terminationGracePeriodSeconds": 30,
+            "dnsPolicy": "ClusterFirst", "serviceAccountName": "default", "serviceAccount": "default", "nodeName": node,
+            "securityContext": {}, "schedulerName": "default-scheduler", "priority": 0, "enableServiceLinks": true,
+            "preemptionPolicy": "PreemptLowerPriority",
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+            "volumes": [{"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
+                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]}}],
+        },
+        "status": {
+            "phase": phase, "conditions": conditions, "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+            "podIP": ip, "podIPs": [{"ip": ip}], "startTime": created, "containerStatuses": statuses, "qosClass": "Burstable",
+        },
+    })
+}
+
+fn configmap(r: &mut Rng) -> Value {
+    let data: Map<String, Value> = (0..3 + r.below(4))
+        .map(|i| {
+            (
+                format!("{}-{i}.conf", r.pick(&["app", "db", "cache", "feature"])),
+                json!(varied(r, 50, 250)),
+            )
+        })
+        .collect();
+    json!({"metadata": {"name": format!("{}-config-{}", r.pick(APPS), r.alnum(6)), "labels": labels(r)}, "data": data})
+}
+
+fn secret(r: &mut Rng) -> Value {
+    json!({"metadata": {"name": format!("{}-secret-{}", r.pick(APPS), r.alnum(6)), "labels": labels(r)},
+           "type": "Opaque", "data": {"password": r.hex(32), "token": r.hex(64)}})
+}
+
+fn node(r: &mut Rng, index: usize) -> Value {
+    let ip = format!("10.0.{}.{}", index / 250, 1 + index % 250);
+    json!({
+        "metadata": {"name": format!("node-{index}"), "labels": {"kubernetes.io/hostname": format!("node-{index}"),
+                     "kubernetes.io/os": "linux", "topology.kubernetes.io/zone": r.pick(&["zone-a", "zone-b", "zone-c"])}},
+        "spec": {"podCIDR": format!("10.244.{}.0/24", index % 256)},
+        "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}, "allocatable": {"cpu": "7800m", "memory": "30Gi", "pods": "110"},
+                   "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": ts(r), "lastTransitionTime": ts(r)}],
+                   "addresses": [{"type": "InternalIP", "address": ip}]},
+    })
+}
+
+fn deployment(r: &mut Rng) -> Value {
+    let app = *r.pick(APPS);
+    let (c, _) = container(r, app, 0);
+    let replicas = 1 + r.below(5);
+    json!({
+        "metadata": {"name": format!("{app}-{}", r.alnum(6)), "labels": labels(r)},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
+                 "template": {"metadata": {"labels": {"app": app}}, "spec": {"containers": [c]}},
+                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}},
+        "status": {"replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas, "updatedReplicas": replicas, "observedGeneration": 1},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource::Registry;
+
+    #[test]
+    fn pods_are_3_to_6_kb_and_deterministic() {
+        let reg = Registry::default();
+        let def = reg.by_name("pods").expect("built in");
+        let sizes: Vec<usize> = (0..300)
+            .map(|i| {
+                Value::Object(object(&def, &mut Rng::derive(9, i), i as usize, 300))
+                    .to_string()
+                    .len()
+            })
+            .collect();
+        let (min, max) = (sizes.iter().min().copied(), sizes.iter().max().copied());
+        assert!(
+            min >= Some(3000) && max <= Some(6144),
+            "pod sizes {min:?}..{max:?}"
+        );
+        let a = Value::Object(object(&def, &mut Rng::derive(9, 1), 1, 300));
+        let b = Value::Object(object(&def, &mut Rng::derive(9, 1), 1, 300));
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,231 @@
+//! The HTTP front: routing, authentication, fault checks and the request log.
+
+mod control;
+mod discovery;
+mod list;
+mod params;
+mod watch;
+mod write;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Method, Request, Response, header};
+
+pub(crate) use params::{Params, decode};
+
+use crate::body::SimBody;
+use crate::faults::FaultKind;
+use crate::resource::ResourceDef;
+use crate::shared::Shared;
+use crate::status::ApiError;
+
+/// Serves one request whose body has been read.
+pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response<SimBody> {
+    let method = req.method().clone();
+    let path_and_query = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| req.uri().path().to_owned(), |p| p.as_str().to_owned());
+    let resp = if req.uri().path().starts_with("/_control/") {
+        control::handle(&shared, req).await
+    } else {
+        match route(&shared, req).await {
+            Ok(resp) => resp,
+            Err(e) => e.into_response(),
+        }
+    };
+    if !path_and_query.starts_with("/_control/") {
+        shared.log_request(method.as_str(), &path_and_query, resp.status().as_u16());
+    }
+    resp
+}
+
+/// Where an API path points.
+#[derive(Debug)]
+struct Target {
+    def: Arc<ResourceDef>,
+    namespace: Option<String>,
+    name: Option<String>,
+    legacy_watch: bool,
+}
+
+async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<SimBody>, ApiError> {
+    let path = req.uri().path().to_owned();
+    if matches!(path.as_str(), "/healthz" | "/readyz" | "/livez") {
+        let mut resp = Response::new(SimBody::full("ok"));
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            http::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        return Ok(resp);
+    }
+    authenticate(shared, &req)?;
+    if let Some(resp) = discovery::serve(shared, &path) {
+        return Ok(resp);
+    }
+    let target = parse_path(shared, &path)?;
+    let mut params = Params::parse(req.uri().query());
+    params.watch |= target.legacy_watch;
+    if let Some(err) = params.error.take() {
+        return Err(ApiError::bad_request(err));
+    }
+    let verb = match (req.method(), &target.name, params.watch) {
+        (&Method::GET, _, true) => "watch",
+        (&Method::GET, Some(_), false) => "get",
+        (&Method::GET, None, false) => "list",
+        (&Method::POST, None, _) => "create",
+        (&Method::PUT, Some(_), _) => "update",
+        (&Method::PATCH, Some(_), _) => "patch",
+        (&Method::DELETE, Some(_), _) => "delete",
+        _ => {
+            return Err(ApiError::new(
+                405,
+                "MethodNotAllowed",
+                format!("the server does not allow this method on the requested resource"),
+            ));
+        }
+    };
+    let triggered = shared
+        .faults
+        .check(verb, &target.def.id, &target.def.plural);
+    if !triggered.delay.is_zero() {
+        tokio::time::sleep(triggered.delay).await;
+    }
+    let mut watch_fault = None;
+    match triggered.action {
+        None => {}
+        Some(FaultKind::Status {
+            code,
+            retry_after,
+            plain_text,
+            message,
+        }) => {
+            let mut e = if code == 410 && verb == "list" {
+                list::expired_error(&params)
+            } else {
+                ApiError::for_code(code, message)
+            };
+            if let Some(secs) = retry_after {
+                e = e.with_retry_after(secs);
+            }
+            e.plain_text = plain_text;
+            return Err(e);
+        }
+        Some(FaultKind::TooLarge) => {
+            let current = shared.store.revision();
+            return Err(ApiError::too_large(current + 1, current));
+        }
+        Some(other) => watch_fault = Some(other),
+    }
+    let ns = target.namespace.as_deref();
+    let body = req.body();
+    match verb {
+        "watch" => {
+            watch::serve(
+                shared,
+                &target.def,
+                ns,
+                target.name.as_deref(),
+                params,
+                watch_fault,
+            )
+            .await
+        }
+        "list" => list::serve(shared, &target.def, ns, &params).await,
+        "get" => write::get(
+            shared,
+            &target.def,
+            ns,
+            target.name.as_deref().unwrap_or_default(),
+        ),
+        "create" => write::create(shared, &target.def, ns, body),
+        "update" => write::update(
+            shared,
+            &target.def,
+            ns,
+            target.name.as_deref().unwrap_or_default(),
+            body,
+        ),
+        "patch" => write::patch(
+            shared,
+            &target.def,
+            ns,
+            target.name.as_deref().unwrap_or_default(),
+            body,
+        ),
+        _ => write::delete(
+            shared,
+            &target.def,
+            ns,
+            target.name.as_deref().unwrap_or_default(),
+        ),
+    }
+}
+
+fn authenticate(shared: &Shared, req: &Request<Bytes>) -> Result<(), ApiError> {
+    let Some(token) = &shared.config.token else {
+        return Ok(());
+    };
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if given == Some(token.as_str()) {
+        Ok(())
+    } else {
+        Err(ApiError::new(401, "Unauthorized", "Unauthorized"))
+    }
+}
+
+/// Resolves `/api/v1/...` and `/apis/{group}/{version}/...` to a resource, namespace and name.
+fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
+    let not_found = || {
+        ApiError::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+    };
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, version, mut rest) = match segs.as_slice() {
+        ["api", v, rest @ ..] => ("", *v, rest),
+        ["apis", g, v, rest @ ..] => (*g, *v, rest),
+        _ => return Err(not_found()),
+    };
+    let mut legacy_watch = false;
+    if rest.first() == Some(&"watch") {
+        legacy_watch = true;
+        rest = &rest[1..];
+    }
+    let registry = shared.registry();
+    let find = |plural: &str| registry.by_path(group, version, plural);
+    let target = |def: Arc<ResourceDef>, namespace: Option<&str>, name: Option<&str>| Target {
+        def,
+        namespace: namespace.map(str::to_owned),
+        name: name.map(decode),
+        legacy_watch,
+    };
+    // `/namespaces/{ns}/{plural}...` names a namespaced collection; `/namespaces/{ns}[/{sub}]` the
+    // namespace object itself.
+    if let ["namespaces", ns, plural, tail @ ..] = rest {
+        if let Some(def) = find(plural).filter(|d| d.namespaced) {
+            return match tail {
+                [] => Ok(target(def, Some(ns), None)),
+                [name] | [name, _] => Ok(target(def, Some(ns), Some(name))),
+                _ => Err(not_found()),
+            };
+        }
+    }
+    match rest {
+        [plural] => find(plural)
+            .map(|d| target(d, None, None))
+            .ok_or_else(not_found),
+        [plural, name] | [plural, name, _] => find(plural)
+            .filter(|d| !d.namespaced)
+            .map(|d| target(d, None, Some(name)))
+            .ok_or_else(not_found),
+        _ => Err(not_found()),
+    }
+}

@@ -1,0 +1,141 @@
+//! The state every request handler and control operation shares.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::churn::ChurnTask;
+use crate::control::{DropMode, RequestRecord};
+use crate::faults::Faults;
+use crate::resource::{Registry, ResourceDef};
+use crate::store::Store;
+
+/// Server settings fixed at start.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) token: Option<String>,
+    pub(crate) bookmark_interval: Duration,
+    /// How long a request for a future resourceVersion waits before 504 (the apiserver: 3 s).
+    pub(crate) too_large_wait: Duration,
+    pub(crate) seed: u64,
+    /// Watch timeout when the client sends no `timeoutSeconds` (`None`: random in [30, 60) min).
+    pub(crate) default_watch_timeout: Option<Duration>,
+}
+
+/// The most requests the request log keeps.
+const REQUEST_LOG_CAP: usize = 100_000;
+
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) store: Store,
+    pub(crate) registry: RwLock<Registry>,
+    pub(crate) config: Config,
+    pub(crate) faults: Faults,
+    pub(crate) watches: Arc<WatchRegistry>,
+    requests: Mutex<VecDeque<RequestRecord>>,
+    pub(crate) churn: Mutex<Option<ChurnTask>>,
+}
+
+impl Shared {
+    pub(crate) fn new(config: Config) -> Arc<Self> {
+        Arc::new(Self {
+            store: Store::new(config.seed),
+            registry: RwLock::new(Registry::default()),
+            config,
+            faults: Faults::default(),
+            watches: Arc::default(),
+            requests: Mutex::new(VecDeque::new()),
+            churn: Mutex::new(None),
+        })
+    }
+
+    pub(crate) fn registry(&self) -> Registry {
+        // Registry updates are single pushes; a poisoned lock still holds a consistent registry.
+        self.registry
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(crate) fn resource(&self, name: &str) -> Option<Arc<ResourceDef>> {
+        self.registry
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .by_name(name)
+    }
+
+    pub(crate) fn log_request(&self, method: &str, path: &str, status: u16) {
+        let mut log = lock(&self.requests);
+        if log.len() >= REQUEST_LOG_CAP {
+            log.pop_front();
+        }
+        log.push_back(RequestRecord {
+            method: method.to_owned(),
+            path: path.to_owned(),
+            status,
+        });
+    }
+
+    pub(crate) fn requests(&self) -> Vec<RequestRecord> {
+        lock(&self.requests).iter().cloned().collect()
+    }
+
+    pub(crate) fn clear_requests(&self) {
+        lock(&self.requests).clear();
+    }
+}
+
+/// Locks a mutex whose data stays consistent even if a holder panicked.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Open watches, each reachable through a command channel for `watches/drop`.
+#[derive(Debug, Default)]
+pub(crate) struct WatchRegistry {
+    next: AtomicU64,
+    open: Mutex<HashMap<u64, mpsc::UnboundedSender<DropMode>>>,
+}
+
+impl WatchRegistry {
+    pub(crate) fn register(self: &Arc<Self>) -> (WatchGuard, mpsc::UnboundedReceiver<DropMode>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.open).insert(id, tx);
+        (
+            WatchGuard {
+                id,
+                registry: self.clone(),
+            },
+            rx,
+        )
+    }
+
+    pub(crate) fn open(&self) -> usize {
+        lock(&self.open).len()
+    }
+
+    /// Sends `mode` to every open watch; returns how many got it.
+    pub(crate) fn drop_all(&self, mode: &DropMode) -> usize {
+        lock(&self.open)
+            .values()
+            .filter(|tx| tx.send(mode.clone()).is_ok())
+            .count()
+    }
+}
+
+/// Unregisters a watch when its stream ends.
+#[derive(Debug)]
+pub(crate) struct WatchGuard {
+    id: u64,
+    registry: Arc<WatchRegistry>,
+}
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        lock(&self.registry.open).remove(&self.id);
+    }
+}

@@ -1,0 +1,276 @@
+//! One stored revision of one object: its watch-event line serialized once, plus parsed metadata.
+
+use std::sync::{Arc, OnceLock};
+
+use bytes::{BufMut, Bytes, BytesMut};
+use serde_json::{Map, Value};
+
+use crate::resource::ResourceDef;
+
+/// The watch event types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    fn prefix(self) -> &'static [u8] {
+        match self {
+            Self::Added => br#"{"type":"ADDED","object":"#,
+            Self::Modified => br#"{"type":"MODIFIED","object":"#,
+            Self::Deleted => br#"{"type":"DELETED","object":"#,
+        }
+    }
+}
+
+/// What selectors and paging need from an object, parsed once at write time.
+#[derive(Debug)]
+pub(crate) struct Meta {
+    pub(crate) namespace: Box<str>,
+    pub(crate) name: Box<str>,
+    pub(crate) uid: Box<str>,
+    pub(crate) labels: Box<[(Box<str>, Box<str>)]>,
+    /// Values of the resource's extra selectable fields, in `ResourceDef::fields` order.
+    pub(crate) fields: Box<[Box<str>]>,
+}
+
+impl Meta {
+    pub(crate) fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| &**k == key)
+            .map(|(_, v)| &**v)
+    }
+
+    pub(crate) fn field(&self, def: &ResourceDef, field: &str) -> Option<&str> {
+        match field {
+            "metadata.name" => Some(&self.name),
+            "metadata.namespace" => Some(&self.namespace),
+            _ => def
+                .fields
+                .iter()
+                .position(|f| *f == field)
+                .map(|i| &*self.fields[i]),
+        }
+    }
+}
+
+/// One revision of one object.
+///
+/// `line` is the complete watch event, `{"type":T,"object":{"kind":..,"apiVersion":..,REST}}\n`.
+/// The object, the list item (without `kind`/`apiVersion` for built-ins) and the event are all
+/// slices of that one buffer, so a revision is serialized exactly once.
+#[derive(Debug)]
+pub(crate) struct Record {
+    pub(crate) rev: u64,
+    pub(crate) event: EventType,
+    line: Bytes,
+    obj_start: usize,
+    /// Where `REST` starts: the first field after `kind`/`apiVersion`.
+    rest_start: usize,
+    builtin: bool,
+    pub(crate) meta: Meta,
+    /// The same object framed as an `ADDED` event, built on first use (synthetic initial events).
+    added: OnceLock<Bytes>,
+}
+
+impl Record {
+    /// Serializes `obj` (whose `kind`/`apiVersion` are replaced by the resource's) as an event line.
+    pub(crate) fn build(
+        def: &ResourceDef,
+        event: EventType,
+        rev: u64,
+        mut obj: Map<String, Value>,
+    ) -> Self {
+        obj.remove("kind");
+        obj.remove("apiVersion");
+        let meta = extract_meta(def, &obj);
+        let prefix = event.prefix();
+        let type_meta = format!(
+            r#"{{"kind":"{}","apiVersion":"{}""#,
+            def.kind,
+            def.api_version()
+        );
+        let mut buf = Vec::with_capacity(4096);
+        buf.extend_from_slice(prefix);
+        let obj_start = buf.len();
+        buf.extend_from_slice(type_meta.as_bytes());
+        let rest_start;
+        // serde_json writes a map as `{...}`; drop its `{` and splice it after kind/apiVersion.
+        let body = Value::Object(obj).to_string();
+        if body.len() > 2 {
+            buf.push(b',');
+            rest_start = buf.len();
+            buf.extend_from_slice(&body.as_bytes()[1..]);
+        } else {
+            rest_start = buf.len();
+            buf.push(b'}');
+        }
+        buf.extend_from_slice(b"}\n");
+        Self {
+            rev,
+            event,
+            line: Bytes::from(buf),
+            obj_start,
+            rest_start,
+            builtin: def.builtin,
+            meta,
+            added: OnceLock::new(),
+        }
+    }
+
+    /// The event line, newline included.
+    pub(crate) fn line(&self) -> &Bytes {
+        &self.line
+    }
+
+    /// The object with `kind` and `apiVersion`.
+    pub(crate) fn object(&self) -> Bytes {
+        self.line.slice(self.obj_start..self.line.len() - 2)
+    }
+
+    /// Appends the object as a list item (built-ins without `kind`/`apiVersion`).
+    pub(crate) fn put_item(&self, out: &mut BytesMut) {
+        if self.builtin {
+            out.put_u8(b'{');
+            out.put_slice(&self.line[self.rest_start..self.line.len() - 2]);
+        } else {
+            out.put_slice(&self.line[self.obj_start..self.line.len() - 2]);
+        }
+    }
+
+    pub(crate) fn item_len(&self) -> usize {
+        if self.builtin {
+            self.line.len() - 1 - self.rest_start
+        } else {
+            self.line.len() - 2 - self.obj_start
+        }
+    }
+
+    /// This object as an `ADDED` event line.
+    pub(crate) fn added_line(&self) -> Bytes {
+        if self.event == EventType::Added {
+            return self.line.clone();
+        }
+        self.added
+            .get_or_init(|| reframe(EventType::Added, &self.line[self.obj_start..]))
+            .clone()
+    }
+
+    /// Parses the object back into a JSON map (for updates and patches; not on hot read paths).
+    pub(crate) fn to_map(&self) -> Map<String, Value> {
+        match serde_json::from_slice::<Value>(&self.object()) {
+            Ok(Value::Object(m)) => m,
+            // The buffer was produced by serde_json from a map, so it always parses back to one.
+            _ => Map::new(),
+        }
+    }
+}
+
+/// `{"type":T,"object":` + the rest of an existing line (object, `}` and newline).
+pub(crate) fn reframe(event: EventType, obj_and_tail: &[u8]) -> Bytes {
+    let prefix = event.prefix();
+    let mut out = BytesMut::with_capacity(prefix.len() + obj_and_tail.len());
+    out.put_slice(prefix);
+    out.put_slice(obj_and_tail);
+    out.freeze()
+}
+
+fn extract_meta(def: &ResourceDef, obj: &Map<String, Value>) -> Meta {
+    let md = obj.get("metadata");
+    let s = |k: &str| {
+        md.and_then(|m| m.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .into()
+    };
+    let labels = md
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .map(|l| {
+            l.iter()
+                .map(|(k, v)| (k.as_str().into(), v.as_str().unwrap_or_default().into()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let fields = def
+        .fields
+        .iter()
+        .map(|path| field_value(obj, path).into_boxed_str())
+        .collect();
+    Meta {
+        namespace: s("namespace"),
+        name: s("name"),
+        uid: s("uid"),
+        labels,
+        fields,
+    }
+}
+
+fn field_value(obj: &Map<String, Value>, path: &str) -> String {
+    let mut cur: Option<&Value> = None;
+    for (i, part) in path.split('.').enumerate() {
+        cur = if i == 0 {
+            obj.get(part)
+        } else {
+            cur.and_then(|v| v.get(part))
+        };
+    }
+    match cur {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        // status.podIPs is a list of {ip}; the apiserver matches its first entry.
+        Some(Value::Array(a)) => a
+            .first()
+            .and_then(|v| v.get("ip"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        // A missing boolean field reads as "false", like Go's zero value.
+        None if path == "spec.hostNetwork" || path == "spec.unschedulable" => "false".to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// A shared record.
+pub(crate) type RecordRef = Arc<Record>;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::resource::Registry;
+
+    #[test]
+    fn item_and_object_are_slices_of_one_line() {
+        let reg = Registry::default();
+        let def = reg.by_name("pods").expect("pods is built in");
+        let obj = json!({"kind":"Pod","metadata":{"name":"a","namespace":"n","labels":{"x":"1"}},"spec":{"nodeName":"n1"}});
+        let Value::Object(map) = obj else { panic!() };
+        let r = Record::build(&def, EventType::Modified, 7, map);
+        let line = std::str::from_utf8(r.line()).expect("utf8");
+        assert!(line.starts_with(
+            r#"{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata""#
+        ));
+        assert!(line.ends_with("}}\n"));
+        let mut item = BytesMut::new();
+        r.put_item(&mut item);
+        assert_eq!(item.len(), r.item_len());
+        let item: Value = serde_json::from_slice(&item).expect("item parses");
+        assert!(item.get("kind").is_none());
+        assert_eq!(item["spec"]["nodeName"], "n1");
+        let obj: Value = serde_json::from_slice(&r.object()).expect("object parses");
+        assert_eq!(obj["kind"], "Pod");
+        assert!(
+            r.added_line()
+                .starts_with(br#"{"type":"ADDED","object":{"kind":"Pod""#)
+        );
+        assert_eq!(r.meta.label("x"), Some("1"));
+        assert_eq!(r.meta.field(&def, "spec.nodeName"), Some("n1"));
+        assert_eq!(r.meta.field(&def, "spec.hostNetwork"), Some("false"));
+    }
+}

@@ -1,0 +1,337 @@
+//! Writes: each takes the next global revision, serializes the object once, appends to the history
+//! and the event log, and wakes the resource's watchers.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value, json};
+
+use super::{Collection, Event, EventType, Inner, Record, RecordRef, Store, Version, key_of};
+use crate::clock;
+use crate::resource::ResourceDef;
+use crate::rng::{self, Rng};
+use crate::status::ApiError;
+
+/// What an update requires of the current object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Precondition {
+    /// Apply to whatever is current (retry internally on a race).
+    None,
+    /// The current revision must be exactly this one, or the write fails with 409 Conflict.
+    Revision(u64),
+}
+
+/// How many times an unconditional read-modify-write retries a lost race before giving up.
+const MAX_RETRIES: usize = 64;
+
+impl Store {
+    /// Creates an object. The namespace comes from the path (or the object, when the path has none).
+    pub(crate) fn create(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: Option<&str>,
+        mut obj: Map<String, Value>,
+    ) -> Result<RecordRef, ApiError> {
+        let md = metadata_mut(&mut obj)?;
+        let mut name = md
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if name.is_empty() {
+            let Some(base) = md
+                .get("generateName")
+                .and_then(Value::as_str)
+                .filter(|g| !g.is_empty())
+            else {
+                return Err(invalid_name(def));
+            };
+            let mut r = Rng::derive(self.salt, self.revision());
+            name = format!("{base}{}", r.alnum(5));
+            md.insert("name".into(), json!(name));
+        }
+        let ns = if def.namespaced {
+            let ns = namespace
+                .map(str::to_owned)
+                .or_else(|| {
+                    md.get("namespace")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| "default".to_owned());
+            md.insert("namespace".into(), json!(ns));
+            ns
+        } else {
+            md.remove("namespace");
+            String::new()
+        };
+        md.insert("creationTimestamp".into(), json!(clock::now_rfc3339()));
+        md.remove("deletionTimestamp");
+        if obj.contains_key("spec") || !def.builtin {
+            metadata_mut(&mut obj)?.insert("generation".into(), json!(1));
+        }
+        let key = key_of(def, &ns, &name);
+        let mut inner = self.write_lock();
+        if current(&inner, def, &key).is_some() {
+            return Err(ApiError::already_exists(def, &name));
+        }
+        inner.uid_counter += 1;
+        let uid = rng::uuid(&mut Rng::derive(self.salt, inner.uid_counter));
+        metadata_mut(&mut obj)?.insert("uid".into(), json!(uid));
+        Ok(self.commit(&mut inner, def, &key, EventType::Added, None, obj))
+    }
+
+    /// Replaces an object. A `metadata.resourceVersion` in `obj` is a precondition (409 when stale).
+    pub(crate) fn update(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: &str,
+        name: &str,
+        obj: Map<String, Value>,
+    ) -> Result<RecordRef, ApiError> {
+        let pre =
+            match obj
+                .get("metadata")
+                .and_then(|m| m.get("resourceVersion"))
+                .and_then(Value::as_str)
+            {
+                Some(rv) if !rv.is_empty() => Precondition::Revision(rv.parse().map_err(|_| {
+                    ApiError::bad_request(format!("invalid resource version: {rv}"))
+                })?),
+                _ => Precondition::None,
+            };
+        self.modify(def, namespace, name, pre, |_| Ok(obj.clone()))
+    }
+
+    /// Applies a JSON merge patch (RFC 7386) to an object.
+    pub(crate) fn patch(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: &str,
+        name: &str,
+        patch: &Value,
+    ) -> Result<RecordRef, ApiError> {
+        let pre =
+            match patch
+                .get("metadata")
+                .and_then(|m| m.get("resourceVersion"))
+                .and_then(Value::as_str)
+            {
+                Some(rv) => Precondition::Revision(rv.parse().map_err(|_| {
+                    ApiError::bad_request(format!("invalid resource version: {rv}"))
+                })?),
+                None => Precondition::None,
+            };
+        self.modify(def, namespace, name, pre, |mut current| {
+            merge_patch(&mut current, patch);
+            match current {
+                Value::Object(m) => Ok(m),
+                _ => Err(ApiError::bad_request("the patch must be a JSON object")),
+            }
+        })
+    }
+
+    /// Read-modify-write of one object: `f` gets the current object and returns the new one.
+    pub(crate) fn modify(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: &str,
+        name: &str,
+        pre: Precondition,
+        mut f: impl FnMut(Value) -> Result<Map<String, Value>, ApiError>,
+    ) -> Result<RecordRef, ApiError> {
+        let key = key_of(def, namespace, name);
+        for _ in 0..MAX_RETRIES {
+            let old =
+                current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
+            if let Precondition::Revision(rev) = pre {
+                if rev != old.rev {
+                    return Err(ApiError::conflict(def, name));
+                }
+            }
+            let old_map = old.to_map();
+            let old_spec = old_map.get("spec").cloned();
+            let old_md = old_map
+                .get("metadata")
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            let mut new = f(Value::Object(old_map))?;
+            let md = metadata_mut(&mut new)?;
+            // Identity and server-owned fields come from the stored object, whatever the client sent.
+            md.insert("name".into(), json!(name));
+            if def.namespaced {
+                md.insert("namespace".into(), json!(namespace));
+            } else {
+                md.remove("namespace");
+            }
+            for f in ["uid", "creationTimestamp"] {
+                match old_md.get(f) {
+                    Some(v) => md.insert(f.into(), v.clone()),
+                    None => md.remove(f),
+                };
+            }
+            if let Some(generation) = old_md.get("generation").and_then(Value::as_i64) {
+                let bump = i64::from(new.get("spec") != old_spec.as_ref());
+                metadata_mut(&mut new)?.insert("generation".into(), json!(generation + bump));
+            }
+            let mut inner = self.write_lock();
+            match current(&inner, def, &key) {
+                Some(now) if now.rev == old.rev => {
+                    return Ok(self.commit(
+                        &mut inner,
+                        def,
+                        &key,
+                        EventType::Modified,
+                        Some(old),
+                        new,
+                    ));
+                }
+                Some(_) if pre != Precondition::None => return Err(ApiError::conflict(def, name)),
+                Some(_) => {}
+                None => return Err(ApiError::not_found(def, name)),
+            }
+        }
+        Err(ApiError::conflict(def, name))
+    }
+
+    /// Deletes an object at once (no graceful period). Returns its last state at the delete's revision.
+    pub(crate) fn delete(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: &str,
+        name: &str,
+    ) -> Result<RecordRef, ApiError> {
+        let key = key_of(def, namespace, name);
+        for _ in 0..MAX_RETRIES {
+            let old =
+                current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
+            let map = old.to_map();
+            let mut inner = self.write_lock();
+            match current(&inner, def, &key) {
+                Some(now) if now.rev == old.rev => {
+                    return Ok(self.commit(
+                        &mut inner,
+                        def,
+                        &key,
+                        EventType::Deleted,
+                        Some(old),
+                        map,
+                    ));
+                }
+                Some(_) => {}
+                None => return Err(ApiError::not_found(def, name)),
+            }
+        }
+        Err(ApiError::conflict(def, name))
+    }
+
+    /// Appends one revision. `obj` gets `metadata.resourceVersion`; the lock is held throughout so
+    /// revisions reach the log in order.
+    fn commit(
+        &self,
+        inner: &mut Inner,
+        def: &Arc<ResourceDef>,
+        key: &str,
+        kind: EventType,
+        prev: Option<RecordRef>,
+        mut obj: Map<String, Value>,
+    ) -> RecordRef {
+        inner.revision += 1;
+        let rev = inner.revision;
+        set_resource_version(&mut obj, rev);
+        let record = Arc::new(Record::build(def, kind, rev, obj));
+        let coll = inner
+            .collections
+            .entry(def.id.clone())
+            .or_insert_with(Collection::new);
+        let history = coll.keys.entry(key.into()).or_default();
+        if kind == EventType::Deleted {
+            history.push(Version::Deleted(rev));
+            coll.live.remove(key);
+        } else {
+            history.push(Version::Live(record.clone()));
+            coll.live.insert(key);
+        }
+        let event = Event {
+            rev,
+            kind,
+            record: record.clone(),
+            prev: if kind == EventType::Modified {
+                prev
+            } else {
+                None
+            },
+            left: OnceLock::new(),
+        };
+        coll.log.push_back(Arc::new(event));
+        coll.notify.send_replace(rev);
+        self.revision_tx.send_replace(rev);
+        record
+    }
+}
+
+/// The latest live record of a key.
+pub(crate) fn current(inner: &Inner, def: &ResourceDef, key: &str) -> Option<RecordRef> {
+    match inner.collections.get(&def.id)?.keys.get(key)?.last()? {
+        Version::Live(r) => Some(r.clone()),
+        Version::Deleted(_) => None,
+    }
+}
+
+pub(crate) fn set_resource_version(obj: &mut Map<String, Value>, rev: u64) {
+    if let Ok(md) = metadata_mut(obj) {
+        md.insert("resourceVersion".into(), json!(rev.to_string()));
+    }
+}
+
+fn metadata_mut(obj: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, ApiError> {
+    obj.entry("metadata")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or_else(|| ApiError::bad_request("metadata must be an object"))
+}
+
+fn invalid_name(def: &ResourceDef) -> ApiError {
+    let mut e = ApiError::new(
+        422,
+        "Invalid",
+        format!(
+            "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
+            def.kind
+        ),
+    );
+    e.details = Some(json!({"kind": def.kind, "group": def.group,
+        "causes": [{"reason": "FieldValueRequired", "message": "Required value: name or generateName is required", "field": "metadata.name"}]}));
+    e
+}
+
+/// RFC 7386 JSON merge patch. Strategic merge patches are applied the same way.
+pub(crate) fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch_map) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    if let Value::Object(t) = target {
+        for (k, v) in patch_map {
+            if v.is_null() {
+                t.remove(k);
+            } else {
+                merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_patch_follows_rfc7386() {
+        let mut t = json!({"a": {"b": 1, "c": 2}, "d": [1]});
+        merge_patch(&mut t, &json!({"a": {"b": null, "e": 3}, "d": [2]}));
+        assert_eq!(t, json!({"a": {"c": 2, "e": 3}, "d": [2]}));
+    }
+}
