@@ -17,10 +17,15 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
+mod error;
+pub mod informer;
 pub mod workqueue;
 
 // The public interface is:
+pub use error::{Error, Result};
 pub use kinformer_core as core;
+pub use kinformer_pager as pager;
+pub use kinformer_selector as selector;
 
 /// The names most programs need, to import with `use kinformer::prelude::*`.
 pub mod prelude {

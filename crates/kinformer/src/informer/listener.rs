@@ -1,0 +1,115 @@
+//! A listener: one handler's unbounded ordered buffer and the task that drains it
+//! (client-go's `processorListener`).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::handler::EventHandler;
+use super::notification::Notification;
+use super::registration::ListenerShared;
+
+/// A listener's buffer and handler, kept until its task is spawned.
+type Unstarted<K> = (
+    mpsc::UnboundedReceiver<Notification<K>>,
+    Arc<dyn EventHandler<K>>,
+);
+
+/// The processor's record of one handler.
+pub(crate) struct Listener<K> {
+    pub(crate) shared: Arc<ListenerShared>,
+    tx: mpsc::UnboundedSender<Notification<K>>,
+    /// The receiver and handler until the task is spawned (the processor has not started yet).
+    unstarted: Option<Unstarted<K>>,
+    task: Option<JoinHandle<()>>,
+    /// The resync period the handler asked for (after the 1 s minimum).
+    pub(crate) requested_resync: Duration,
+    /// The period in effect, given the informer's resync check period.
+    pub(crate) resync: Duration,
+    next_resync: Instant,
+    /// Due for resync in the current round: receives updates whose resourceVersion is unchanged.
+    pub(crate) syncing: bool,
+}
+
+impl<K: Send + Sync + 'static> Listener<K> {
+    pub(crate) fn new(
+        shared: Arc<ListenerShared>,
+        handler: Arc<dyn EventHandler<K>>,
+        requested_resync: Duration,
+        resync: Duration,
+    ) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self {
+            shared,
+            tx,
+            unstarted: Some((rx, handler)),
+            task: None,
+            requested_resync,
+            resync,
+            next_resync: Instant::now() + resync,
+            syncing: false,
+        }
+    }
+
+    /// Puts a notification in the buffer; never blocks.
+    pub(crate) fn push(&self, notification: Notification<K>) {
+        let initial = notification.is_initial_add();
+        self.shared.enqueued(initial);
+        if self.tx.send(notification).is_err() {
+            // The task is gone (removed listener): nothing will handle it.
+            self.shared.handled(initial);
+        }
+    }
+
+    /// Spawns the handler task on `runtime`, once.
+    pub(crate) fn start(&mut self, runtime: &Handle) {
+        if let Some((rx, handler)) = self.unstarted.take() {
+            let shared = Arc::clone(&self.shared);
+            self.task = Some(runtime.spawn(run(rx, handler, shared)));
+        }
+    }
+
+    /// Marks this listener due for resync if its time has come, and schedules the next round.
+    pub(crate) fn check_resync(&mut self, now: Instant) -> bool {
+        self.syncing = !self.resync.is_zero() && now >= self.next_resync;
+        if self.syncing {
+            self.next_resync = now + self.resync;
+        }
+        self.syncing
+    }
+
+    /// Stops delivering: buffered notifications are dropped; returns the task to await, if any.
+    pub(crate) fn stop(self) -> Option<JoinHandle<()>> {
+        self.shared.mark_removed();
+        drop(self.tx);
+        self.task
+    }
+}
+
+/// Hands every buffered notification to the handler, in order, until the buffer closes.
+async fn run<K: 'static>(
+    mut rx: mpsc::UnboundedReceiver<Notification<K>>,
+    handler: Arc<dyn EventHandler<K>>,
+    shared: Arc<ListenerShared>,
+) {
+    while let Some(notification) = rx.recv().await {
+        if shared.is_removed() {
+            break;
+        }
+        let initial = notification.is_initial_add();
+        // A panicking handler loses this notification only; the informer and the other
+        // handlers go on (client-go's behaviour when crashing on panics is turned off).
+        if catch_unwind(AssertUnwindSafe(|| notification.deliver(&*handler))).is_err() {
+            tracing::error!(
+                handler = shared.id,
+                "event handler panicked; the notification was skipped"
+            );
+        }
+        shared.handled(initial);
+    }
+}

@@ -1,0 +1,30 @@
+//! Shared informers: one list-watch feeding a cache and any number of event handlers.
+//!
+//! - [`EventHandler`], [`HandlerFns`] and [`FilteringHandler`]: what receives changes;
+//! - [`Registration`]: the handle of one added handler (per-handler `has_synced`, removal).
+//!
+//! Each handler has its own unbounded, ordered buffer drained by its own task, so a slow handler
+//! delays only itself. Handlers added after the informer started first receive a synthetic add
+//! for every object in the cache.
+
+// Until a delta queue crate is available the informer's run pipeline is only driven by its tests;
+// the allowance goes away with the public constructor that wires reflector and queue.
+#![cfg_attr(not(test), allow(dead_code))]
+
+mod handler;
+mod listener;
+mod notification;
+mod process;
+mod processor;
+mod queue;
+mod registration;
+mod run;
+mod shared;
+mod sync;
+mod transform;
+
+pub use handler::{EventHandler, FilteringHandler, HandlerFns};
+pub use processor::MINIMUM_RESYNC_PERIOD;
+pub use registration::Registration;
+pub use shared::SharedIndexInformer;
+pub use transform::Transform;

@@ -1,0 +1,382 @@
+//! Tests of the informer loop over a scripted queue: sync, late handlers, transforms, shutdown.
+
+use std::collections::VecDeque;
+use std::pin::pin;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use kinformer_core::{DeletedState, Delta, Store, StoreError, StoreRead};
+use kinformer_indexer::Indexer;
+use kinformer_selector::LabelSelector;
+use tokio::sync::{Notify, mpsc};
+
+use super::super::handler::HandlerFns;
+use super::super::shared::{Pipeline, RunParts, SharedIndexInformer};
+use super::super::transform::{Transform, TransformingStore};
+use super::*;
+use crate::error::Error;
+
+/// A minimal in-order queue (no per-key compression): enough to drive the informer loop.
+struct ScriptedQueue {
+    state: Mutex<QueueState>,
+    wake: Notify,
+    synced: watch::Sender<bool>,
+}
+
+#[derive(Default)]
+struct QueueState {
+    items: VecDeque<Delta<ConfigMap>>,
+    initial_left: Option<usize>,
+    closed: bool,
+}
+
+impl ScriptedQueue {
+    fn new() -> Self {
+        Self {
+            state: Mutex::default(),
+            wake: Notify::new(),
+            synced: watch::Sender::new(false),
+        }
+    }
+
+    fn push(&self, delta: Delta<ConfigMap>) {
+        self.state.lock().unwrap().items.push_back(delta);
+        self.wake.notify_one();
+    }
+}
+
+impl Store<ConfigMap> for ScriptedQueue {
+    fn add(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+        self.push(Delta::Added(obj));
+        Ok(())
+    }
+    fn update(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+        self.push(Delta::Updated(obj));
+        Ok(())
+    }
+    fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+        self.push(Delta::Deleted(DeletedState::Known(obj)));
+        Ok(())
+    }
+    fn replace(&self, list: Vec<Arc<ConfigMap>>, _rv: &str) -> Result<(), StoreError> {
+        let mut state = self.state.lock().unwrap();
+        if state.initial_left.is_none() {
+            state.initial_left = Some(list.len());
+            if list.is_empty() {
+                self.synced.send_replace(true);
+            }
+        }
+        state.items.extend(list.into_iter().map(Delta::Replaced));
+        drop(state);
+        self.wake.notify_one();
+        Ok(())
+    }
+    fn resync(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+impl DeltaQueue<ConfigMap> for ScriptedQueue {
+    async fn pop(&self) -> Option<Popped<ConfigMap>> {
+        loop {
+            let mut notified = pin!(self.wake.notified());
+            notified.as_mut().enable();
+            {
+                let mut state = self.state.lock().unwrap();
+                if let Some(delta) = state.items.pop_front() {
+                    let is_in_initial_list = state.initial_left.is_some_and(|n| n > 0);
+                    if let Some(n) = state.initial_left.as_mut().filter(|n| **n > 0) {
+                        *n -= 1;
+                        if *n == 0 {
+                            self.synced.send_replace(true);
+                        }
+                    }
+                    return Some(Popped {
+                        deltas: vec![delta],
+                        is_in_initial_list,
+                    });
+                }
+                if state.closed {
+                    return None;
+                }
+            }
+            notified.await;
+        }
+    }
+    fn has_synced(&self) -> bool {
+        *self.synced.borrow()
+    }
+    async fn synced(&self) {
+        drop(self.synced.subscribe().wait_for(|s| *s).await);
+    }
+    fn close(&self) {
+        self.state.lock().unwrap().closed = true;
+        self.wake.notify_waiters();
+    }
+}
+
+/// What the scripted "reflector" writes.
+enum Step {
+    Replace(Vec<Arc<ConfigMap>>),
+    Add(Arc<ConfigMap>),
+    Update(Arc<ConfigMap>),
+    Delete(Arc<ConfigMap>),
+}
+
+fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender<Step>) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Step>();
+    let pipeline: Pipeline<ConfigMap> = Box::new(move |parts: RunParts<ConfigMap>| {
+        Box::pin(async move {
+            assert!(parts.watch_error_handler.is_some() || parts.transform.is_none());
+            let queue = Arc::new(ScriptedQueue::new());
+            let store = TransformingStore::new(
+                Arc::clone(&queue),
+                parts.strip_managed_fields,
+                parts.transform,
+            );
+            let reflector = async move {
+                while let Some(step) = rx.recv().await {
+                    match step {
+                        Step::Replace(list) => store.replace(list, "1"),
+                        Step::Add(o) => store.add(o),
+                        Step::Update(o) => store.update(o),
+                        Step::Delete(o) => store.delete(o),
+                    }
+                    .unwrap();
+                }
+            };
+            run_loop(parts.inner, queue, reflector, parts.stop).await;
+        })
+    });
+    let informer = SharedIndexInformer::from_parts(
+        Indexer::default(),
+        Duration::ZERO,
+        Arc::from("configmaps"),
+        true,
+        None,
+        pipeline,
+    );
+    (informer, tx)
+}
+
+fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
+    let mut cm = ConfigMap::default();
+    cm.metadata.namespace = Some("ns".into());
+    cm.metadata.name = Some(name.into());
+    cm.metadata.resource_version = Some(rv.into());
+    cm.metadata.labels = Some([("app".to_owned(), name.to_owned())].into());
+    cm.metadata.managed_fields = Some(vec![ManagedFieldsEntry::default()]);
+    Arc::new(cm)
+}
+
+fn recorder() -> (Arc<Mutex<Vec<String>>>, HandlerFns<ConfigMap>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (a, u, d) = (log.clone(), log.clone(), log.clone());
+    let handler = HandlerFns::new()
+        .add_fn(move |o: &Arc<ConfigMap>, initial| {
+            assert!(o.metadata.managed_fields.is_none(), "stripped by default");
+            a.lock()
+                .unwrap()
+                .push(format!("add {} {initial}", o.name()));
+        })
+        .update_fn(move |_, new: &Arc<ConfigMap>| {
+            let rv = new.resource_version().unwrap_or("");
+            u.lock()
+                .unwrap()
+                .push(format!("update {}@{rv}", new.name()));
+        })
+        .delete_fn(move |s: &DeletedState<ConfigMap>| {
+            d.lock()
+                .unwrap()
+                .push(format!("delete {}", s.object().name()));
+        });
+    (log, handler)
+}
+
+async fn settle() {
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn syncs_after_the_initial_list_and_notifies_in_order() {
+    let (informer, script) = scripted_informer();
+    let (log, handler) = recorder();
+    let reg = informer.add_event_handler(handler).unwrap();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    assert!(!informer.has_synced());
+    script
+        .send(Step::Replace(vec![cm("a", "1"), cm("b", "1")]))
+        .unwrap_or_else(|_| unreachable!());
+    assert!(informer.wait_for_cache_sync().await);
+    assert!(reg.wait_synced().await);
+    script.send(Step::Update(cm("a", "2"))).ok();
+    script.send(Step::Delete(cm("b", "3"))).ok();
+    script.send(Step::Add(cm("c", "4"))).ok();
+    settle().await;
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "add a true",
+            "add b true",
+            "update a@2",
+            "delete b",
+            "add c false"
+        ]
+    );
+    let lister = informer.lister();
+    assert_eq!(
+        lister.list(&LabelSelector::parse("app=c").unwrap()).len(),
+        1
+    );
+    assert!(lister.namespaced("ns").get("b").unwrap_err().is_not_found());
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+    assert!(informer.is_stopped());
+    assert!(reg.is_removed());
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_empty_initial_list_syncs_without_any_item() {
+    let (informer, script) = scripted_informer();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    script.send(Step::Replace(Vec::new())).ok();
+    assert!(informer.wait_for_cache_sync().await);
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_late_handler_gets_the_cache_then_live_changes() {
+    let (informer, script) = scripted_informer();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    script
+        .send(Step::Replace(vec![cm("a", "1"), cm("b", "1")]))
+        .ok();
+    assert!(informer.wait_for_cache_sync().await);
+    let (log, handler) = recorder();
+    let reg = informer.add_event_handler(handler).unwrap();
+    assert!(reg.wait_synced().await);
+    script.send(Step::Add(cm("c", "2"))).ok();
+    settle().await;
+    let mut seen = log.lock().unwrap().clone();
+    seen[..2].sort();
+    assert_eq!(seen, ["add a true", "add b true", "add c false"]);
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn transforms_apply_before_the_cache_and_only_before_start() {
+    let (informer, script) = scripted_informer();
+    informer
+        .set_transform(Transform::new(|cm: &mut ConfigMap| {
+            cm.data = Some([("transformed".to_owned(), "yes".to_owned())].into());
+        }))
+        .unwrap();
+    informer.set_watch_error_handler(|_| {}).unwrap();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    settle().await;
+    assert!(matches!(
+        informer.set_transform(Transform::new(|_: &mut ConfigMap| {})),
+        Err(Error::AlreadyStarted)
+    ));
+    assert!(matches!(
+        informer.set_watch_error_handler(|_| {}),
+        Err(Error::AlreadyStarted)
+    ));
+    assert!(matches!(informer.run().await, Err(Error::AlreadyStarted)));
+    script.send(Step::Replace(vec![cm("a", "1")])).ok();
+    assert!(informer.wait_for_cache_sync().await);
+    let cached = informer.indexer().get_by_key("ns/a").unwrap();
+    assert!(cached.metadata.managed_fields.is_none());
+    assert_eq!(cached.data.as_ref().unwrap()["transformed"], "yes");
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn shutdown_before_sync_and_before_run() {
+    let (informer, _script) = scripted_informer();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    let waiter = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.wait_for_cache_sync().await }
+    });
+    settle().await;
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+    assert!(!waiter.await.unwrap(), "stopped before syncing");
+    let (_, handler) = recorder();
+    assert!(matches!(
+        informer.add_event_handler(handler),
+        Err(Error::Stopped)
+    ));
+    assert!(matches!(informer.add_indexers([]), Err(Error::Stopped)));
+
+    let (never_ran, _script) = scripted_informer();
+    never_ran.shutdown();
+    assert!(never_ran.is_stopped());
+    assert!(matches!(never_ran.run().await, Err(Error::Stopped)));
+    assert!(!never_ran.wait_for_cache_sync().await);
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_run_future_stops_handlers() {
+    let (informer, script) = scripted_informer();
+    let (_log, handler) = recorder();
+    let reg = informer.add_event_handler(handler).unwrap();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    script.send(Step::Replace(vec![cm("a", "1")])).ok();
+    assert!(informer.wait_for_cache_sync().await);
+    running.abort();
+    assert!(running.await.unwrap_err().is_cancelled());
+    assert!(reg.is_removed());
+    assert!(informer.is_stopped());
+    assert_eq!(informer.last_sync_resource_version(), "");
+}
+
+#[tokio::test(start_paused = true)]
+async fn shutdown_event_handler_waits_and_others_continue() {
+    let (informer, script) = scripted_informer();
+    let (kept_log, kept) = recorder();
+    let (gone_log, gone) = recorder();
+    informer.add_event_handler(kept).unwrap();
+    let gone_reg = informer.add_event_handler(gone).unwrap();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    script.send(Step::Replace(vec![cm("a", "1")])).ok();
+    assert!(informer.wait_for_cache_sync().await);
+    settle().await;
+    informer.shutdown_event_handler(&gone_reg).await;
+    informer.remove_event_handler(&gone_reg);
+    script.send(Step::Add(cm("b", "2"))).ok();
+    settle().await;
+    assert_eq!(*gone_log.lock().unwrap(), ["add a true"]);
+    assert_eq!(*kept_log.lock().unwrap(), ["add a true", "add b false"]);
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}

@@ -1,0 +1,215 @@
+//! Transforms: changes applied to every object once, as it enters the informer's queue.
+
+use std::fmt;
+use std::sync::Arc;
+
+use kinformer_core::{Object, Store, StoreError};
+
+/// A change applied in place to every object as it enters the informer's queue (client-go's
+/// `TransformFunc`), before it reaches the cache or a handler. It must be idempotent: a relist
+/// may hand it an object it has seen.
+///
+/// Objects arrive freshly decoded and unshared, so the change is made in place without a copy.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer::informer::Transform;
+///
+/// let drop_status = Transform::new(|pod: &mut Pod| pod.status = None);
+/// let mut pod = Pod::default();
+/// pod.status = Some(Default::default());
+/// drop_status.apply_in_place(&mut pod);
+/// assert!(pod.status.is_none());
+/// ```
+pub struct Transform<K>(Arc<dyn Fn(&mut K) + Send + Sync>);
+
+impl<K> Transform<K> {
+    /// A transform from a function.
+    pub fn new(f: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+
+    /// Applies the transform to `obj`.
+    pub fn apply_in_place(&self, obj: &mut K) {
+        (self.0)(obj);
+    }
+}
+
+impl<K: Clone> Transform<K> {
+    /// Applies the transform to a shared object; copies it only if someone else holds it.
+    pub fn apply(&self, mut obj: Arc<K>) -> Arc<K> {
+        self.apply_in_place(Arc::make_mut(&mut obj));
+        obj
+    }
+}
+
+impl<K> Clone for Transform<K> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<K> fmt::Debug for Transform<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Transform")
+    }
+}
+
+/// Drops `metadata.managedFields`, as kube-controller-manager and the scheduler do for their
+/// caches. Leaves objects without managedFields untouched (no copy).
+pub(crate) fn strip_managed_fields<K: Object + Clone>(obj: Arc<K>) -> Arc<K> {
+    if obj.meta().managed_fields.is_none() {
+        return obj;
+    }
+    let mut obj = obj;
+    Arc::make_mut(&mut obj).meta_mut().managed_fields = None;
+    obj
+}
+
+/// The store the reflector writes to: applies the informer's transforms, then forwards to the
+/// queue. Deletes pass untransformed, as in client-go (tombstones and final states are never
+/// transformed again).
+pub(crate) struct TransformingStore<S, K> {
+    inner: S,
+    strip_managed_fields: bool,
+    transform: Option<Transform<K>>,
+}
+
+impl<S, K: Object + Clone> TransformingStore<S, K> {
+    pub(crate) fn new(
+        inner: S,
+        strip_managed_fields: bool,
+        transform: Option<Transform<K>>,
+    ) -> Self {
+        Self {
+            inner,
+            strip_managed_fields,
+            transform,
+        }
+    }
+
+    fn apply(&self, mut obj: Arc<K>) -> Arc<K> {
+        if self.strip_managed_fields {
+            obj = strip_managed_fields(obj);
+        }
+        match &self.transform {
+            Some(t) => t.apply(obj),
+            None => obj,
+        }
+    }
+}
+
+impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
+    fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.inner.add(self.apply(obj))
+    }
+
+    fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.inner.update(self.apply(obj))
+    }
+
+    fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.inner.delete(obj)
+    }
+
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+        let list = list.into_iter().map(|obj| self.apply(obj)).collect();
+        self.inner.replace(list, resource_version)
+    }
+
+    fn resync(&self) -> Result<(), StoreError> {
+        self.inner.resync()
+    }
+
+    fn update_resource_version(&self, resource_version: &str) {
+        self.inner.update_resource_version(resource_version);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Captured(Mutex<Vec<Arc<ConfigMap>>>);
+
+    impl Store<ConfigMap> for Captured {
+        fn add(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push(obj);
+            Ok(())
+        }
+        fn update(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+            self.add(obj)
+        }
+        fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+            self.add(obj)
+        }
+        fn replace(&self, list: Vec<Arc<ConfigMap>>, _: &str) -> Result<(), StoreError> {
+            self.0.lock().unwrap().extend(list);
+            Ok(())
+        }
+        fn resync(&self) -> Result<(), StoreError> {
+            Ok(())
+        }
+    }
+
+    fn with_managed_fields(name: &str) -> Arc<ConfigMap> {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(name.into());
+        cm.metadata.managed_fields = Some(vec![ManagedFieldsEntry::default()]);
+        Arc::new(cm)
+    }
+
+    #[test]
+    fn strips_managed_fields_then_applies_the_user_transform() {
+        let store = TransformingStore::new(
+            Captured::default(),
+            true,
+            Some(Transform::new(|cm: &mut ConfigMap| {
+                assert!(
+                    cm.metadata.managed_fields.is_none(),
+                    "stripping comes first"
+                );
+                cm.metadata.labels = Some([("seen".to_owned(), "yes".to_owned())].into());
+            })),
+        );
+        store.add(with_managed_fields("a")).unwrap();
+        store.replace(vec![with_managed_fields("b")], "5").unwrap();
+        store.delete(with_managed_fields("c")).unwrap();
+        let seen = store.inner.0.lock().unwrap();
+        assert!(seen[0].metadata.managed_fields.is_none() && seen[0].labels().is_some());
+        assert!(seen[1].metadata.managed_fields.is_none() && seen[1].labels().is_some());
+        assert!(
+            seen[2].metadata.managed_fields.is_some(),
+            "deletes are not transformed"
+        );
+    }
+
+    #[test]
+    fn keeping_managed_fields_and_no_copy_when_unshared() {
+        let store = TransformingStore::new(Captured::default(), false, None);
+        store.add(with_managed_fields("a")).unwrap();
+        assert!(
+            store.inner.0.lock().unwrap()[0]
+                .metadata
+                .managed_fields
+                .is_some()
+        );
+
+        let obj = with_managed_fields("x");
+        let ptr = Arc::as_ptr(&obj);
+        let stripped = strip_managed_fields(obj);
+        assert_eq!(Arc::as_ptr(&stripped), ptr, "stripped in place");
+        let plain = Arc::new(ConfigMap::default());
+        let copy = Arc::clone(&plain);
+        assert!(
+            Arc::ptr_eq(&strip_managed_fields(copy), &plain),
+            "nothing to strip: shared as is"
+        );
+    }
+}
