@@ -95,3 +95,14 @@ where
 {
     body.map_err(Into::into).boxed_unsync()
 }
+
+/// A copy of a request (method, URI, version, headers, extensions and the replayable body).
+pub(crate) fn clone_request(req: &http::Request<Body>) -> http::Request<Body> {
+    let mut out = http::Request::new(req.body().clone());
+    *out.method_mut() = req.method().clone();
+    *out.uri_mut() = req.uri().clone();
+    *out.version_mut() = req.version();
+    *out.headers_mut() = req.headers().clone();
+    *out.extensions_mut() = req.extensions().clone();
+    out
+}

@@ -58,6 +58,7 @@ struct Inner {
     base_url: String,
     default_namespace: String,
     max_watch_frame: usize,
+    default_timeout: Option<std::time::Duration>,
 }
 
 impl Client {
@@ -91,6 +92,7 @@ impl Client {
                 base_url,
                 default_namespace: "default".to_owned(),
                 max_watch_frame: DEFAULT_MAX_WATCH_FRAME,
+                default_timeout: None,
             }),
         }
     }
@@ -101,6 +103,7 @@ impl Client {
             base_url: self.inner.base_url.clone(),
             default_namespace: self.inner.default_namespace.clone(),
             max_watch_frame: self.inner.max_watch_frame,
+            default_timeout: self.inner.default_timeout,
         };
         f(&mut inner);
         Self {
@@ -128,6 +131,16 @@ impl Client {
     #[must_use]
     pub fn with_max_watch_frame(self, bytes: usize) -> Self {
         self.map_inner(|i| i.max_watch_frame = bytes.max(1))
+    }
+
+    /// Sets the timeout of requests that set none (not applied to watches and streams).
+    #[must_use]
+    pub fn with_default_timeout(self, timeout: std::time::Duration) -> Self {
+        self.map_inner(|i| i.default_timeout = Some(timeout))
+    }
+
+    pub(crate) fn default_timeout(&self) -> Option<std::time::Duration> {
+        self.inner.default_timeout
     }
 
     /// The namespace of the kubeconfig context (or the service account), `default` otherwise.

@@ -21,18 +21,25 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod auth;
 mod body;
 mod client;
+mod config;
 mod decode;
 mod error;
 mod layers;
 mod request;
 mod response;
 mod rest_client;
+#[cfg(test)]
+mod test_util;
+mod transport;
 
 // The public interface is:
+pub use auth::{Auth, AuthLayer, AuthService, ExecConfig, InteractiveMode, Secret};
 pub use body::Body;
 pub use client::{Client, DEFAULT_MAX_WATCH_FRAME};
+pub use config::{Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Kubeconfig, KubeconfigOptions};
 pub use decode::{ByteStream, WatchDecoder, WatchStream};
 pub use error::{Error, Result};
 pub use layers::{

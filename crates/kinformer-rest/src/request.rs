@@ -76,6 +76,7 @@ pub struct Request {
 impl Request {
     /// A request on `client` under `base_path` (a group-version path such as `/api/v1`).
     pub fn new(client: Client, method: Method, base_path: impl Into<String>) -> Self {
+        let timeout = client.default_timeout();
         Self {
             client,
             base_path: base_path.into(),
@@ -87,7 +88,7 @@ impl Request {
             params: Vec::new(),
             headers: HeaderMap::new(),
             body: Body::empty(),
-            timeout: None,
+            timeout,
             max_retries: None,
             error: None,
         }

@@ -15,6 +15,7 @@ use std::pin::Pin;
 pub use backoff::UrlBackoff;
 pub use gzip::{DecompressionLayer, DecompressionService};
 pub use rate_limit::{RateLimitLayer, RateLimitService, RateLimiter};
+pub(crate) use retry::DEFAULT_MAX_RETRIES;
 pub use retry::{RetryLayer, RetryService};
 pub use trace::{TraceLayer, TraceService};
 pub use user_agent::{UserAgentLayer, UserAgentService, default_user_agent};

@@ -1,0 +1,229 @@
+//! Exec credential plugins (`client.authentication.k8s.io/v1` and `v1beta1`).
+
+use std::io::IsTerminal;
+use std::process::Stdio;
+
+use http::HeaderValue;
+use serde::Deserialize;
+use tokio::sync::Mutex;
+
+use super::Secret;
+use crate::error::{Error, Kind, Result};
+
+/// When the plugin may talk to the user.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InteractiveMode {
+    /// Never: stdin is closed.
+    Never,
+    /// When stdin is a terminal (the `v1beta1` default).
+    #[default]
+    IfAvailable,
+    /// Always: an error when stdin is not a terminal.
+    Always,
+}
+
+/// An exec credential plugin, as in a kubeconfig user's `exec` section.
+///
+/// `Debug` shows the command and argument count, never environment values.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ExecConfig {
+    /// `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.
+    pub api_version: String,
+    /// The program to run (resolved against the kubeconfig's folder when it contains a `/`).
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Extra environment variables (values may be secret).
+    pub env: Vec<(String, Secret)>,
+    /// Shown when the program cannot be found.
+    pub install_hint: Option<String>,
+    /// Whether to pass the cluster in `KUBERNETES_EXEC_INFO`.
+    pub provide_cluster_info: bool,
+    /// When the plugin may prompt.
+    pub interactive_mode: InteractiveMode,
+    /// The `spec.cluster` object sent when `provide_cluster_info` is set.
+    pub(crate) cluster_info: Option<serde_json::Value>,
+}
+
+impl ExecConfig {
+    /// A plugin running `command` with the given ExecCredential `api_version`.
+    pub fn new(api_version: impl Into<String>, command: impl Into<String>) -> Self {
+        Self {
+            api_version: api_version.into(),
+            command: command.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            install_hint: None,
+            provide_cluster_info: false,
+            interactive_mode: InteractiveMode::default(),
+            cluster_info: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ExecCredential {
+    #[serde(rename = "apiVersion", default)]
+    api_version: String,
+    #[serde(default)]
+    status: Option<ExecStatus>,
+}
+
+#[derive(Deserialize)]
+struct ExecStatus {
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(rename = "expirationTimestamp", default)]
+    expiration: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+    #[serde(rename = "clientCertificateData", default)]
+    client_certificate_data: Option<String>,
+    #[serde(rename = "clientKeyData", default)]
+    client_key_data: Option<String>,
+}
+
+struct Cached {
+    header: HeaderValue,
+    /// Unix seconds.
+    expires: Option<i64>,
+}
+
+/// Runs the plugin and caches its token until `expirationTimestamp` (or until a 401).
+#[derive(Debug)]
+pub(crate) struct ExecAuth {
+    config: ExecConfig,
+    cached: Mutex<Option<Cached>>,
+}
+
+impl std::fmt::Debug for Cached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cached")
+            .field("expires", &self.expires)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ExecAuth {
+    pub(crate) fn new(config: ExecConfig) -> Self {
+        Self {
+            config,
+            cached: Mutex::new(None),
+        }
+    }
+
+    /// The cached token while it is valid, else a fresh one from the plugin.
+    pub(crate) async fn header(&self) -> Result<HeaderValue> {
+        let mut cached = self.cached.lock().await;
+        if let Some(c) = cached.as_ref() {
+            if c.expires.is_none_or(|e| unix_now() < e) {
+                return Ok(c.header.clone());
+            }
+        }
+        let fresh = self.run().await?;
+        let header = fresh.header.clone();
+        *cached = Some(fresh);
+        Ok(header)
+    }
+
+    /// Drops the cached token if it is the one that got a 401 (one refresh per generation).
+    pub(crate) async fn invalidate(&self, used: &HeaderValue) {
+        let mut cached = self.cached.lock().await;
+        if cached.as_ref().is_some_and(|c| c.header == *used) {
+            *cached = None;
+        }
+    }
+
+    fn error(&self, what: impl std::fmt::Display) -> Error {
+        Error::new(
+            Kind::Auth,
+            format!("exec plugin {:?}: {what}", self.config.command),
+        )
+    }
+
+    async fn run(&self) -> Result<Cached> {
+        let c = &self.config;
+        if !matches!(
+            c.api_version.as_str(),
+            "client.authentication.k8s.io/v1" | "client.authentication.k8s.io/v1beta1"
+        ) {
+            return Err(self.error(format_args!("unsupported apiVersion {:?}", c.api_version)));
+        }
+        let terminal = std::io::stdin().is_terminal();
+        let interactive = match c.interactive_mode {
+            InteractiveMode::Never => false,
+            InteractiveMode::IfAvailable => terminal,
+            InteractiveMode::Always if terminal => true,
+            InteractiveMode::Always => {
+                return Err(self.error("interactiveMode is Always but stdin is not a terminal"));
+            }
+        };
+        let mut spec = serde_json::json!({ "interactive": interactive });
+        if c.provide_cluster_info {
+            if let Some(cluster) = &c.cluster_info {
+                spec["cluster"] = cluster.clone();
+            }
+        }
+        let info = serde_json::json!({
+            "apiVersion": c.api_version,
+            "kind": "ExecCredential",
+            "spec": spec,
+        });
+        let mut cmd = tokio::process::Command::new(&c.command);
+        cmd.args(&c.args)
+            .envs(c.env.iter().map(|(k, v)| (k, v.expose())))
+            .env("KUBERNETES_EXEC_INFO", info.to_string())
+            .stdin(if interactive {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let output = match cmd.output().await {
+            Ok(o) => o,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let hint = c.install_hint.as_deref().unwrap_or("");
+                return Err(self
+                    .error(format_args!("executable not found. {hint}"))
+                    .with_source(e));
+            }
+            Err(e) => return Err(self.error("could not be started").with_source(e)),
+        };
+        if !output.status.success() {
+            return Err(self.error(format_args!("exited with {}", output.status)));
+        }
+        // The output holds the credential: errors name the problem, never the content.
+        let cred: ExecCredential = serde_json::from_slice(&output.stdout).map_err(|e| {
+            self.error("printed an invalid ExecCredential")
+                .with_source(e)
+        })?;
+        if cred.api_version != c.api_version {
+            return Err(self.error(format_args!(
+                "printed apiVersion {:?}, expected {:?}",
+                cred.api_version, c.api_version
+            )));
+        }
+        let status = cred
+            .status
+            .ok_or_else(|| self.error("printed an ExecCredential without status"))?;
+        if status.client_certificate_data.is_some() != status.client_key_data.is_some() {
+            return Err(self.error("printed only one of clientCertificateData and clientKeyData"));
+        }
+        let token = status.token.filter(|t| !t.is_empty()).ok_or_else(|| {
+            self.error("printed no token (client certificates from exec plugins are not supported)")
+        })?;
+        Ok(Cached {
+            header: super::layer::bearer(&token)?,
+            expires: status.expiration.map(|t| t.0.as_second()),
+        })
+    }
+}
+
+/// The wall clock in Unix seconds (credential expiry is wall-clock time).
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}

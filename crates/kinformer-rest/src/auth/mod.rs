@@ -1,0 +1,38 @@
+//! Credentials: [`Auth`] (what the config says) and the layer that puts them on requests.
+
+mod exec;
+mod layer;
+mod secret;
+mod token_file;
+
+pub use exec::{ExecConfig, InteractiveMode};
+pub use layer::{AuthLayer, AuthService};
+pub use secret::Secret;
+
+use std::path::PathBuf;
+
+/// How requests authenticate (besides a TLS client certificate, which is part of the TLS
+/// configuration).
+///
+/// `Debug` never shows a credential.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub enum Auth {
+    /// No credentials.
+    #[default]
+    None,
+    /// HTTP basic auth.
+    Basic {
+        /// The user name.
+        username: String,
+        /// The password.
+        password: Secret,
+    },
+    /// A static bearer token.
+    Bearer(Secret),
+    /// A bearer token read from a file and re-read about every 50 s (and after a 401), so
+    /// rotated tokens (service accounts, projected volumes) are picked up.
+    TokenFile(PathBuf),
+    /// A `client.authentication.k8s.io` exec credential plugin.
+    Exec(Box<ExecConfig>),
+}

@@ -1,0 +1,199 @@
+//! Selecting a context of a kubeconfig and turning it into a [`Config`].
+
+use std::path::Path;
+
+use base64::Engine as _;
+
+use super::kubeconfig::{ClusterEntry, ExecEntry, Kubeconfig, KubeconfigOptions, Named, UserEntry};
+use super::{Config, Identity};
+use crate::auth::{Auth, ExecConfig, InteractiveMode, Secret};
+use crate::error::{Error, Kind, Result};
+
+fn config_error(message: impl Into<String>) -> Error {
+    Error::new(Kind::Config, message)
+}
+
+fn find<'a, T>(list: &'a [Named<T>], name: &str, what: &str) -> Result<&'a T> {
+    list.iter()
+        .find(|n| n.name == name)
+        .and_then(|n| n.value.as_ref())
+        .ok_or_else(|| config_error(format!("{what} {name:?} not found in the kubeconfig")))
+}
+
+fn read_file(path: &Path, what: &str) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| {
+        config_error(format!("cannot read the {what} file {}", path.display())).with_source(e)
+    })
+}
+
+fn decode_data(data: &str, what: &str) -> Result<Vec<u8>> {
+    base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .map_err(|e| config_error(format!("invalid base64 in {what}")).with_source(e))
+}
+
+/// Data wins over the file, as in client-go.
+fn data_or_file(data: Option<&str>, file: Option<&Path>, what: &str) -> Result<Option<Vec<u8>>> {
+    match (
+        data.filter(|d| !d.is_empty()),
+        file.filter(|f| !f.as_os_str().is_empty()),
+    ) {
+        (Some(data), _) => decode_data(data, what).map(Some),
+        (None, Some(file)) => read_file(file, what).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+pub(super) fn from_kubeconfig(
+    kubeconfig: &Kubeconfig,
+    options: &KubeconfigOptions,
+) -> Result<Config> {
+    let context_name = options
+        .context
+        .as_deref()
+        .or_else(|| kubeconfig.current_context())
+        .ok_or_else(|| config_error("the kubeconfig has no current-context and none was given"))?;
+    let context = find(&kubeconfig.contexts, context_name, "context")?;
+    let cluster_name = options
+        .cluster
+        .as_deref()
+        .or(context.cluster.as_deref())
+        .ok_or_else(|| config_error(format!("context {context_name:?} names no cluster")))?;
+    let cluster = find(&kubeconfig.clusters, cluster_name, "cluster")?;
+    let user_name = options
+        .user
+        .as_deref()
+        .or(context.user.as_deref())
+        .filter(|u| !u.is_empty());
+    let user = match user_name {
+        Some(name) => find(&kubeconfig.auth_infos, name, "user")?.clone(),
+        None => UserEntry::default(),
+    };
+
+    let server = cluster
+        .server
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| config_error(format!("cluster {cluster_name:?} has no server")))?;
+    let url: http::Uri = server.parse().map_err(|e| {
+        config_error(format!("invalid server URL for cluster {cluster_name:?}")).with_source(e)
+    })?;
+    let mut config = Config::new(url);
+    if let Some(ns) = context.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+        ns.clone_into(&mut config.default_namespace);
+    }
+    apply_cluster(&mut config, cluster)?;
+    apply_user(&mut config, &user, cluster)?;
+    Ok(config)
+}
+
+fn apply_cluster(config: &mut Config, cluster: &ClusterEntry) -> Result<()> {
+    config.root_ca = data_or_file(
+        cluster.certificate_authority_data.as_deref(),
+        cluster.certificate_authority.as_deref(),
+        "certificate-authority",
+    )?;
+    if cluster.insecure_skip_tls_verify && config.root_ca.is_some() {
+        return Err(config_error(
+            "specifying a root certificates file with the insecure flag is not allowed",
+        ));
+    }
+    config.accept_invalid_certs = cluster.insecure_skip_tls_verify;
+    config.tls_server_name = cluster.tls_server_name.clone().filter(|s| !s.is_empty());
+    config.proxy_url = cluster.proxy_url.clone().filter(|s| !s.is_empty());
+    config.disable_compression = cluster.disable_compression;
+    Ok(())
+}
+
+fn apply_user(config: &mut Config, user: &UserEntry, cluster: &ClusterEntry) -> Result<()> {
+    if user.auth_provider.is_some() {
+        return Err(config_error(
+            "auth-provider plugins are not supported; use an exec credential plugin",
+        ));
+    }
+    let cert = data_or_file(
+        user.client_certificate_data.as_deref(),
+        user.client_certificate.as_deref(),
+        "client-certificate",
+    )?;
+    let key = data_or_file(
+        user.client_key_data.as_ref().map(Secret::expose),
+        user.client_key.as_deref(),
+        "client-key",
+    )?;
+    config.identity = match (cert, key) {
+        (Some(cert), Some(key)) => Some(Identity::from_pem(cert, key)),
+        (None, None) => None,
+        _ => {
+            return Err(config_error(
+                "a client certificate needs both a certificate and a key",
+            ));
+        }
+    };
+    let token = user.token.clone().filter(|t| !t.expose().is_empty());
+    let basic = user.username.as_deref().filter(|u| !u.is_empty());
+    if (token.is_some() || user.token_file.is_some()) && basic.is_some() {
+        return Err(config_error(
+            "username/password and a bearer token may not both be set",
+        ));
+    }
+    config.auth = if let Some(exec) = &user.exec {
+        Auth::Exec(Box::new(exec_config(exec, cluster, config)?))
+    } else if let Some(file) = user
+        .token_file
+        .clone()
+        .filter(|f| !f.as_os_str().is_empty())
+    {
+        Auth::TokenFile(file)
+    } else if let Some(token) = token {
+        Auth::Bearer(token)
+    } else if let Some(username) = basic {
+        Auth::Basic {
+            username: username.to_owned(),
+            password: user.password.clone().unwrap_or_default(),
+        }
+    } else {
+        Auth::None
+    };
+    Ok(())
+}
+
+fn exec_config(exec: &ExecEntry, cluster: &ClusterEntry, config: &Config) -> Result<ExecConfig> {
+    let api_version = exec
+        .api_version
+        .clone()
+        .ok_or_else(|| config_error("exec plugin without apiVersion"))?;
+    let mut out = ExecConfig::new(api_version, exec.command.clone());
+    out.args.clone_from(&exec.args);
+    out.env = exec
+        .env
+        .iter()
+        .map(|e| (e.name.clone(), e.value.clone()))
+        .collect();
+    out.install_hint.clone_from(&exec.install_hint);
+    out.provide_cluster_info = exec.provide_cluster_info;
+    out.interactive_mode = match exec.interactive_mode.as_deref() {
+        None | Some("" | "IfAvailable") => InteractiveMode::IfAvailable,
+        Some("Never") => InteractiveMode::Never,
+        Some("Always") => InteractiveMode::Always,
+        Some(other) => {
+            return Err(config_error(format!(
+                "invalid exec interactiveMode {other:?}"
+            )));
+        }
+    };
+    if out.provide_cluster_info {
+        let ca = config
+            .root_ca
+            .as_ref()
+            .map(|ca| base64::engine::general_purpose::STANDARD.encode(ca));
+        out.cluster_info = Some(serde_json::json!({
+            "server": config.cluster_url.to_string(),
+            "tls-server-name": cluster.tls_server_name,
+            "insecure-skip-tls-verify": cluster.insecure_skip_tls_verify,
+            "certificate-authority-data": ca,
+            "proxy-url": cluster.proxy_url,
+        }));
+    }
+    Ok(out)
+}

@@ -1,0 +1,162 @@
+//! [`Connector`]: TCP (hyper-util's `HttpConnector`) plus rustls for `https://`.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use hyper::rt::{Read, ReadBufCursor, Write};
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::rt::TokioIo;
+use rustls_pki_types::ServerName;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+
+use crate::error::{BoxError, Error, Kind};
+
+/// TLS handshakes that take longer than this fail (client-go's `TLSHandshakeTimeout`).
+const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Clone)]
+pub(crate) struct Connector {
+    http: HttpConnector,
+    tls: TlsConnector,
+    server_name: Option<ServerName<'static>>,
+}
+
+impl Connector {
+    pub(crate) fn new(
+        connect_timeout: Duration,
+        tls: Arc<rustls::ClientConfig>,
+        server_name: Option<ServerName<'static>>,
+    ) -> Self {
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_connect_timeout(Some(connect_timeout));
+        http.set_keepalive(Some(Duration::from_secs(30)));
+        http.set_nodelay(true);
+        Self {
+            http,
+            tls: TlsConnector::from(tls),
+            server_name,
+        }
+    }
+}
+
+impl tower::Service<http::Uri> for Connector {
+    type Response = Stream;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Stream, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        tower::Service::<http::Uri>::poll_ready(&mut self.http, cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, uri: http::Uri) -> Self::Future {
+        let https = uri.scheme() == Some(&http::uri::Scheme::HTTPS);
+        let name = match (&self.server_name, uri.host()) {
+            (Some(n), _) => Ok(n.clone()),
+            (None, Some(host)) => super::tls::server_name(host),
+            (None, None) => Err(Error::new(Kind::Config, "the server URL has no host")),
+        };
+        let tls = self.tls.clone();
+        let connecting = tower::Service::<http::Uri>::call(&mut self.http, uri);
+        Box::pin(async move {
+            let tcp = connecting.await?;
+            if !https {
+                return Ok(Stream::Plain(tcp));
+            }
+            let name = name?;
+            let handshake = tls.connect(name, tcp.into_inner());
+            let stream = tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake)
+                .await
+                .map_err(|_| {
+                    io::Error::new(io::ErrorKind::TimedOut, "TLS handshake timed out")
+                })??;
+            Ok(Stream::Tls(Box::new(TokioIo::new(stream))))
+        })
+    }
+}
+
+/// A plain or TLS connection.
+pub(crate) enum Stream {
+    Plain(TokioIo<TcpStream>),
+    Tls(Box<TokioIo<TlsStream<TcpStream>>>),
+}
+
+impl Connection for Stream {
+    fn connected(&self) -> Connected {
+        match self {
+            Self::Plain(s) => s.connected(),
+            Self::Tls(s) => {
+                let (_, tls) = s.inner().get_ref();
+                let connected = Connected::new();
+                if tls.alpn_protocol() == Some(b"h2") {
+                    connected.negotiated_h2()
+                } else {
+                    connected
+                }
+            }
+        }
+    }
+}
+
+impl Read for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Self::Tls(s) => Pin::new(&mut **s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Self::Tls(s) => Pin::new(&mut **s).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_flush(cx),
+            Self::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Self::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Self::Plain(s) => s.is_write_vectored(),
+            Self::Tls(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Self::Tls(s) => Pin::new(&mut **s).poll_write_vectored(cx, bufs),
+        }
+    }
+}
