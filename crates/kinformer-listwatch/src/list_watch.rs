@@ -1,0 +1,218 @@
+//! [`ListWatch`]: list and watch one resource through a REST getter.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use kinformer_core::{
+    ApiResource, ListOptions, Lister, ListerWatcher, Object, ObjectList, Scope, Watcher,
+};
+use kinformer_rest::{Client, Getter, Request, RestClient, WatchStream};
+use serde::de::DeserializeOwned;
+
+/// Adjusts the options of every list and watch (client-go's `tweakListOptions`).
+pub type OptionsModifier = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
+
+/// Lists and watches objects of type `K` through getter `G`.
+///
+/// See the [crate documentation](crate) for an example.
+#[doc(alias = "NewFilteredListWatchFromClient")]
+pub struct ListWatch<K, G> {
+    getter: G,
+    resource: ApiResource,
+    namespace: Option<String>,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+    modifier: Option<OptionsModifier>,
+    streaming_list: bool,
+    _object: PhantomData<fn() -> K>,
+}
+
+impl<K, G: Getter> ListWatch<K, G> {
+    /// A list-watch of `resource` through `getter`, whose requests must be rooted at the
+    /// resource's group-version. All namespaces until [`namespace`](Self::namespace) is set.
+    pub fn new(getter: G, resource: ApiResource) -> Self {
+        Self {
+            getter,
+            resource,
+            namespace: None,
+            label_selector: None,
+            field_selector: None,
+            modifier: None,
+            streaming_list: true,
+            _object: PhantomData,
+        }
+    }
+
+    /// Restricts to one namespace (ignored for cluster-scoped resources); `""` means all.
+    #[must_use]
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into()).filter(|ns| !ns.is_empty());
+        self
+    }
+
+    /// Sends `labelSelector` on every request.
+    #[must_use]
+    pub fn labels(mut self, selector: impl Into<String>) -> Self {
+        self.label_selector = Some(selector.into());
+        self
+    }
+
+    /// Sends `fieldSelector` on every request.
+    #[must_use]
+    pub fn fields(mut self, selector: impl Into<String>) -> Self {
+        self.field_selector = Some(selector.into());
+        self
+    }
+
+    /// Runs `modify` on the options of every request, last (it may override anything).
+    #[must_use]
+    pub fn modify(mut self, modify: impl Fn(&mut ListOptions) + Send + Sync + 'static) -> Self {
+        self.modifier = Some(Arc::new(modify));
+        self
+    }
+
+    /// Declares that the server behind this source cannot serve streaming lists
+    /// (`sendInitialEvents`), so a reflector goes straight to list+watch (client-go's
+    /// `IsWatchListSemanticsUnSupported`). Fakes and mock servers should say so.
+    #[must_use]
+    pub fn without_streaming_list(mut self) -> Self {
+        self.streaming_list = false;
+        self
+    }
+
+    /// The resource this source reads.
+    pub fn resource(&self) -> &ApiResource {
+        &self.resource
+    }
+
+    /// The getter.
+    pub fn get_ref(&self) -> &G {
+        &self.getter
+    }
+
+    /// The collection path relative to the API root, e.g. `/api/v1/namespaces/ns/pods`.
+    pub fn collection_path(&self) -> String {
+        self.resource.collection_path(self.effective_namespace())
+    }
+
+    fn effective_namespace(&self) -> Option<&str> {
+        match self.resource.scope {
+            Scope::Namespaced => self.namespace.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The caller's options with the selectors and the modifier applied.
+    fn options(&self, options: &ListOptions) -> ListOptions {
+        let mut options = options.clone();
+        if self.label_selector.is_some() {
+            options.label_selector.clone_from(&self.label_selector);
+        }
+        if self.field_selector.is_some() {
+            options.field_selector.clone_from(&self.field_selector);
+        }
+        if let Some(modify) = &self.modifier {
+            modify(&mut options);
+        }
+        options
+    }
+
+    fn request(&self, options: &ListOptions) -> Request {
+        let mut request = self.getter.get();
+        if let Some(ns) = self.effective_namespace() {
+            request = request.namespace(ns);
+        }
+        request
+            .resource(&self.resource.plural)
+            .versioned_params(&self.options(options))
+    }
+}
+
+impl<K> ListWatch<K, RestClient> {
+    /// A list-watch of `resource` over `client`, with a [`RestClient`] for its group-version.
+    pub fn from_client(client: Client, resource: ApiResource) -> Self {
+        let rest = RestClient::for_resource(client, &resource);
+        Self::new(rest, resource)
+    }
+
+    /// A list-watch of the k8s-openapi type `K` over `client`.
+    pub fn for_type(client: Client) -> Self
+    where
+        K: k8s_openapi::Resource,
+        K::Scope: 'static,
+    {
+        Self::from_client(client, ApiResource::of::<K>())
+    }
+}
+
+impl<K, G> Lister<K> for ListWatch<K, G>
+where
+    K: Object + DeserializeOwned,
+    G: Getter,
+{
+    type Error = kinformer_rest::Error;
+
+    fn list(
+        &self,
+        options: &ListOptions,
+    ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send {
+        let request = self.request(options);
+        async move { request.list::<K>().await }
+    }
+}
+
+impl<K, G> Watcher<K> for ListWatch<K, G>
+where
+    K: Object + DeserializeOwned,
+    G: Getter,
+{
+    type Error = kinformer_rest::Error;
+    type Stream = WatchStream<K>;
+
+    fn watch(
+        &self,
+        options: &ListOptions,
+    ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send {
+        let request = self.request(options);
+        async move { request.watch::<K>().await }
+    }
+}
+
+impl<K, G> ListerWatcher<K> for ListWatch<K, G>
+where
+    K: Object + DeserializeOwned,
+    G: Getter,
+{
+    fn supports_streaming_list(&self) -> bool {
+        self.streaming_list
+    }
+}
+
+impl<K, G: Clone> Clone for ListWatch<K, G> {
+    fn clone(&self) -> Self {
+        Self {
+            getter: self.getter.clone(),
+            resource: self.resource.clone(),
+            namespace: self.namespace.clone(),
+            label_selector: self.label_selector.clone(),
+            field_selector: self.field_selector.clone(),
+            modifier: self.modifier.clone(),
+            streaming_list: self.streaming_list,
+            _object: PhantomData,
+        }
+    }
+}
+
+impl<K, G> fmt::Debug for ListWatch<K, G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ListWatch")
+            .field("resource", &self.resource)
+            .field("namespace", &self.namespace)
+            .field("label_selector", &self.label_selector)
+            .field("field_selector", &self.field_selector)
+            .field("modifier", &self.modifier.is_some())
+            .field("streaming_list", &self.streaming_list)
+            .finish_non_exhaustive()
+    }
+}

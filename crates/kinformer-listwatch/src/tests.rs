@@ -1,0 +1,141 @@
+//! ListWatch against a canned HTTP service: URLs, options, decoding, the streaming opt-out.
+
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kinformer_core::{
+    ApiError, ApiResource, DynamicObject, ListOptions, Lister, ListerWatcher, Object, Scope,
+    WatchEvent, Watcher,
+};
+use kinformer_rest::{Body, Client};
+
+use crate::ListWatch;
+
+/// A service answering lists with one pod, watches with an ADDED event and a bookmark, and
+/// `410` for `resourceVersion=1`; it records every URI.
+fn canned() -> (Client, Arc<Mutex<Vec<String>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let service = tower::service_fn(move |req: http::Request<Body>| {
+        let uri = req.uri().to_string();
+        log.lock().unwrap().push(uri.clone());
+        async move {
+            let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns","resourceVersion":"5","labels":{"app":"web"}}}"#;
+            let (status, body) = if uri.contains("resourceVersion=1&")
+                || uri.ends_with("resourceVersion=1")
+            {
+                (410, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old"}"#.to_owned())
+            } else if uri.contains("watch=true") {
+                (
+                    200,
+                    format!(
+                        "{{\"type\":\"ADDED\",\"object\":{pod}}}\n{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"9\",\"annotations\":{{\"k8s.io/initial-events-end\":\"true\"}}}},\"spec\":{{\"containers\":null}}}}}}\n"
+                    ),
+                )
+            } else {
+                (
+                    200,
+                    format!(
+                        r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"7","continue":"c1"}},"items":[{pod}]}}"#
+                    ),
+                )
+            };
+            let response = http::Response::builder()
+                .status(status)
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap();
+            Ok::<_, std::convert::Infallible>(response)
+        }
+    });
+    (Client::new(service), seen)
+}
+
+#[tokio::test]
+async fn list_sends_path_selectors_and_caller_options_and_decodes() {
+    let (client, seen) = canned();
+    let lw = ListWatch::<Pod, _>::for_type(client)
+        .namespace("ns")
+        .labels("app=web")
+        .fields("spec.nodeName=n1");
+    let list = lw
+        .list(&ListOptions::default().resource_version("0").limit(500))
+        .await
+        .unwrap();
+    assert_eq!(list.resource_version, "7");
+    assert_eq!(list.continue_token.as_deref(), Some("c1"));
+    assert_eq!(list.items[0].name(), "p");
+    assert_eq!(
+        seen.lock().unwrap()[0],
+        "/api/v1/namespaces/ns/pods?labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn1&resourceVersion=0&limit=500"
+    );
+}
+
+#[tokio::test]
+async fn watch_adds_watch_true_and_yields_typed_events_and_the_end_bookmark() {
+    let (client, seen) = canned();
+    let lw = ListWatch::<Pod, _>::for_type(client);
+    let options = ListOptions::default()
+        .send_initial_events(true)
+        .resource_version_match(kinformer_core::ResourceVersionMatch::NotOlderThan)
+        .bookmarks(true);
+    let events: Vec<_> = lw.watch(&options).await.unwrap().collect().await;
+    assert!(matches!(&events[0], Ok(WatchEvent::Added(p)) if p.name() == "p"));
+    assert!(matches!(
+        &events[1],
+        Ok(WatchEvent::Bookmark(b)) if b.resource_version == "9" && b.initial_events_end
+    ));
+    assert_eq!(
+        seen.lock().unwrap()[0],
+        "/api/v1/pods?resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&sendInitialEvents=true&watch=true"
+    );
+}
+
+#[tokio::test]
+async fn the_modifier_runs_last_and_may_override() {
+    let (client, seen) = canned();
+    let lw = ListWatch::<Pod, _>::for_type(client)
+        .labels("app=web")
+        .modify(|o| {
+            o.label_selector = Some("tier=db".into());
+            o.limit = None;
+        });
+    lw.list(&ListOptions::default().limit(500)).await.unwrap();
+    assert_eq!(
+        seen.lock().unwrap()[0],
+        "/api/v1/pods?labelSelector=tier%3Ddb"
+    );
+}
+
+#[tokio::test]
+async fn errors_carry_the_status_for_the_reflector() {
+    let (client, _) = canned();
+    let lw = ListWatch::<Pod, _>::for_type(client);
+    let err = lw
+        .watch(&ListOptions::default().resource_version("1"))
+        .await
+        .unwrap_err();
+    assert!(err.is_expired());
+}
+
+#[tokio::test]
+async fn cluster_scoped_resources_ignore_the_namespace_and_dynamic_objects_work() {
+    let (client, seen) = canned();
+    let nodes = ListWatch::<Node, _>::for_type(client.clone()).namespace("ns");
+    assert_eq!(nodes.collection_path(), "/api/v1/nodes");
+
+    let resource = ApiResource::new("", "v1", "Pod", "pods", Scope::Namespaced);
+    let dynamic = ListWatch::<DynamicObject, _>::from_client(client, resource).namespace("ns");
+    let list = dynamic.list(&ListOptions::default()).await.unwrap();
+    assert_eq!(list.items[0].labels().unwrap()["app"], "web");
+    assert_eq!(seen.lock().unwrap()[0], "/api/v1/namespaces/ns/pods");
+}
+
+#[test]
+fn streaming_support_can_be_declared_absent() {
+    let (client, _) = canned();
+    let lw = ListWatch::<Pod, _>::for_type(client);
+    assert!(lw.supports_streaming_list());
+    assert!(!lw.without_streaming_list().supports_streaming_list());
+}
