@@ -1,0 +1,6 @@
+//! Integration tests of kinformer-rest over real loopback sockets (TLS, HTTP/1.1, HTTP/2, gzip,
+//! client certificates) and against the in-process simulator.
+
+mod server;
+mod stack;
+mod transport;

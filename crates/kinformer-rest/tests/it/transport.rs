@@ -1,0 +1,263 @@
+//! TLS, HTTP versions, gzip, auth and multiplexed watches over loopback sockets.
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kinformer_core::{ListOptions, WatchEvent};
+use kinformer_rest::{Auth, Client, Config, Identity, RestClient, Secret};
+
+use crate::server::{Handler, Options, Pki, respond, serve, streaming};
+
+const CM: &str = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"ns"},"data":{"k":"v"}}"#;
+
+fn configmap_handler() -> Handler {
+    Arc::new(|_req| respond(200, CM))
+}
+
+async fn get_cm(config: &Config) -> kinformer_rest::Result<ConfigMap> {
+    let client = Client::from_config(config)?;
+    RestClient::new(client, "", "v1")
+        .get()
+        .namespace("ns")
+        .resource("configmaps")
+        .name("cm")
+        .into()
+        .await
+}
+
+fn tls_config(url: http::Uri, ca: &str) -> Config {
+    let mut config = Config::new(url);
+    config.root_ca = Some(ca.as_bytes().to_vec());
+    config
+}
+
+#[tokio::test]
+async fn tls_with_pinned_ca_negotiates_http2() {
+    let pki = Pki::new("test-ca");
+    let options = Options {
+        tls: Some(pki.leaf(&["127.0.0.1", "api.test"])),
+        ..Options::default()
+    };
+    let server = serve(options, configmap_handler()).await;
+    let cm = get_cm(&tls_config(server.url("https"), &pki.ca_pem))
+        .await
+        .unwrap();
+    assert_eq!(cm.data.unwrap()["k"], "v");
+    let seen = server.seen();
+    assert_eq!(seen[0].version, http::Version::HTTP_2);
+    assert_eq!(
+        seen[0]
+            .uri
+            .rsplit_once(':')
+            .map(|(_, p)| p.split_once('/').unwrap().1),
+        Some("api/v1/namespaces/ns/configmaps/cm")
+    );
+    assert!(
+        seen[0].headers["user-agent"]
+            .to_str()
+            .unwrap()
+            .starts_with("kinformer/")
+    );
+
+    // tls-server-name picks the name to verify.
+    let mut named = tls_config(server.url("https"), &pki.ca_pem);
+    named.tls_server_name = Some("api.test".into());
+    get_cm(&named).await.unwrap();
+}
+
+#[tokio::test]
+async fn tls_rejects_wrong_ca_and_wrong_name() {
+    let pki = Pki::new("test-ca");
+    let options = Options {
+        tls: Some(pki.leaf(&["127.0.0.1"])),
+        ..Options::default()
+    };
+    let server = serve(options, configmap_handler()).await;
+    let other = Pki::new("other-ca");
+    let err = get_cm(&tls_config(server.url("https"), &other.ca_pem))
+        .await
+        .unwrap_err();
+    assert!(err.is_transport(), "{err:?}");
+    let mut wrong_name = tls_config(server.url("https"), &pki.ca_pem);
+    wrong_name.tls_server_name = Some("not-the-server.test".into());
+    let err = get_cm(&wrong_name).await.unwrap_err();
+    assert!(err.is_transport(), "{err:?}");
+    // The danger switch accepts it (and is named so).
+    let insecure = Config::new(server.url("https")).danger_accept_invalid_certs(true);
+    get_cm(&insecure).await.unwrap();
+    // Bad CA material is a config error before any connection.
+    let err = get_cm(&tls_config(server.url("https"), "not pem"))
+        .await
+        .unwrap_err();
+    assert!(err.is_config(), "{err:?}");
+}
+
+#[tokio::test]
+async fn client_certificates() {
+    let pki = Pki::new("test-ca");
+    let clients = Pki::new("client-ca");
+    let options = Options {
+        tls: Some(pki.leaf(&["127.0.0.1"])),
+        client_ca: Some(clients.ca_pem.clone()),
+        ..Options::default()
+    };
+    let server = serve(options, configmap_handler()).await;
+    let mut config = tls_config(server.url("https"), &pki.ca_pem);
+    let (cert, key) = clients.leaf(&["system:node:test"]);
+    config.identity = Some(Identity::from_pem(cert, key.clone()));
+    assert!(!format!("{config:?}").contains(&key[30..60]));
+    get_cm(&config).await.unwrap();
+
+    let without = tls_config(server.url("https"), &pki.ca_pem);
+    assert!(get_cm(&without).await.unwrap_err().is_transport());
+    let (stranger, stranger_key) = Pki::new("stranger").leaf(&["x"]);
+    let mut wrong = tls_config(server.url("https"), &pki.ca_pem);
+    wrong.identity = Some(Identity::from_pem(stranger, stranger_key));
+    assert!(get_cm(&wrong).await.unwrap_err().is_transport());
+}
+
+#[tokio::test]
+async fn http1_over_tls_plain_http_and_h2c() {
+    let pki = Pki::new("test-ca");
+    let options = Options {
+        tls: Some(pki.leaf(&["127.0.0.1"])),
+        http1_only: true,
+        ..Options::default()
+    };
+    let server = serve(options, configmap_handler()).await;
+    get_cm(&tls_config(server.url("https"), &pki.ca_pem))
+        .await
+        .unwrap();
+    assert_eq!(server.seen()[0].version, http::Version::HTTP_11);
+
+    let plain = serve(Options::default(), configmap_handler()).await;
+    get_cm(&Config::new(plain.url("http"))).await.unwrap();
+    let mut h2c = Config::new(plain.url("http"));
+    h2c.http2_prior_knowledge = true;
+    get_cm(&h2c).await.unwrap();
+    let versions: Vec<_> = plain.seen().iter().map(|s| s.version).collect();
+    assert_eq!(versions, [http::Version::HTTP_11, http::Version::HTTP_2]);
+}
+
+#[tokio::test]
+async fn connection_refused_is_transport() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let err = get_cm(&Config::new(format!("http://{addr}").parse().unwrap()))
+        .await
+        .unwrap_err();
+    assert!(err.is_transport(), "{err:?}");
+}
+
+#[tokio::test]
+async fn gzip_responses_are_decoded() {
+    let handler: Handler = Arc::new(|req| {
+        let wants = req
+            .headers()
+            .get("accept-encoding")
+            .is_some_and(|v| v == "gzip");
+        if !wants {
+            return respond(200, CM);
+        }
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(CM.as_bytes()).unwrap();
+        let mut resp = respond(200, e.finish().unwrap());
+        resp.headers_mut()
+            .insert("content-encoding", "gzip".parse().unwrap());
+        resp
+    });
+    let server = serve(Options::default(), handler).await;
+    let cm = get_cm(&Config::new(server.url("http"))).await.unwrap();
+    assert_eq!(cm.metadata.name.as_deref(), Some("cm"));
+    let mut off = Config::new(server.url("http"));
+    off.disable_compression = true;
+    get_cm(&off).await.unwrap();
+    let seen = server.seen();
+    assert_eq!(seen[0].headers["accept-encoding"], "gzip");
+    assert!(seen[1].headers.get("accept-encoding").is_none());
+}
+
+#[tokio::test]
+async fn bearer_token_and_401() {
+    let handler: Handler = Arc::new(|req| match req.headers().get("authorization") {
+        Some(v) if v == "Bearer good" => respond(200, CM),
+        _ => respond(
+            401,
+            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401,"message":"Unauthorized"}"#,
+        ),
+    });
+    let server = serve(Options::default(), handler).await;
+    let mut config = Config::new(server.url("http"));
+    config.auth = Auth::Bearer(Secret::new("good"));
+    get_cm(&config).await.unwrap();
+    config.auth = Auth::Bearer(Secret::new("bad"));
+    let err = get_cm(&config).await.unwrap_err();
+    assert!(err.is_unauthorized());
+    assert!(!format!("{err} {err:?}").contains("bad"));
+}
+
+#[tokio::test]
+async fn many_watches_share_one_http2_connection() {
+    let pki = Pki::new("test-ca");
+    let senders = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = senders.clone();
+    let handler: Handler = Arc::new(move |_req| {
+        let (tx, resp) = streaming();
+        s2.lock().unwrap().push(tx);
+        resp
+    });
+    let options = Options {
+        tls: Some(pki.leaf(&["127.0.0.1"])),
+        ..Options::default()
+    };
+    let server = serve(options, handler).await;
+    let client = Client::from_config(&tls_config(server.url("https"), &pki.ca_pem)).unwrap();
+    let pods = RestClient::new(client, "", "v1");
+    const WATCHES: usize = 40;
+    let mut streams = Vec::new();
+    for i in 0..WATCHES {
+        let opts = ListOptions::default()
+            .resource_version(i.to_string())
+            .bookmarks(true);
+        streams.push(
+            pods.get()
+                .resource("pods")
+                .versioned_params(&opts)
+                .watch::<Pod>()
+                .await
+                .unwrap(),
+        );
+    }
+    assert_eq!(server.connections(), 1, "all watches should be multiplexed");
+    for (i, tx) in senders.lock().unwrap().iter().enumerate() {
+        let event =
+            format!("{{\"type\":\"ADDED\",\"object\":{{\"metadata\":{{\"name\":\"p{i}\"}}}}}}\n");
+        tx.send(Bytes::from(event)).unwrap();
+    }
+    for (i, stream) in streams.iter_mut().enumerate() {
+        let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let WatchEvent::Added(pod) = event else {
+            panic!("unexpected {event:?}")
+        };
+        assert_eq!(pod.metadata.name.as_deref(), Some(format!("p{i}").as_str()));
+    }
+    // Closing the server side ends each watch cleanly.
+    senders.lock().unwrap().clear();
+    for stream in &mut streams {
+        assert!(
+            tokio::time::timeout(Duration::from_secs(10), stream.next())
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+}
