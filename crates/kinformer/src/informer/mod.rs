@@ -14,6 +14,7 @@
 mod handler;
 mod listener;
 mod notification;
+mod pipeline;
 mod process;
 mod processor;
 mod queue;
@@ -21,6 +22,8 @@ mod registration;
 mod run;
 mod shared;
 mod sync;
+#[cfg(test)]
+mod testing;
 mod transform;
 
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};

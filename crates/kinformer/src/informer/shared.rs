@@ -44,7 +44,7 @@ pub(crate) struct Inner<K> {
     /// cache, so a late handler misses no change and sees none twice.
     pub(crate) deltas: Mutex<()>,
     /// The reflector's last synced resourceVersion, once running.
-    pub(crate) resource_version: Mutex<Option<Box<dyn Fn() -> String + Send + Sync>>>,
+    resource_version: Mutex<Option<Box<dyn Fn() -> String + Send + Sync>>>,
     setup: Mutex<Setup<K>>,
     default_resync: Duration,
     resource: Arc<str>,
@@ -65,6 +65,17 @@ impl<K> Inner<K> {
         self.deltas.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Where [`SharedIndexInformer::last_sync_resource_version`] reads from, once running.
+    pub(crate) fn set_resource_version_source(
+        &self,
+        source: Box<dyn Fn() -> String + Send + Sync>,
+    ) {
+        *self
+            .resource_version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(source);
+    }
+
     fn setup(&self) -> MutexGuard<'_, Setup<K>> {
         // Plain options; each section leaves them consistent.
         self.setup.lock().unwrap_or_else(PoisonError::into_inner)
@@ -79,8 +90,7 @@ impl<K> Inner<K> {
 /// - Handlers can be added and removed at any time. A handler added while running first gets a
 ///   synthetic initial-list add for every cached object. Each handler has its own unbounded,
 ///   ordered buffer and task: a slow handler delays only itself.
-/// - `metadata.managedFields` is dropped from every object by default (see
-///   [`Config::keep_managed_fields`](super::Config::keep_managed_fields)).
+/// - `metadata.managedFields` is dropped from every object by default, before any transform.
 ///
 /// Cloning gives another handle to the same informer.
 pub struct SharedIndexInformer<K> {
