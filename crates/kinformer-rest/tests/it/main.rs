@@ -2,5 +2,6 @@
 //! client certificates) and against the in-process simulator.
 
 mod server;
+mod sim;
 mod stack;
 mod transport;
