@@ -148,11 +148,14 @@ async fn many_concurrent_watches_on_one_client() {
     drop(watches);
 }
 
+/// A predicate an error must satisfy.
+type Check = fn(&kinformer_rest::Error) -> bool;
+
 #[tokio::test]
 async fn status_faults_map_to_predicates() {
     let sim = Sim::builder().pods(3).seed(3).start().await.unwrap();
     let rc = in_process(&sim);
-    let cases: Vec<(FaultKind, fn(&kinformer_rest::Error) -> bool)> = vec![
+    let cases: Vec<(FaultKind, Check)> = vec![
         (
             FaultKind::Status {
                 code: 500,
