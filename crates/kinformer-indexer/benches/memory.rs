@@ -1,0 +1,128 @@
+//! Bytes per cached pod, with and without a managedFields-stripping transform, and the
+//! indexer's own overhead per object, measured with a counting global allocator.
+//!
+//! Run with `cargo bench -p kinformer-indexer --bench memory`.
+
+#![allow(clippy::print_stdout)] // A benchmark reports its numbers on stdout.
+
+#[path = "support/pods.rs"]
+mod pods;
+
+use std::alloc::System;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::Store;
+use kinformer_indexer::{Config, IndexFunc, Indexer};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const PODS: usize = 10_000;
+const NAMESPACES: usize = 20;
+
+/// Net bytes still allocated since `region` started.
+fn net(region: &Region<'_, System>) -> isize {
+    let change = region.change();
+    change.bytes_allocated as isize - change.bytes_deallocated as isize + change.bytes_reallocated
+}
+
+/// Decodes every pod from JSON (as a list or watch would), optionally stripping managedFields
+/// the way an informer transform does, and counts the bytes that stay allocated.
+fn build(json: &[Vec<u8>], strip: bool) -> (Vec<Arc<Pod>>, isize) {
+    let mut pods = Vec::with_capacity(PODS);
+    let region = Region::new(GLOBAL);
+    for bytes in json {
+        let mut pod = pods::from_json(bytes);
+        if strip {
+            pods::strip_managed_fields(&mut pod);
+        }
+        pods.push(Arc::new(pod));
+    }
+    let bytes = net(&region);
+    (pods, bytes)
+}
+
+fn three_indexes() -> Config<Pod> {
+    Config::default()
+        .index(
+            "node",
+            IndexFunc::new(|pod: &Pod| {
+                Ok(pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.clone())
+                    .into_iter()
+                    .collect())
+            }),
+        )
+        .index(
+            "app",
+            IndexFunc::new(|pod: &Pod| {
+                Ok(pod
+                    .metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get("app").cloned())
+                    .into_iter()
+                    .collect())
+            }),
+        )
+}
+
+/// Bytes the indexer itself holds per object (maps, keys, index sets), objects excluded.
+fn index_overhead(pods: &[Arc<Pod>], config: Config<Pod>) -> isize {
+    let region = Region::new(GLOBAL);
+    let indexer = Indexer::new(config);
+    for pod in pods {
+        indexer
+            .add(Arc::clone(pod))
+            .expect("the benchmark's index functions never fail");
+    }
+    let bytes = net(&region);
+    drop(indexer);
+    bytes
+}
+
+fn main() {
+    let json: Vec<Vec<u8>> = (0..PODS)
+        .map(|i| pods::to_json(&pods::pod(i, NAMESPACES)))
+        .collect();
+    let average_json = json.iter().map(Vec::len).sum::<usize>() / PODS;
+    let per = |bytes: isize| bytes / PODS as isize;
+
+    let (full, full_bytes) = build(&json, false);
+    let store_namespace = index_overhead(&full, Config::default());
+    let store_three = index_overhead(&full, three_indexes());
+    drop(full);
+    let (stripped, stripped_bytes) = build(&json, true);
+    drop(stripped);
+
+    println!("memory per cached pod ({PODS} generated pods, average JSON size {average_json} B)");
+    println!(
+        "  (inline sizes: Pod {} B, Container {} B)",
+        std::mem::size_of::<Pod>(),
+        std::mem::size_of::<k8s_openapi::api::core::v1::Container>()
+    );
+    println!(
+        "  pod object, as decoded (Arc<Pod>):        {:>6} B",
+        per(full_bytes)
+    );
+    println!(
+        "  pod object, managedFields stripped:       {:>6} B",
+        per(stripped_bytes)
+    );
+    println!(
+        "  indexer overhead, namespace index only:   {:>6} B",
+        per(store_namespace)
+    );
+    println!(
+        "  indexer overhead, namespace+node+app:     {:>6} B",
+        per(store_three)
+    );
+    println!(
+        "  total per cached pod (stripped, 3 indexes): {:>4} B",
+        per(stripped_bytes + store_three)
+    );
+}

@@ -1,0 +1,148 @@
+//! Indexer write and read throughput with realistic pods: adds/s, updates/s with three indexes
+//! (namespace, node, app), replace of 50k objects, and indexed reads.
+//!
+//! Run with `cargo bench -p kinformer-indexer --bench throughput`.
+
+#![allow(clippy::print_stdout)] // A benchmark reports its numbers on stdout.
+
+#[path = "support/pods.rs"]
+mod pods;
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::{Store, StoreRead};
+use kinformer_indexer::{Config, IndexFunc, Indexer, Lister, NAMESPACE_INDEX};
+use kinformer_selector::LabelSelector;
+
+const OBJECTS: usize = 50_000;
+
+fn three_indexes() -> Indexer<Pod> {
+    Indexer::new(
+        Config::default()
+            .index(
+                "node",
+                IndexFunc::new(|pod: &Pod| {
+                    Ok(pod
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.node_name.clone())
+                        .into_iter()
+                        .collect())
+                }),
+            )
+            .index(
+                "app",
+                IndexFunc::new(|pod: &Pod| {
+                    Ok(pod
+                        .metadata
+                        .labels
+                        .as_ref()
+                        .and_then(|l| l.get("app").cloned())
+                        .into_iter()
+                        .collect())
+                }),
+            ),
+    )
+}
+
+fn rate(label: &str, count: usize, run: impl FnOnce()) {
+    let start = Instant::now();
+    run();
+    let elapsed = start.elapsed();
+    println!(
+        "  {label:<44} {:>10.0} /s  ({count} in {:.1} ms)",
+        count as f64 / elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    let pods: Vec<Arc<Pod>> = (0..OBJECTS).map(|i| Arc::new(pods::pod(i, 50))).collect();
+    // Updates move every pod to another node, so the node index really changes.
+    let moved: Vec<Arc<Pod>> = (0..OBJECTS)
+        .map(|i| {
+            let mut pod = pods::pod(i, 50);
+            if let Some(spec) = pod.spec.as_mut() {
+                spec.node_name = Some(format!("node-{}", (i + 1) % 100));
+            }
+            Arc::new(pod)
+        })
+        .collect();
+    println!("indexer throughput ({OBJECTS} pods, 50 namespaces, 100 nodes)");
+
+    let plain: Indexer<Pod> = Indexer::default();
+    rate("add, namespace index only", OBJECTS, || {
+        for pod in &pods {
+            plain
+                .add(Arc::clone(pod))
+                .expect("index functions never fail here");
+        }
+    });
+    let indexed = three_indexes();
+    rate("add, 3 indexes", OBJECTS, || {
+        for pod in &pods {
+            indexed
+                .add(Arc::clone(pod))
+                .expect("index functions never fail here");
+        }
+    });
+    rate("update, 3 indexes (node changes)", OBJECTS, || {
+        for pod in &moved {
+            indexed
+                .update(Arc::clone(pod))
+                .expect("index functions never fail here");
+        }
+    });
+    rate("update, 3 indexes (same values)", OBJECTS, || {
+        for pod in &moved {
+            indexed
+                .update(Arc::clone(pod))
+                .expect("index functions never fail here");
+        }
+    });
+    rate(
+        "replace of 50k objects, 3 indexes (objects)",
+        OBJECTS,
+        || {
+            indexed
+                .replace(pods.clone(), "2")
+                .expect("index functions never fail here");
+        },
+    );
+    rate("get_by_key", OBJECTS, || {
+        for i in 0..OBJECTS {
+            black_box(indexed.get_by_key(&format!("namespace-{}/x-{i}", i % 50)));
+        }
+    });
+    rate("by_index(namespace) (1000 pods each)", 500, || {
+        for i in 0..500 {
+            black_box(
+                indexed
+                    .by_index(NAMESPACE_INDEX, &format!("namespace-{}", i % 50))
+                    .ok(),
+            );
+        }
+    });
+    let lister = Lister::new(Arc::new(indexed), "pods");
+    let selector = LabelSelector::parse("app=app-7,tier in (frontend,backend)").unwrap_or_default();
+    rate("namespaced list with selector (1000 pods)", 500, || {
+        for i in 0..500 {
+            black_box(
+                lister
+                    .namespaced(format!("namespace-{}", i % 50))
+                    .list(&selector)
+                    .len(),
+            );
+        }
+    });
+    rate("delete, 3 indexes", OBJECTS, || {
+        for pod in &pods {
+            plain
+                .delete(Arc::clone(pod))
+                .expect("index functions never fail here");
+        }
+    });
+}
