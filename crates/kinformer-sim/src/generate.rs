@@ -182,8 +182,13 @@ fn container(r: &mut Rng, app: &str, i: usize) -> (Value, Value) {
         r.below(10)
     );
     let port = 8000 + r.below(1000);
-    let env: Vec<Value> = (0..3 + r.below(5))
-        .map(|j| json!({"name": format!("{}_{j}", r.pick(&["FEATURE", "CONFIG", "ENDPOINT", "LOG_LEVEL"])), "value": varied(r, 6, 20)}))
+    let env_count = if i == 0 {
+        2 + r.below(4)
+    } else {
+        1 + r.below(2)
+    };
+    let env: Vec<Value> = (0..env_count)
+        .map(|j| json!({"name": format!("{}_{j}", r.pick(&["FEATURE", "CONFIG", "ENDPOINT", "LOG_LEVEL"])), "value": varied(r, 4, 12)}))
         .collect();
     let probe = |r: &mut Rng, path: &str| {
         json!({
@@ -192,7 +197,7 @@ fn container(r: &mut Rng, app: &str, i: usize) -> (Value, Value) {
             "successThreshold": 1, "failureThreshold": 3,
         })
     };
-    let spec = json!({
+    let mut spec = json!({
         "name": name, "image": image,
         "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}, {"name": "metrics", "containerPort": 9090, "protocol": "TCP"}],
         "env": env,
@@ -202,6 +207,17 @@ fn container(r: &mut Rng, app: &str, i: usize) -> (Value, Value) {
         "volumeMounts": [{"name": "kube-api-access", "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}],
         "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
     });
+    if i > 0 {
+        // Sidecars are leaner: one port, no readiness probe, no service-account mount.
+        if let Some(m) = spec.as_object_mut() {
+            m.remove("readinessProbe");
+            m.remove("volumeMounts");
+            m.insert(
+                "ports".into(),
+                json!([{"name": "admin", "containerPort": port, "protocol": "TCP"}]),
+            );
+        }
+    }
     let status = json!({
         "name": name, "state": {"running": {"startedAt": ts(r)}}, "lastState": {}, "ready": true,
         "restartCount": r.below(3), "image": image, "imageID": format!("registry.example.com/{app}/{name}@sha256:{}", r.hex(64)),
@@ -234,7 +250,7 @@ fn pod(r: &mut Rng, total: usize) -> Value {
     let mut l = labels(r);
     l["app"] = json!(app);
     l["pod-template-hash"] = json!(rs_hash);
-    let conditions: Vec<Value> = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+    let conditions: Vec<Value> = ["Initialized", "Ready", "ContainersReady", "PodScheduled"]
         .iter()
         .map(|t| json!({"type": t, "status": "True", "lastProbeTime": null, "lastTransitionTime": created}))
         .collect();
@@ -249,7 +265,7 @@ fn pod(r: &mut Rng, total: usize) -> Value {
                  "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
                               "f:ownerReferences": {".": {}}}, "f:spec": {"f:containers": {}, "f:restartPolicy": {}}}},
                 {"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "time": created, "fieldsType": "FieldsV1", "subresource": "status",
-                 "fieldsV1": {"f:status": {"f:conditions": {}, "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {}, "f:podIP": {}, "f:startTime": {}}}},
+                 "fieldsV1": {"f:status": {"f:conditions": {}, "f:containerStatuses": {}, "f:phase": {}}}},
             ],
         },
         "spec": {
@@ -260,8 +276,7 @@ fn pod(r: &mut Rng, total: usize) -> Value {
             "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
                             {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
             "volumes": [{"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
-                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]}}],
+                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}],
         },
         "status": {
             "phase": phase, "conditions": conditions, "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],

@@ -289,7 +289,7 @@ mod tests {
         );
         assert!(r.by_path("apps", "v1", "deployments").is_some());
         let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
-        let def = r.register(&cr).map_err(|e| e.to_string());
+        let def = r.register(&cr);
         assert_eq!(
             def.map(|d| d.id.clone()),
             Ok("widgets.example.com".to_owned())

@@ -244,6 +244,7 @@ async fn compact_periodically(shared: Arc<Shared>, every: Duration, keep: Option
 
 impl From<ApiError> for Error {
     fn from(e: ApiError) -> Self {
+        let e = e.into_inner();
         Self::Api {
             code: e.code,
             reason: e.reason,

@@ -7,9 +7,28 @@ use serde_json::{Value, json};
 use crate::body::SimBody;
 use crate::resource::ResourceDef;
 
-/// An error answer: an HTTP code plus the `Status` body that goes with it.
+/// An error answer: an HTTP code plus the `Status` body that goes with it. Boxed, so the `Result`s
+/// that carry it stay small.
 #[derive(Debug, Clone)]
-pub(crate) struct ApiError {
+pub(crate) struct ApiError(Box<ApiErrorInner>);
+
+impl std::ops::Deref for ApiError {
+    type Target = ApiErrorInner;
+
+    fn deref(&self) -> &ApiErrorInner {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ApiError {
+    fn deref_mut(&mut self) -> &mut ApiErrorInner {
+        &mut self.0
+    }
+}
+
+/// The fields of an [`ApiError`].
+#[derive(Debug, Clone)]
+pub(crate) struct ApiErrorInner {
     pub(crate) code: u16,
     pub(crate) reason: String,
     pub(crate) message: String,
@@ -23,7 +42,7 @@ pub(crate) struct ApiError {
 
 impl ApiError {
     pub(crate) fn new(code: u16, reason: &str, message: impl Into<String>) -> Self {
-        Self {
+        Self(Box::new(ApiErrorInner {
             code,
             reason: reason.to_owned(),
             message: message.into(),
@@ -31,7 +50,11 @@ impl ApiError {
             retry_after: None,
             continue_token: None,
             plain_text: false,
-        }
+        }))
+    }
+
+    pub(crate) fn into_inner(self) -> ApiErrorInner {
+        *self.0
     }
 
     /// The reason the apiserver uses for a bare HTTP code.

@@ -109,6 +109,15 @@ impl WatchTask {
             Err(stop) => stop,
         };
         if let Stop::Abort = stop {
+            // Let the connection write what was sent before the cut: an error from the body makes
+            // the server drop its unflushed output.
+            for _ in 0..100 {
+                if self.tx.capacity() == self.tx.max_capacity() {
+                    break;
+                }
+                sleep(Duration::from_millis(5)).await;
+            }
+            sleep(Duration::from_millis(20)).await;
             let _ = self.tx.send(Chunk::Abort).await;
         }
     }
@@ -239,10 +248,7 @@ impl WatchTask {
             .deadline
             .checked_sub(BOOKMARK_BEFORE_TIMEOUT)
             .filter(|t| *t > now);
-        self.next_bookmark = match before_timeout {
-            Some(t) => Some(periodic.min(t)),
-            None => None,
-        };
+        self.next_bookmark = before_timeout.map(|t| periodic.min(t));
     }
 
     /// The line this watcher sends for `e`, given its selectors (objects entering or leaving the

@@ -40,7 +40,7 @@ pub(super) fn serve(shared: &Shared, path: &str) -> Option<Response<SimBody>> {
                 .iter()
                 .map(|(g, v)| {
                     let gv = json!({"groupVersion": format!("{g}/{v}"), "version": v});
-                    json!({"name": g, "versions": [gv.clone()], "preferredVersion": gv})
+                    json!({"name": g, "versions": [&gv], "preferredVersion": &gv})
                 })
                 .collect();
             json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})

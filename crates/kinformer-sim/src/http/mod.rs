@@ -82,7 +82,7 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
             return Err(ApiError::new(
                 405,
                 "MethodNotAllowed",
-                format!("the server does not allow this method on the requested resource"),
+                "the server does not allow this method on the requested resource",
             ));
         }
     };

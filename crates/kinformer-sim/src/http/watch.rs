@@ -92,7 +92,7 @@ pub(super) async fn serve(
     let rv = params.rv().to_owned();
     let numeric = match rv.as_str() {
         "" | "0" => None,
-        other => Some(parse_rv(other).map_err(|e| ApiError::internal(e.message))?),
+        other => Some(parse_rv(other).map_err(|e| ApiError::internal(e.message.clone()))?),
     };
     let start = match (params.send_initial_events, numeric) {
         (Some(true), min_rev) => Start::Initial {

@@ -44,6 +44,7 @@ fn visible(history: &[Version], rev: u64) -> Option<&RecordRef> {
 
 impl Store {
     /// Reads up to `limit` matching objects under `prefix`, starting at `start` (relative to it).
+    #[allow(clippy::too_many_arguments)] // each is one list parameter; a struct would only rename them
     pub(crate) fn list(
         &self,
         def: &ResourceDef,

@@ -1,0 +1,18 @@
+//! Integration tests of kinformer-sim: wire-level LIST/WATCH rules, writes, faults, the control API,
+//! kubectl, and property tests. One binary, one module per area.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
+
+mod common;
+mod control;
+mod faults;
+mod kubectl;
+mod list;
+mod prop;
+mod watch;
+mod writes;
