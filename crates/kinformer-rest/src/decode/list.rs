@@ -10,8 +10,22 @@ use serde::{Deserialize, Deserializer};
 
 use crate::error::{Error, Kind, Result};
 
-/// Decodes a list response (`{"metadata":{...},"items":[...]}`, any field order).
-pub(crate) fn decode_list<K: DeserializeOwned>(body: &[u8]) -> Result<ObjectList<K>> {
+/// Decodes a list response body (`{"metadata":{...},"items":[...]}`, fields in any order) into
+/// an [`ObjectList`], each item straight into an `Arc<K>` with no intermediate JSON tree.
+///
+/// # Errors
+/// A body that is not a list of `K` (a decode error).
+///
+/// # Examples
+/// ```
+/// use k8s_openapi::api::core::v1::Namespace;
+///
+/// let body = br#"{"kind":"NamespaceList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}}]}"#;
+/// let list = kinformer_rest::decode_list::<Namespace>(body)?;
+/// assert_eq!((list.resource_version.as_str(), list.items.len()), ("7", 1));
+/// # Ok::<(), kinformer_rest::Error>(())
+/// ```
+pub fn decode_list<K: DeserializeOwned>(body: &[u8]) -> Result<ObjectList<K>> {
     let mut de = serde_json::Deserializer::from_slice(body);
     let list = ListSeed::<K>(PhantomData)
         .deserialize(&mut de)

@@ -6,5 +6,5 @@ mod list;
 mod stream;
 
 pub use frame::WatchDecoder;
-pub(crate) use list::decode_list;
+pub use list::decode_list;
 pub use stream::{ByteStream, WatchStream};
