@@ -25,6 +25,9 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod error;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub mod factory;
 pub mod informer;
 pub mod workqueue;
 

@@ -11,6 +11,7 @@
 // the allowance goes away with the public constructor that wires reflector and queue.
 #![cfg_attr(not(test), allow(dead_code))]
 
+mod config;
 mod handler;
 mod listener;
 mod notification;
@@ -26,6 +27,12 @@ mod sync;
 mod testing;
 mod transform;
 
+#[cfg(feature = "rest")]
+pub(crate) use queue::DeltaQueue;
+#[cfg(all(test, feature = "rest"))]
+pub(crate) use testing::ScriptedQueue;
+
+pub use config::{Config, QueueKind};
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};
 pub use processor::MINIMUM_RESYNC_PERIOD;
 pub use registration::Registration;

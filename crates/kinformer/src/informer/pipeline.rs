@@ -6,6 +6,7 @@ use std::sync::Arc;
 use kinformer_core::{ListerWatcher, Object};
 use kinformer_indexer::Indexer;
 use kinformer_reflector::{Config as ReflectorConfig, Reflector, TypeCheck};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::queue::DeltaQueue;
@@ -39,7 +40,13 @@ where
                 stop,
             } = parts;
             let queue = Arc::new(make_queue(Arc::clone(&inner.indexer)));
-            let store = TransformingStore::new(Arc::clone(&queue), strip_managed_fields, transform);
+            let written = Arc::new(Notify::new());
+            let store = TransformingStore::new(
+                Arc::clone(&queue),
+                strip_managed_fields,
+                transform,
+                Arc::clone(&written),
+            );
             let config = reflector_config.resync_period(inner.processor.check_period());
             // Weak: the reflector must not keep the informer alive.
             let resync_target = Arc::downgrade(&inner);
@@ -61,7 +68,7 @@ where
                 // An error means the informer is gone: stop as well.
                 drop(reflector_stop.wait_for(|stop| *stop).await);
             });
-            run_loop(inner, queue, reflector, stop).await;
+            run_loop(inner, queue, written, reflector, stop).await;
         })
     })
 }

@@ -3,11 +3,90 @@
 
 use std::sync::Arc;
 
-use kinformer_core::{Delta, Object, Store, StoreError};
+use std::collections::HashSet;
+
+use kinformer_core::{DeletedState, Delta, Object, Store, StoreError, StoreRead};
 use kinformer_indexer::Indexer;
 
 use super::notification::Notification;
 use super::processor::Processor;
+use super::queue::{Item, Popped};
+
+/// Applies one popped item to `cache` and notifies the handlers.
+///
+/// # Errors
+/// A cache error; the rest of the item is skipped (a later relist repairs the cache).
+pub(crate) fn process_item<K: Object>(
+    popped: Popped<K>,
+    cache: &Indexer<K>,
+    processor: &Processor<K>,
+) -> Result<(), StoreError> {
+    let initial = popped.is_in_initial_list;
+    match popped.item {
+        Item::Deltas(deltas) => process_deltas(deltas, initial, cache, processor),
+        Item::ReplacedAll {
+            resource_version,
+            objects,
+        } => replace_all(objects, &resource_version, initial, cache, processor),
+        Item::SyncAll => {
+            for obj in cache.list() {
+                let notification = Notification::Update {
+                    old: Arc::clone(&obj),
+                    new: obj,
+                };
+                processor.distribute(&notification, true);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// client-go's atomic replace: swap the cache content in one step, then report deletions
+/// (tombstones with the cached object) first, then updates and adds in list order.
+fn replace_all<K: Object>(
+    objects: Vec<Arc<K>>,
+    resource_version: &str,
+    initial: bool,
+    cache: &Indexer<K>,
+    processor: &Processor<K>,
+) -> Result<(), StoreError> {
+    let key_func = cache.key_func();
+    let listed: HashSet<String> = objects.iter().map(|o| key_func.key(o)).collect();
+    let deleted: Vec<(String, Arc<K>)> = cache
+        .list_keys()
+        .into_iter()
+        .filter(|key| !listed.contains(key))
+        .filter_map(|key| cache.get_by_key(&key).map(|obj| (key, obj)))
+        .collect();
+    let changes: Vec<Notification<K>> = objects
+        .iter()
+        .map(|obj| match cache.get(obj) {
+            Some(old) => Notification::Update {
+                old,
+                new: Arc::clone(obj),
+            },
+            None => Notification::Add {
+                obj: Arc::clone(obj),
+                initial,
+            },
+        })
+        .collect();
+    cache.replace(objects, resource_version)?;
+    for (key, last) in deleted {
+        processor.distribute(
+            &Notification::Delete(DeletedState::Unknown { key, last }),
+            false,
+        );
+    }
+    for change in changes {
+        let is_sync = match &change {
+            Notification::Update { old, new } => old.resource_version() == new.resource_version(),
+            _ => false,
+        };
+        processor.distribute(&change, is_sync);
+    }
+    Ok(())
+}
 
 /// Applies `deltas` (oldest first) to `cache`, and after each change queues the matching
 /// notification for the handlers.
@@ -19,7 +98,7 @@ use super::processor::Processor;
 ///
 /// # Errors
 /// A cache error stops processing of the remaining deltas, as in client-go.
-pub(crate) fn process_deltas<K: Object>(
+fn process_deltas<K: Object>(
     deltas: impl IntoIterator<Item = Delta<K>>,
     is_in_initial_list: bool,
     cache: &Indexer<K>,
@@ -206,5 +285,86 @@ mod tests {
             *log.lock().unwrap(),
             ["add a@1 false", "update a@1->2", "delete a tombstone=false"]
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn replaced_all_reports_deletions_first_then_list_order() {
+        let synced = SyncSignal::new();
+        let processor = Processor::new(synced.watcher(), Duration::ZERO);
+        let cache: Indexer<ConfigMap> = Indexer::default();
+        let (log, handler) = recorder();
+        processor
+            .add_listener(Arc::new(handler), Duration::ZERO, Vec::new)
+            .unwrap();
+        processor.start(Handle::current());
+        let replace = |objects: Vec<Arc<ConfigMap>>, initial| Popped {
+            item: Item::ReplacedAll {
+                resource_version: "9".into(),
+                objects,
+            },
+            is_in_initial_list: initial,
+        };
+        process_item(
+            replace(vec![cm("a", "1"), cm("b", "1")], true),
+            &cache,
+            &processor,
+        )
+        .unwrap();
+        process_item(
+            replace(vec![cm("c", "2"), cm("a", "3")], false),
+            &cache,
+            &processor,
+        )
+        .unwrap();
+        // Everything cached is re-delivered, unchanged, to handlers due for resync only.
+        process_item(
+            Popped {
+                item: Item::SyncAll,
+                is_in_initial_list: false,
+            },
+            &cache,
+            &processor,
+        )
+        .unwrap();
+        settle().await;
+        assert_eq!(cache.last_sync_resource_version(), "9");
+        let mut keys = cache.list_keys();
+        keys.sort();
+        assert_eq!(keys, ["ns/a", "ns/c"]);
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                "add a@1 true",
+                "add b@1 true",
+                "delete b tombstone=true",
+                "add c@2 false",
+                "update a@1->3"
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn sync_all_reaches_handlers_due_for_resync() {
+        let synced = SyncSignal::new();
+        let processor = Processor::new(synced.watcher(), Duration::from_secs(1));
+        let cache: Indexer<ConfigMap> = Indexer::default();
+        cache.add(cm("a", "1")).unwrap();
+        let (log, handler) = recorder();
+        processor
+            .add_listener(Arc::new(handler), Duration::from_secs(1), Vec::new)
+            .unwrap();
+        processor.start(Handle::current());
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(processor.should_resync(Instant::now()));
+        let sync_all = || Popped {
+            item: Item::SyncAll,
+            is_in_initial_list: false,
+        };
+        process_item(sync_all(), &cache, &processor).unwrap();
+        // Not due any more until the next period.
+        assert!(!processor.should_resync(Instant::now()));
+        process_item(sync_all(), &cache, &processor).unwrap();
+        settle().await;
+        assert_eq!(*log.lock().unwrap(), ["update a@1->1"]);
     }
 }

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use kinformer_core::Object;
 use tokio::runtime::Handle;
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
-use super::process::process_deltas;
+use super::process::process_item;
 use super::queue::{DeltaQueue, Popped};
 use super::shared::Inner;
 
@@ -29,9 +29,13 @@ impl<K: Send + Sync + 'static> Drop for CloseOnDrop<'_, K> {
 
 /// Runs until `stop` turns true (or its sender is gone) or the queue closes: the reflector
 /// future runs on its own task and feeds `queue`; this loop pops, applies, distributes.
+///
+/// `written` is notified after every write to the queue, so an initial list that leaves
+/// nothing to pop (an empty list) still marks the informer synced, without polling.
 pub(crate) async fn run_loop<K, Q>(
     inner: Arc<Inner<K>>,
     queue: Arc<Q>,
+    written: Arc<Notify>,
     reflector: impl Future<Output = ()> + Send + 'static,
     mut stop: watch::Receiver<bool>,
 ) where
@@ -49,19 +53,17 @@ pub(crate) async fn run_loop<K, Q>(
         tokio::select! {
             biased;
             _ = stop.wait_for(|stop| *stop) => break,
-            () = queue.synced(), if !synced => {
-                // Only reached between items, so every popped initial item is fully handled.
-                synced = true;
-                inner.synced.mark_synced();
-            }
-            popped = queue.pop() => {
-                let Some(popped) = popped else { break };
-                handle(&inner, popped);
-                if !synced && queue.has_synced() {
-                    synced = true;
-                    inner.synced.mark_synced();
+            () = written.notified(), if !synced => {}
+            popped = queue.pop(|popped| handle(&inner, popped)) => {
+                if popped.is_none() {
+                    break;
                 }
             }
+        }
+        // Checked between items only, so every popped initial item is fully handled.
+        if !synced && queue.has_synced() {
+            synced = true;
+            inner.synced.mark_synced();
         }
     }
     queue.close();
@@ -75,12 +77,7 @@ pub(crate) async fn run_loop<K, Q>(
 
 fn handle<K: Object>(inner: &Inner<K>, popped: Popped<K>) {
     let _exclusive = inner.lock_deltas();
-    if let Err(error) = process_deltas(
-        popped.deltas,
-        popped.is_in_initial_list,
-        &inner.indexer,
-        &inner.processor,
-    ) {
+    if let Err(error) = process_item(popped, &inner.indexer, &inner.processor) {
         // As in client-go: the item is dropped, the loop goes on; a relist repairs the cache.
         tracing::error!(
             error = &error as &dyn std::error::Error,

@@ -7,12 +7,15 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use kinformer_core::{Object, StoreRead};
-use kinformer_indexer::{IndexFunc, Indexer, Lister};
+use kinformer_core::{ListerWatcher, Object, StoreRead};
+use kinformer_indexer::{Config as IndexerConfig, IndexFunc, Indexer, Lister};
 use tokio::sync::watch;
 
+use super::config::Config;
 use super::handler::EventHandler;
+use super::pipeline::reflector_pipeline;
 use super::processor::Processor;
+use super::queue::DeltaQueue;
 use super::registration::Registration;
 use super::sync::SyncSignal;
 use super::transform::Transform;
@@ -127,6 +130,34 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
                 stop: watch::Sender::new(false),
             }),
         }
+    }
+
+    /// An informer listing and watching `source`, through the queue `make_queue` builds over
+    /// the cache (which it may use as its known objects).
+    pub(crate) fn with_queue<L, Q>(
+        source: L,
+        config: Config<K>,
+        make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
+    ) -> Self
+    where
+        L: ListerWatcher<K> + 'static,
+        Q: DeltaQueue<K>,
+    {
+        let indexes = config
+            .indexes
+            .into_iter()
+            .fold(IndexerConfig::default(), |c, (name, func)| {
+                c.index(name, func)
+            });
+        let pipeline = reflector_pipeline(source, config.reflector, config.type_check, make_queue);
+        Self::from_parts(
+            Indexer::new(indexes),
+            config.resync_period,
+            config.name,
+            !config.keep_managed_fields,
+            config.transform,
+            pipeline,
+        )
     }
 
     /// Adds a handler with the informer's default resync period.

@@ -4,27 +4,35 @@ use std::collections::VecDeque;
 use std::pin::pin;
 use std::sync::{Arc, Mutex};
 
-use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer_core::{DeletedState, Delta, Store, StoreError};
+use kinformer_core::{DeletedState, Delta, Object, Store, StoreError};
 use tokio::sync::{Notify, watch};
 
-use super::queue::{DeltaQueue, Popped};
+use super::queue::{DeltaQueue, Item, Popped};
 
 /// A minimal in-order queue (no per-key compression): enough to drive the informer loop.
-pub(crate) struct ScriptedQueue {
-    state: Mutex<QueueState>,
+pub(crate) struct ScriptedQueue<K> {
+    state: Mutex<QueueState<K>>,
     wake: Notify,
     synced: watch::Sender<bool>,
 }
 
-#[derive(Default)]
-struct QueueState {
-    items: VecDeque<Delta<ConfigMap>>,
+struct QueueState<K> {
+    items: VecDeque<Delta<K>>,
     initial_left: Option<usize>,
     closed: bool,
 }
 
-impl ScriptedQueue {
+impl<K> Default for QueueState<K> {
+    fn default() -> Self {
+        Self {
+            items: VecDeque::new(),
+            initial_left: None,
+            closed: false,
+        }
+    }
+}
+
+impl<K: Object> ScriptedQueue<K> {
     pub(crate) fn new() -> Self {
         Self {
             state: Mutex::default(),
@@ -33,26 +41,26 @@ impl ScriptedQueue {
         }
     }
 
-    fn push(&self, delta: Delta<ConfigMap>) {
+    fn push(&self, delta: Delta<K>) {
         self.state.lock().unwrap().items.push_back(delta);
         self.wake.notify_one();
     }
 }
 
-impl Store<ConfigMap> for ScriptedQueue {
-    fn add(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+impl<K: Object> Store<K> for ScriptedQueue<K> {
+    fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
         self.push(Delta::Added(obj));
         Ok(())
     }
-    fn update(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+    fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
         self.push(Delta::Updated(obj));
         Ok(())
     }
-    fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+    fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
         self.push(Delta::Deleted(DeletedState::Known(obj)));
         Ok(())
     }
-    fn replace(&self, list: Vec<Arc<ConfigMap>>, _rv: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, _rv: &str) -> Result<(), StoreError> {
         let mut state = self.state.lock().unwrap();
         if state.initial_left.is_none() {
             state.initial_left = Some(list.len());
@@ -70,8 +78,8 @@ impl Store<ConfigMap> for ScriptedQueue {
     }
 }
 
-impl DeltaQueue<ConfigMap> for ScriptedQueue {
-    async fn pop(&self) -> Option<Popped<ConfigMap>> {
+impl<K: Object> DeltaQueue<K> for ScriptedQueue<K> {
+    async fn pop<R: Send>(&self, process: impl FnOnce(Popped<K>) -> R + Send) -> Option<R> {
         loop {
             let mut notified = pin!(self.wake.notified());
             notified.as_mut().enable();
@@ -79,16 +87,17 @@ impl DeltaQueue<ConfigMap> for ScriptedQueue {
                 let mut state = self.state.lock().unwrap();
                 if let Some(delta) = state.items.pop_front() {
                     let is_in_initial_list = state.initial_left.is_some_and(|n| n > 0);
+                    let result = process(Popped {
+                        item: Item::Deltas(vec![delta]),
+                        is_in_initial_list,
+                    });
                     if let Some(n) = state.initial_left.as_mut().filter(|n| **n > 0) {
                         *n -= 1;
                         if *n == 0 {
                             self.synced.send_replace(true);
                         }
                     }
-                    return Some(Popped {
-                        deltas: vec![delta],
-                        is_in_initial_list,
-                    });
+                    return Some(result);
                 }
                 if state.closed {
                     return None;
@@ -99,9 +108,6 @@ impl DeltaQueue<ConfigMap> for ScriptedQueue {
     }
     fn has_synced(&self) -> bool {
         *self.synced.borrow()
-    }
-    async fn synced(&self) {
-        drop(self.synced.subscribe().wait_for(|s| *s).await);
     }
     fn close(&self) {
         self.state.lock().unwrap().closed = true;

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use kinformer_core::{Object, Store, StoreError};
+use tokio::sync::Notify;
 
 /// A change applied in place to every object as it enters the informer's queue (client-go's
 /// `TransformFunc`), before it reaches the cache or a handler. It must be idempotent: a relist
@@ -66,13 +67,14 @@ pub(crate) fn strip_managed_fields<K: Object + Clone>(obj: Arc<K>) -> Arc<K> {
     obj
 }
 
-/// The store the reflector writes to: applies the informer's transforms, then forwards to the
-/// queue. Deletes pass untransformed, as in client-go (tombstones and final states are never
-/// transformed again).
+/// The store the reflector writes to: applies the informer's transforms to every object it is
+/// given (added, updated, deleted, listed; tombstones and resyncs never pass here), forwards to
+/// the queue, then signals `written`.
 pub(crate) struct TransformingStore<S, K> {
     inner: S,
     strip_managed_fields: bool,
     transform: Option<Transform<K>>,
+    written: Arc<Notify>,
 }
 
 impl<S, K: Object + Clone> TransformingStore<S, K> {
@@ -80,12 +82,19 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
         inner: S,
         strip_managed_fields: bool,
         transform: Option<Transform<K>>,
+        written: Arc<Notify>,
     ) -> Self {
         Self {
             inner,
             strip_managed_fields,
             transform,
+            written,
         }
+    }
+
+    fn signal<T>(&self, result: T) -> T {
+        self.written.notify_one();
+        result
     }
 
     fn apply(&self, mut obj: Arc<K>) -> Arc<K> {
@@ -101,20 +110,20 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
 
 impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
     fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.inner.add(self.apply(obj))
+        self.signal(self.inner.add(self.apply(obj)))
     }
 
     fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.inner.update(self.apply(obj))
+        self.signal(self.inner.update(self.apply(obj)))
     }
 
     fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.inner.delete(obj)
+        self.signal(self.inner.delete(self.apply(obj)))
     }
 
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
         let list = list.into_iter().map(|obj| self.apply(obj)).collect();
-        self.inner.replace(list, resource_version)
+        self.signal(self.inner.replace(list, resource_version))
     }
 
     fn resync(&self) -> Result<(), StoreError> {
@@ -166,7 +175,8 @@ mod tests {
     }
 
     #[test]
-    fn strips_managed_fields_then_applies_the_user_transform() {
+    fn strips_managed_fields_then_applies_the_user_transform_to_every_write() {
+        let written = Arc::new(Notify::new());
         let store = TransformingStore::new(
             Captured::default(),
             true,
@@ -177,6 +187,7 @@ mod tests {
                 );
                 cm.metadata.labels = Some([("seen".to_owned(), "yes".to_owned())].into());
             })),
+            Arc::clone(&written),
         );
         store.add(with_managed_fields("a")).unwrap();
         store.replace(vec![with_managed_fields("b")], "5").unwrap();
@@ -184,15 +195,17 @@ mod tests {
         let seen = store.inner.0.lock().unwrap();
         assert!(seen[0].metadata.managed_fields.is_none() && seen[0].labels().is_some());
         assert!(seen[1].metadata.managed_fields.is_none() && seen[1].labels().is_some());
-        assert!(
-            seen[2].metadata.managed_fields.is_some(),
-            "deletes are not transformed"
-        );
+        assert!(seen[2].metadata.managed_fields.is_none() && seen[2].labels().is_some());
+        drop(seen);
+        // The writes left a wake-up for the informer loop.
+        let wake = std::pin::pin!(written.notified());
+        assert!(futures_util::FutureExt::now_or_never(wake).is_some());
     }
 
     #[test]
     fn keeping_managed_fields_and_no_copy_when_unshared() {
-        let store = TransformingStore::new(Captured::default(), false, None);
+        let store =
+            TransformingStore::new(Captured::default(), false, None, Arc::new(Notify::new()));
         store.add(with_managed_fields("a")).unwrap();
         assert!(
             store.inner.0.lock().unwrap()[0]

@@ -12,6 +12,7 @@ use kinformer_core::{
 };
 use tokio::sync::mpsc;
 
+use super::super::config::Config;
 use super::super::handler::HandlerFns;
 use super::super::shared::SharedIndexInformer;
 use super::super::testing::ScriptedQueue;
@@ -91,16 +92,12 @@ fn informer(
         failures: AtomicUsize::new(failures),
         events: Mutex::new(Some(rx)),
     };
-    let pipeline = reflector_pipeline(source, ReflectorConfig::default().seed(1), None, |_known| {
-        ScriptedQueue::new()
-    });
-    let informer = SharedIndexInformer::from_parts(
-        Indexer::default(),
-        Duration::ZERO,
-        Arc::from("configmaps"),
-        true,
-        None,
-        pipeline,
+    let informer = SharedIndexInformer::with_queue(
+        source,
+        Config::default()
+            .name("configmaps")
+            .reflector(ReflectorConfig::default().seed(1)),
+        |_known| ScriptedQueue::new(),
     );
     (informer, tx)
 }

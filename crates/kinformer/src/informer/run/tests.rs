@@ -8,7 +8,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kinformer_core::{DeletedState, Store, StoreRead};
 use kinformer_indexer::Indexer;
 use kinformer_selector::LabelSelector;
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 use super::super::handler::HandlerFns;
 use super::super::shared::{Pipeline, RunParts, SharedIndexInformer};
@@ -31,10 +31,12 @@ fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender
         Box::pin(async move {
             assert!(parts.watch_error_handler.is_some() || parts.transform.is_none());
             let queue = Arc::new(ScriptedQueue::new());
+            let written = Arc::new(Notify::new());
             let store = TransformingStore::new(
                 Arc::clone(&queue),
                 parts.strip_managed_fields,
                 parts.transform,
+                Arc::clone(&written),
             );
             let reflector = async move {
                 while let Some(step) = rx.recv().await {
@@ -47,7 +49,7 @@ fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender
                     .unwrap();
                 }
             };
-            run_loop(parts.inner, queue, reflector, parts.stop).await;
+            run_loop(parts.inner, queue, written, reflector, parts.stop).await;
         })
     });
     let informer = SharedIndexInformer::from_parts(

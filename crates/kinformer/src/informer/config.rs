@@ -1,0 +1,150 @@
+//! [`Config`]: how an informer is built.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kinformer_core::Object;
+use kinformer_indexer::IndexFunc;
+use kinformer_reflector::{Config as ReflectorConfig, TypeCheck};
+
+use super::transform::Transform;
+
+/// Which queue sits between the reflector and the cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum QueueKind {
+    /// client-go's classic `DeltaFIFO`: per-key delta lists, tombstones merged on relist.
+    #[default]
+    DeltaFifo,
+    /// client-go's `RealFIFO`: every event in arrival order.
+    InOrder,
+}
+
+/// Options of a [`SharedIndexInformer`](super::SharedIndexInformer). `Default` matches
+/// client-go's shared informers, except that managedFields are dropped.
+///
+/// ```
+/// use std::time::Duration;
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer::indexer::IndexFunc;
+/// use kinformer::informer::{Config, Transform};
+///
+/// let config: Config<Pod> = Config::default()
+///     .name("pods")
+///     .resync_period(Duration::from_secs(300))
+///     .index("node", IndexFunc::new(|pod: &Pod| {
+///         Ok(pod.spec.as_ref().and_then(|s| s.node_name.clone()).into_iter().collect())
+///     }))
+///     .transform(Transform::new(|pod: &mut Pod| pod.metadata.annotations = None));
+/// assert_eq!(config.resync_period, Duration::from_secs(300));
+/// assert!(!config.keep_managed_fields);
+/// ```
+#[non_exhaustive]
+pub struct Config<K> {
+    /// The resource name (plural, e.g. `pods`), for logs and listers' not-found errors.
+    pub name: Arc<str>,
+    /// The default handler resync period and the initial resync check period; zero: none.
+    pub resync_period: Duration,
+    /// Indexes besides the built-in namespace index.
+    pub indexes: Vec<(String, IndexFunc<K>)>,
+    /// Keep `metadata.managedFields` in the cache (dropped by default).
+    pub keep_managed_fields: bool,
+    /// A transform applied to every object as it enters the queue.
+    pub transform: Option<Transform<K>>,
+    /// The queue between reflector and cache.
+    pub queue: QueueKind,
+    /// The reflector's options (its resync period is set by the informer).
+    pub reflector: ReflectorConfig,
+    /// Skips watch objects of the wrong kind (for dynamic objects).
+    pub type_check: Option<TypeCheck<K>>,
+}
+
+impl<K> fmt::Debug for Config<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("name", &self.name)
+            .field("resync_period", &self.resync_period)
+            .field("indexes", &self.indexes)
+            .field("keep_managed_fields", &self.keep_managed_fields)
+            .field("transform", &self.transform)
+            .field("queue", &self.queue)
+            .field("reflector", &self.reflector)
+            .field("type_check", &self.type_check.is_some())
+            .finish()
+    }
+}
+
+impl<K> Default for Config<K> {
+    fn default() -> Self {
+        Self {
+            name: Arc::from(""),
+            resync_period: Duration::ZERO,
+            indexes: Vec::new(),
+            keep_managed_fields: false,
+            transform: None,
+            queue: QueueKind::default(),
+            reflector: ReflectorConfig::default(),
+            type_check: None,
+        }
+    }
+}
+
+impl<K: Object> Config<K> {
+    /// Sets the resource name.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.name = name.into();
+        self.reflector = self.reflector.name(self.name.to_string());
+        self
+    }
+
+    /// Sets the default resync period.
+    #[must_use]
+    pub fn resync_period(mut self, period: Duration) -> Self {
+        self.resync_period = period;
+        self
+    }
+
+    /// Adds an index.
+    #[must_use]
+    pub fn index(mut self, name: impl Into<String>, func: IndexFunc<K>) -> Self {
+        self.indexes.push((name.into(), func));
+        self
+    }
+
+    /// Keeps (`true`) or drops (`false`, the default) `metadata.managedFields`.
+    #[must_use]
+    pub fn keep_managed_fields(mut self, keep: bool) -> Self {
+        self.keep_managed_fields = keep;
+        self
+    }
+
+    /// Sets the transform.
+    #[must_use]
+    pub fn transform(mut self, transform: Transform<K>) -> Self {
+        self.transform = Some(transform);
+        self
+    }
+
+    /// Chooses the queue.
+    #[must_use]
+    pub fn queue(mut self, queue: QueueKind) -> Self {
+        self.queue = queue;
+        self
+    }
+
+    /// Sets the reflector's options.
+    #[must_use]
+    pub fn reflector(mut self, reflector: ReflectorConfig) -> Self {
+        self.reflector = reflector;
+        self
+    }
+
+    /// Sets the type check.
+    #[must_use]
+    pub fn type_check(mut self, check: TypeCheck<K>) -> Self {
+        self.type_check = Some(check);
+        self
+    }
+}
