@@ -1,0 +1,410 @@
+//! [`DeltaFifo`]: client-go's DeltaFIFO, with typed tombstones.
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use kinformer_core::{DeletedState, Delta, Object, Store, StoreError, StoreRead};
+
+use crate::queue::{Shared, TakeHead};
+use crate::{Error, KeyFunc, Popped, Queue, QueueItem, TransformFunc};
+
+/// A read view of what the consumer has stored (normally its indexer): client-go's
+/// `KnownObjects`.
+pub type KnownObjects<K> = Arc<dyn StoreRead<K>>;
+
+/// How to build a [`DeltaFifo`].
+///
+/// ```
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_deltafifo::{Config, DeltaFifo, TransformFunc};
+///
+/// let fifo: DeltaFifo<Pod> = DeltaFifo::new(
+///     Config::default()
+///         .emit_replaced(true)
+///         .transform(TransformFunc::strip_managed_fields()),
+/// );
+/// # drop(fifo);
+/// ```
+pub struct Config<K> {
+    key_func: KeyFunc<K>,
+    known_objects: Option<KnownObjects<K>>,
+    emit_replaced: bool,
+    transform: Option<TransformFunc<K>>,
+}
+
+impl<K: Object> Default for Config<K> {
+    fn default() -> Self {
+        Self {
+            key_func: KeyFunc::default(),
+            known_objects: None,
+            emit_replaced: false,
+            transform: None,
+        }
+    }
+}
+
+impl<K: Object> Config<K> {
+    /// Uses `key_func` instead of `namespace/name`.
+    #[must_use]
+    pub fn key_func(mut self, key_func: KeyFunc<K>) -> Self {
+        self.key_func = key_func;
+        self
+    }
+
+    /// What the consumer has stored; needed for tombstones of objects no longer queued, for
+    /// `delete` of already-popped objects, and for resync.
+    #[must_use]
+    pub fn known_objects(mut self, known: KnownObjects<K>) -> Self {
+        self.known_objects = Some(known);
+        self
+    }
+
+    /// Relisted objects arrive as [`Delta::Replaced`] instead of [`Delta::Sync`] (client-go's
+    /// `EmitDeltaTypeReplaced`; default false, informers set it).
+    #[must_use]
+    pub fn emit_replaced(mut self, emit: bool) -> Self {
+        self.emit_replaced = emit;
+        self
+    }
+
+    /// Transforms every object once as it enters.
+    #[must_use]
+    pub fn transform(mut self, transform: TransformFunc<K>) -> Self {
+        self.transform = Some(transform);
+        self
+    }
+}
+
+impl<K> fmt::Debug for Config<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("known_objects", &self.known_objects.is_some())
+            .field("emit_replaced", &self.emit_replaced)
+            .field("transform", &self.transform.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// client-go's DeltaFIFO: per-key lists of deltas, and a FIFO of keys in which a key keeps its
+/// place while more deltas arrive for it (no line jumping).
+///
+/// - Only two consecutive deletes are merged (the older kept, unless it is a tombstone).
+/// - `delete` of a key neither queued nor known is ignored (a relist already deleted it).
+/// - `replace` queues `Replaced` (or `Sync`) for each listed object, then a
+///   [`DeletedState::Unknown`] tombstone, with the last known object, for every key queued or
+///   known but absent from the list.
+/// - `resync` queues `Sync` for known keys without pending deltas.
+/// - [`has_synced`](Queue::has_synced) counts the first relist's keys and deletions.
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kinformer_core::Store;
+/// use kinformer_deltafifo::{DeltaFifo, Queue, QueueItem};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+/// let mut cm = ConfigMap::default();
+/// cm.metadata.name = Some("a".into());
+/// let cm = Arc::new(cm);
+/// fifo.add(cm.clone())?;
+/// fifo.update(cm.clone())?;
+/// let deltas = fifo
+///     .pop(|popped| match popped.item {
+///         QueueItem::Deltas { deltas, .. } => deltas.len(),
+///         _ => 0,
+///     })
+///     .await?;
+/// assert_eq!(deltas, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[doc(alias = "DeltaFIFO")]
+pub struct DeltaFifo<K> {
+    key_func: KeyFunc<K>,
+    known_objects: Option<KnownObjects<K>>,
+    emit_replaced: bool,
+    transform: Option<TransformFunc<K>>,
+    shared: Shared<State<K>>,
+}
+
+struct State<K> {
+    /// Every key here has a non-empty list and appears once in `queue`, and vice versa.
+    items: HashMap<String, Vec<Delta<K>>>,
+    queue: VecDeque<String>,
+    populated: bool,
+    initial_population_count: usize,
+    closed: bool,
+}
+
+impl<K: Object> Default for DeltaFifo<K> {
+    fn default() -> Self {
+        Self::new(Config::default())
+    }
+}
+
+impl<K: Object> DeltaFifo<K> {
+    /// An empty queue.
+    pub fn new(config: Config<K>) -> Self {
+        Self {
+            key_func: config.key_func,
+            known_objects: config.known_objects,
+            emit_replaced: config.emit_replaced,
+            transform: config.transform,
+            shared: Shared::new(State {
+                items: HashMap::new(),
+                queue: VecDeque::new(),
+                populated: false,
+                initial_population_count: 0,
+                closed: false,
+            }),
+        }
+    }
+
+    /// The queued keys, in pop order.
+    pub fn queued_keys(&self) -> Vec<String> {
+        self.shared.lock().queue.iter().cloned().collect()
+    }
+
+    /// The pending deltas of `key` (shared objects, not copies).
+    pub fn deltas(&self, key: &str) -> Option<Vec<Delta<K>>> {
+        self.shared.lock().items.get(key).cloned()
+    }
+
+    fn transformed(&self, obj: Arc<K>) -> Arc<K> {
+        match &self.transform {
+            Some(transform) => transform.apply(obj),
+            None => obj,
+        }
+    }
+
+    /// Adds or updates, with the transform applied before the lock is taken.
+    fn enqueue_change(&self, obj: Arc<K>, delta: fn(Arc<K>) -> Delta<K>) {
+        let key = self.key_func.key(&obj);
+        let obj = self.transformed(obj);
+        let mut state = self.shared.lock();
+        state.populated = true;
+        state.push(key, delta(obj));
+        drop(state);
+        self.shared.wake();
+    }
+}
+
+impl<K> State<K> {
+    /// Appends a delta to `key`'s list, merges two trailing deletes, and queues the key at the
+    /// back if it was not queued (a queued key keeps its place).
+    fn push(&mut self, key: String, delta: Delta<K>) {
+        match self.items.get_mut(&key) {
+            Some(deltas) => {
+                deltas.push(delta);
+                dedup_deletes(deltas);
+            }
+            None => {
+                self.queue.push_back(key.clone());
+                self.items.insert(key, vec![delta]);
+            }
+        }
+    }
+
+    fn has_synced(&self) -> bool {
+        self.populated && self.initial_population_count == 0
+    }
+}
+
+/// client-go's `dedupDeltas`: if the last two deltas are both deletes, keep one, the older
+/// unless the older is a tombstone.
+fn dedup_deletes<K>(deltas: &mut Vec<Delta<K>>) {
+    let n = deltas.len();
+    if n < 2 {
+        return;
+    }
+    if let (Delta::Deleted(older), Delta::Deleted(_)) = (&deltas[n - 2], &deltas[n - 1]) {
+        if older.is_tombstone() {
+            deltas.remove(n - 2);
+        } else {
+            deltas.pop();
+        }
+    }
+}
+
+impl<K> TakeHead<K> for State<K> {
+    fn take_head(&mut self) -> Option<Popped<K>> {
+        let key = self.queue.pop_front()?;
+        let is_in_initial_list = !self.has_synced();
+        if self.initial_population_count > 0 {
+            self.initial_population_count -= 1;
+        }
+        // Invariant: a queued key always has its list in `items`; an empty list is skipped.
+        let deltas = self.items.remove(&key).unwrap_or_default();
+        Some(Popped {
+            item: QueueItem::Deltas { key, deltas },
+            is_in_initial_list,
+        })
+    }
+
+    fn closed(&self) -> bool {
+        self.closed
+    }
+}
+
+impl<K: Object> Store<K> for DeltaFifo<K> {
+    fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.enqueue_change(obj, Delta::Added);
+        Ok(())
+    }
+
+    fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.enqueue_change(obj, Delta::Updated);
+        Ok(())
+    }
+
+    fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        let key = self.key_func.key(&obj);
+        let obj = self.transformed(obj);
+        let mut state = self.shared.lock();
+        state.populated = true;
+        // Asked under the queue lock: the consumer stores popped objects under it too, so an
+        // object cannot be between the queue and the known store here.
+        let known = self
+            .known_objects
+            .as_ref()
+            .is_some_and(|known| known.get_by_key(&key).is_some());
+        // Neither queued nor known: a relist already deleted it.
+        if !known && !state.items.contains_key(&key) {
+            return Ok(());
+        }
+        state.push(key, Delta::Deleted(DeletedState::Known(obj)));
+        drop(state);
+        self.shared.wake();
+        Ok(())
+    }
+
+    fn replace(&self, list: Vec<Arc<K>>, _resource_version: &str) -> Result<(), StoreError> {
+        let listed: Vec<(String, Arc<K>)> = list
+            .into_iter()
+            .map(|obj| (self.key_func.key(&obj), self.transformed(obj)))
+            .collect();
+        let delta = if self.emit_replaced {
+            Delta::Replaced
+        } else {
+            Delta::Sync
+        };
+        let mut state = self.shared.lock();
+        let mut keys: HashSet<&str> = HashSet::with_capacity(listed.len());
+        for (key, obj) in &listed {
+            keys.insert(key);
+            state.push(key.clone(), delta(Arc::clone(obj)));
+        }
+        let mut queued_deletions = 0;
+        let queued_absent: Vec<(String, Arc<K>)> = state
+            .items
+            .iter()
+            .filter(|(key, _)| !keys.contains(key.as_str()))
+            .filter_map(|(key, deltas)| Some((key.clone(), Arc::clone(deltas.last()?.object()))))
+            .collect();
+        for (key, last) in queued_absent {
+            queued_deletions += 1;
+            let tombstone = DeletedState::Unknown {
+                key: key.clone(),
+                last,
+            };
+            state.push(key, Delta::Deleted(tombstone));
+        }
+        if let Some(known) = &self.known_objects {
+            for key in known.list_keys() {
+                if keys.contains(key.as_str()) || state.items.contains_key(&key) {
+                    continue;
+                }
+                // A key that vanished from the known store meanwhile has no last state to
+                // report; client-go queues a nil object, which this type cannot express.
+                let Some(last) = known.get_by_key(&key) else {
+                    continue;
+                };
+                queued_deletions += 1;
+                let tombstone = DeletedState::Unknown {
+                    key: key.clone(),
+                    last,
+                };
+                state.push(key, Delta::Deleted(tombstone));
+            }
+        }
+        if !state.populated {
+            state.populated = true;
+            state.initial_population_count = keys.len() + queued_deletions;
+        }
+        drop(state);
+        self.shared.wake();
+        Ok(())
+    }
+
+    fn resync(&self) -> Result<(), StoreError> {
+        let Some(known) = &self.known_objects else {
+            return Ok(());
+        };
+        let mut state = self.shared.lock();
+        let mut queued = false;
+        for key in known.list_keys() {
+            let Some(obj) = known.get_by_key(&key) else {
+                continue;
+            };
+            // Pending deltas are newer than the cached copy: skip, or the resync would
+            // overwrite them with older data.
+            let key = self.key_func.key(&obj);
+            if state.items.contains_key(&key) {
+                continue;
+            }
+            state.push(key, Delta::Sync(obj));
+            queued = true;
+        }
+        drop(state);
+        if queued {
+            self.shared.wake();
+        }
+        Ok(())
+    }
+}
+
+impl<K: Object> Queue<K> for DeltaFifo<K> {
+    fn pop<R, F>(&self, process: F) -> impl Future<Output = Result<R, Error>> + Send
+    where
+        F: FnOnce(Popped<K>) -> R + Send,
+        R: Send,
+    {
+        self.shared.pop(process)
+    }
+
+    fn has_synced(&self) -> bool {
+        self.shared.lock().has_synced()
+    }
+
+    fn close(&self) {
+        self.shared.lock().closed = true;
+        self.shared.wake();
+    }
+
+    fn is_closed(&self) -> bool {
+        self.shared.lock().closed
+    }
+
+    fn queued(&self) -> usize {
+        self.shared.lock().queue.len()
+    }
+}
+
+impl<K> fmt::Debug for DeltaFifo<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.shared.lock();
+        f.debug_struct("DeltaFifo")
+            .field("queued", &state.queue.len())
+            .field("populated", &state.populated)
+            .field("initial_population_count", &state.initial_population_count)
+            .field("closed", &state.closed)
+            .finish_non_exhaustive()
+    }
+}
