@@ -36,18 +36,26 @@ struct FloorEvent {
     _object: Pod,
 }
 
-fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for _ in 0..runs {
-        // The previous result is dropped before timing starts: freeing is not decoding.
-        drop(last.take());
+/// Times `ours` and `floor` alternately, three rounds each, keeping each one's best time, so
+/// neither profits from running second (a warm allocator). Results are dropped outside the timed
+/// regions (freeing is not decoding); the last ones are returned for checking.
+fn interleaved<T, U>(
+    mut ours: impl FnMut() -> T,
+    mut floor: impl FnMut() -> U,
+) -> (Duration, T, Duration, U) {
+    let (mut best_ours, mut best_floor) = (Duration::MAX, Duration::MAX);
+    let (mut out_ours, mut out_floor) = (None, None);
+    for _ in 0..3 {
+        drop(out_ours.take());
         let start = Instant::now();
-        let out = f();
-        best = best.min(start.elapsed());
-        last = Some(out);
+        out_ours = Some(ours());
+        best_ours = best_ours.min(start.elapsed());
+        drop(out_floor.take());
+        let start = Instant::now();
+        out_floor = Some(floor());
+        best_floor = best_floor.min(start.elapsed());
     }
-    (best, last.unwrap())
+    (best_ours, out_ours.unwrap(), best_floor, out_floor.unwrap())
 }
 
 fn report(name: &str, bytes: usize, objects: usize, ours: Duration, floor: Duration) {
@@ -67,8 +75,16 @@ fn report(name: &str, bytes: usize, objects: usize, ours: Duration, floor: Durat
 }
 
 async fn list_body(pods: usize) -> Bytes {
-    let sim = kinformer_sim::Sim::builder().pods(pods).namespaces(50).seed(42).start().await.unwrap();
-    let req = http::Request::get("/api/v1/pods").body(Empty::<Bytes>::new()).unwrap();
+    let sim = kinformer_sim::Sim::builder()
+        .pods(pods)
+        .namespaces(50)
+        .seed(42)
+        .start()
+        .await
+        .unwrap();
+    let req = http::Request::get("/api/v1/pods")
+        .body(Empty::<Bytes>::new())
+        .unwrap();
     let resp = sim.service().oneshot(req).await.unwrap();
     assert_eq!(resp.status(), 200);
     resp.into_body().collect().await.unwrap().to_bytes()
@@ -87,45 +103,55 @@ fn watch_stream(list: &[u8], events: usize) -> Vec<u8> {
 }
 
 fn main() {
-    let pods: usize = std::env::var("DECODE_BENCH_PODS").ok().and_then(|v| v.parse().ok()).unwrap_or(50_000);
+    let pods: usize = std::env::var("DECODE_BENCH_PODS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50_000);
     let events = pods * 2;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let body = runtime.block_on(list_body(pods));
     drop(runtime);
 
-    let (ours, list) = best_of(3, || decode_list::<Pod>(&body).unwrap());
-    assert_eq!(list.items.len(), pods);
-    drop(list);
-    let (floor, list) = best_of(3, || serde_json::from_slice::<k8s_openapi::List<Pod>>(&body).unwrap());
-    assert_eq!(list.items.len(), pods);
-    drop(list);
+    let (ours, list, floor, floor_list) = interleaved(
+        || decode_list::<Pod>(&body).unwrap(),
+        || serde_json::from_slice::<k8s_openapi::List<Pod>>(&body).unwrap(),
+    );
+    assert_eq!((list.items.len(), floor_list.items.len()), (pods, pods));
+    drop((list, floor_list));
     report("list", body.len(), pods, ours, floor);
 
     let stream = watch_stream(&body, events);
     drop(body);
-    let (ours, n) = best_of(3, || {
-        let mut decoder = WatchDecoder::<Pod>::new(16 << 20);
-        let mut ready = VecDeque::new();
-        let mut n = 0usize;
-        for chunk in stream.chunks(CHUNK) {
-            decoder.decode(chunk, &mut ready);
-            n += ready.drain(..).map(|e| usize::from(e.is_ok())).sum::<usize>();
-        }
-        decoder.finish(&mut ready);
-        n + ready.len()
-    });
-    assert_eq!(n, events);
-    let (floor, n) = best_of(3, || {
-        let mut n = 0usize;
-        let mut rest = &stream[..];
-        while let Some(end) = memchr::memchr(b'\n', rest) {
-            let event: FloorEvent = serde_json::from_slice(&rest[..end]).unwrap();
-            drop(event);
-            n += 1;
-            rest = &rest[end + 1..];
-        }
-        n
-    });
-    assert_eq!(n, events);
+    let (ours, n, floor, m) = interleaved(
+        || {
+            let mut decoder = WatchDecoder::<Pod>::new(16 << 20);
+            let mut ready = VecDeque::new();
+            let mut n = 0usize;
+            for chunk in stream.chunks(CHUNK) {
+                decoder.decode(chunk, &mut ready);
+                n += ready
+                    .drain(..)
+                    .map(|e| usize::from(e.is_ok()))
+                    .sum::<usize>();
+            }
+            decoder.finish(&mut ready);
+            n + ready.len()
+        },
+        || {
+            let mut n = 0usize;
+            let mut rest = &stream[..];
+            while let Some(end) = memchr::memchr(b'\n', rest) {
+                let event: FloorEvent = serde_json::from_slice(&rest[..end]).unwrap();
+                drop(event);
+                n += 1;
+                rest = &rest[end + 1..];
+            }
+            n
+        },
+    );
+    assert_eq!((n, m), (events, events));
     report("watch", stream.len(), events, ours, floor);
 }

@@ -2,12 +2,13 @@
 
 use std::io::IsTerminal;
 use std::process::Stdio;
+use std::sync::Arc;
 
 use http::HeaderValue;
 use serde::Deserialize;
 use tokio::sync::Mutex;
 
-use super::Secret;
+use super::{CertSlot, Secret};
 use crate::error::{Error, Kind, Result};
 
 /// When the plugin may talk to the user.
@@ -84,7 +85,8 @@ struct ExecStatus {
 }
 
 struct Cached {
-    header: HeaderValue,
+    /// `None` when the plugin gave a client certificate instead of a token.
+    header: Option<HeaderValue>,
     /// Unix seconds.
     expires: Option<i64>,
 }
@@ -94,6 +96,8 @@ struct Cached {
 pub(crate) struct ExecAuth {
     config: ExecConfig,
     cached: Mutex<Option<Cached>>,
+    /// Where a returned client certificate goes (only with the built-in TLS transport).
+    certs: Option<Arc<CertSlot>>,
 }
 
 impl std::fmt::Debug for Cached {
@@ -105,15 +109,16 @@ impl std::fmt::Debug for Cached {
 }
 
 impl ExecAuth {
-    pub(crate) fn new(config: ExecConfig) -> Self {
+    pub(crate) fn new(config: ExecConfig, certs: Option<Arc<CertSlot>>) -> Self {
         Self {
             config,
             cached: Mutex::new(None),
+            certs,
         }
     }
 
     /// The cached token while it is valid, else a fresh one from the plugin.
-    pub(crate) async fn header(&self) -> Result<HeaderValue> {
+    pub(crate) async fn header(&self) -> Result<Option<HeaderValue>> {
         let mut cached = self.cached.lock().await;
         if let Some(c) = cached.as_ref() {
             if c.expires.is_none_or(|e| unix_now() < e) {
@@ -129,7 +134,10 @@ impl ExecAuth {
     /// Drops the cached token if it is the one that got a 401 (one refresh per generation).
     pub(crate) async fn invalidate(&self, used: &HeaderValue) {
         let mut cached = self.cached.lock().await;
-        if cached.as_ref().is_some_and(|c| c.header == *used) {
+        if cached
+            .as_ref()
+            .is_some_and(|c| c.header.as_ref() == Some(used))
+        {
             *cached = None;
         }
     }
@@ -211,11 +219,19 @@ impl ExecAuth {
         if status.client_certificate_data.is_some() != status.client_key_data.is_some() {
             return Err(self.error("printed only one of clientCertificateData and clientKeyData"));
         }
-        let token = status.token.filter(|t| !t.is_empty()).ok_or_else(|| {
-            self.error("printed no token (client certificates from exec plugins are not supported)")
-        })?;
+        if let (Some(cert), Some(key)) = (&status.client_certificate_data, &status.client_key_data)
+        {
+            let slot = self.certs.as_ref().ok_or_else(|| {
+                self.error("printed a client certificate, which needs the built-in TLS transport")
+            })?;
+            slot.set_pem(cert.as_bytes(), key.as_bytes())?;
+        }
+        let token = status.token.filter(|t| !t.is_empty());
+        if token.is_none() && status.client_certificate_data.is_none() {
+            return Err(self.error("printed neither a token nor a client certificate"));
+        }
         Ok(Cached {
-            header: super::layer::bearer(&token)?,
+            header: token.as_deref().map(super::layer::bearer).transpose()?,
             expires: status.expiration.map(|t| t.0.as_second()),
         })
     }

@@ -8,9 +8,9 @@ use http::HeaderValue;
 use http::header::AUTHORIZATION;
 use tower::ServiceExt;
 
-use super::Auth;
 use super::exec::ExecAuth;
 use super::token_file::TokenFile;
+use super::{Auth, CertSlot};
 use crate::body::{Body, clone_request};
 use crate::error::{Error, Kind, Result};
 use crate::layers::{Inner, LayerFuture, layer_service, take_ready};
@@ -37,7 +37,7 @@ impl Source {
             Self::None => Ok(None),
             Self::Static(v) => Ok(Some(v.clone())),
             Self::TokenFile(f) => f.header().await.map(Some),
-            Self::Exec(e) => e.header().await.map(Some),
+            Self::Exec(e) => e.header().await,
         }
     }
 
@@ -69,6 +69,12 @@ impl AuthLayer {
     /// # Errors
     /// A token or password that cannot be a header value.
     pub fn new(auth: &Auth) -> Result<Self> {
+        Self::with_cert_slot(auth, None)
+    }
+
+    /// Like [`new`](Self::new); exec-plugin certificates go to `certs`, which the TLS
+    /// configuration presents on new connections.
+    pub(crate) fn with_cert_slot(auth: &Auth, certs: Option<Arc<CertSlot>>) -> Result<Self> {
         let source = match auth {
             Auth::None => Source::None,
             Auth::Basic { username, password } => {
@@ -81,7 +87,7 @@ impl AuthLayer {
             }
             Auth::Bearer(token) => Source::Static(bearer(token.expose())?),
             Auth::TokenFile(path) => Source::TokenFile(TokenFile::new(path.clone())),
-            Auth::Exec(config) => Source::Exec(ExecAuth::new((**config).clone())),
+            Auth::Exec(config) => Source::Exec(ExecAuth::new((**config).clone(), certs)),
         };
         Ok(Self {
             source: Arc::new(source),

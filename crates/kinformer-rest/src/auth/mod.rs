@@ -1,10 +1,12 @@
 //! Credentials: [`Auth`] (what the config says) and the layer that puts them on requests.
 
+mod cert_slot;
 mod exec;
 mod layer;
 mod secret;
 mod token_file;
 
+pub(crate) use cert_slot::CertSlot;
 pub use exec::{ExecConfig, InteractiveMode};
 pub use layer::{AuthLayer, AuthService};
 pub use secret::Secret;

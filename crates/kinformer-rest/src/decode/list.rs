@@ -161,6 +161,17 @@ mod tests {
     }
 
     #[test]
+    fn dynamic_objects_keep_unknown_fields() {
+        let body = br#"{"apiVersion":"example.com/v1","kind":"WidgetList","metadata":{"resourceVersion":"3"},
+            "items":[{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":2}}]}"#;
+        let list = decode_list::<kinformer_core::DynamicObject>(body).unwrap();
+        let w = &list.items[0];
+        assert_eq!(w.metadata.name.as_deref(), Some("w"));
+        assert_eq!(w.types.as_ref().unwrap().kind, "Widget");
+        assert_eq!(w.data["spec"]["size"], 2);
+    }
+
+    #[test]
     fn bad_item_is_a_decode_error() {
         let err = decode_list::<Pod>(br#"{"items":[{"metadata":{"name":5}}]}"#).unwrap_err();
         assert!(err.is_decode());

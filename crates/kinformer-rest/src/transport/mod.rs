@@ -4,6 +4,8 @@
 mod connector;
 mod tls;
 
+pub(crate) use tls::parse_certs;
+
 use std::sync::Arc;
 
 use hyper_util::client::legacy::Client as HyperClient;
@@ -11,7 +13,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 
-use crate::auth::AuthLayer;
+use crate::auth::{Auth, AuthLayer, CertSlot};
 use crate::body::{Body, boxed};
 use crate::client::{Client, HttpService};
 use crate::config::Config;
@@ -24,7 +26,7 @@ use crate::layers::{
 const MAX_IDLE_PER_HOST: usize = 25;
 
 /// The hyper-util client for `config`, as a type-erased service.
-fn hyper_service(config: &Config) -> Result<HttpService> {
+fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<HttpService> {
     let tls = tls::client_config(&tls::TlsSettings {
         root_ca: config.root_ca.as_deref(),
         identity: config
@@ -33,6 +35,7 @@ fn hyper_service(config: &Config) -> Result<HttpService> {
             .map(|i| (i.cert_pem(), i.key_pem())),
         accept_invalid_certs: config.accepts_invalid_certs(),
         http2: config.http2,
+        cert_slot,
     })?;
     let server_name = config
         .tls_server_name
@@ -48,7 +51,12 @@ fn hyper_service(config: &Config) -> Result<HttpService> {
         .http2_only(config.http2_prior_knowledge)
         .http2_keep_alive_interval(config.http2_keepalive_interval)
         .http2_keep_alive_timeout(config.http2_keepalive_timeout)
-        .http2_keep_alive_while_idle(true);
+        .http2_keep_alive_while_idle(true)
+        // Large lists over one multiplexed connection need more than the 64 KiB default window
+        // (client-go's transport uses 4 MiB per stream). Adaptive windows are avoided: with many
+        // concurrent watches their BDP pings stalled streams in tests.
+        .http2_initial_stream_window_size(4 << 20)
+        .http2_initial_connection_window_size(16 << 20);
     let client: HyperClient<_, Body> = builder.build(connector);
     let service = client
         .map_response(|resp| resp.map(boxed))
@@ -57,8 +65,12 @@ fn hyper_service(config: &Config) -> Result<HttpService> {
 }
 
 /// Wraps `transport` in the layers `config` asks for.
-pub(crate) fn stack(config: &Config, transport: HttpService) -> Result<HttpService> {
-    let auth = AuthLayer::new(&config.auth)?;
+fn stack(
+    config: &Config,
+    transport: HttpService,
+    cert_slot: Option<Arc<CertSlot>>,
+) -> Result<HttpService> {
+    let auth = AuthLayer::with_cert_slot(&config.auth, cert_slot)?;
     let builder = tower::ServiceBuilder::new()
         .layer(TraceLayer)
         .layer(RetryLayer::new(
@@ -85,7 +97,10 @@ impl Client {
     /// # Errors
     /// Invalid TLS material or credentials.
     pub fn from_config(config: &Config) -> Result<Self> {
-        Self::from_config_with_transport(config, hyper_service(config)?)
+        // An exec plugin may answer with a client certificate: new connections present it.
+        let slot = matches!(config.auth, Auth::Exec(_)).then(|| Arc::new(CertSlot::default()));
+        let transport = hyper_service(config, slot.clone())?;
+        Self::with_stack(config, stack(config, transport, slot)?)
     }
 
     /// Like [`from_config`](Self::from_config) but over a custom transport: any tower service
@@ -110,12 +125,16 @@ impl Client {
                 .map_response(|resp: http::Response<B>| resp.map(boxed))
                 .map_err(Into::into),
         );
+        Self::with_stack(config, stack(config, transport, None)?)
+    }
+
+    fn with_stack(config: &Config, service: HttpService) -> Result<Self> {
         let base = config
             .cluster_url
             .to_string()
             .trim_end_matches('/')
             .to_owned();
-        let client = Self::from_http_service(stack(config, transport)?, base)
+        let client = Self::from_http_service(service, base)
             .with_default_namespace(config.default_namespace.clone())
             .with_max_watch_frame(config.max_watch_frame);
         Ok(match config.timeout {

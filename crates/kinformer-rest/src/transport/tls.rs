@@ -8,6 +8,7 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 
+use crate::auth::CertSlot;
 use crate::error::{Error, Kind, Result};
 
 /// Where the system CA bundle usually is, when the cluster gives no CA.
@@ -26,6 +27,8 @@ pub(crate) struct TlsSettings<'a> {
     pub(crate) identity: Option<(&'a [u8], &'a [u8])>,
     pub(crate) accept_invalid_certs: bool,
     pub(crate) http2: bool,
+    /// Where an exec plugin puts its client certificate (when no static identity is set).
+    pub(crate) cert_slot: Option<Arc<CertSlot>>,
 }
 
 fn tls_error(message: impl Into<String>) -> Error {
@@ -98,7 +101,10 @@ pub(crate) fn client_config(settings: &TlsSettings<'_>) -> Result<ClientConfig> 
                 tls_error("the client certificate does not match its key").with_source(e)
             })?
         }
-        None => builder.with_no_client_auth(),
+        None => match &settings.cert_slot {
+            Some(slot) => builder.with_client_cert_resolver(Arc::clone(slot) as _),
+            None => builder.with_no_client_auth(),
+        },
     };
     config.alpn_protocols = if settings.http2 {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]

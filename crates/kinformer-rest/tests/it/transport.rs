@@ -261,3 +261,31 @@ async fn many_watches_share_one_http2_connection() {
         );
     }
 }
+
+#[tokio::test]
+async fn exec_plugin_client_certificate() {
+    let pki = Pki::new("test-ca");
+    let clients = Pki::new("client-ca");
+    let options = Options {
+        tls: Some(pki.leaf(&["127.0.0.1"])),
+        client_ca: Some(clients.ca_pem.clone()),
+        ..Options::default()
+    };
+    let server = serve(options, configmap_handler()).await;
+    let (cert, key) = clients.leaf(&["exec-user"]);
+    let dir = std::env::temp_dir().join(format!("kinformer-rest-it-exec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let credential = serde_json::json!({
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {"clientCertificateData": cert, "clientKeyData": key},
+    });
+    std::fs::write(dir.join("cred.json"), credential.to_string()).unwrap();
+    let mut exec = kinformer_rest::ExecConfig::new("client.authentication.k8s.io/v1", "/bin/cat");
+    exec.args = vec![dir.join("cred.json").display().to_string()];
+    exec.interactive_mode = kinformer_rest::InteractiveMode::Never;
+    let mut config = tls_config(server.url("https"), &pki.ca_pem);
+    config.auth = Auth::Exec(Box::new(exec));
+    get_cm(&config).await.unwrap();
+    assert!(server.seen()[0].headers.get("authorization").is_none());
+}
