@@ -10,8 +10,8 @@
 //! - [`workqueue`]: client-go's work queues (deduplicating, delaying, rate-limited) on tokio.
 //!
 //! The building blocks are re-exported: [`core`] (objects, options, watch events, deltas, store
-//! traits), [`selector`], [`pager`], [`indexer`], [`reflector`], and with features `rest` and
-//! `sim`.
+//! traits), [`selector`], [`pager`], [`indexer`], [`deltafifo`], [`reflector`], and with feature
+//! `rest` the REST client and `listwatch`, with `sim` the simulator.
 //!
 //! # Feature flags
 //! - `rest` (default): the REST client, as `kinformer::rest`.
@@ -34,7 +34,11 @@ pub mod workqueue;
 // The public interface is:
 pub use error::{Error, Result};
 pub use kinformer_core as core;
+pub use kinformer_deltafifo as deltafifo;
 pub use kinformer_indexer as indexer;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use kinformer_listwatch as listwatch;
 pub use kinformer_pager as pager;
 pub use kinformer_reflector as reflector;
 #[cfg(feature = "rest")]

@@ -1,9 +1,5 @@
 //! [`SharedInformerFactory`]: one shared informer per resource type over one client.
 
-// Informers are created through a queue-building hook that only tests drive until a delta queue
-// crate is available; the allowance goes away with the public `informer_for`.
-#![cfg_attr(not(test), allow(dead_code))]
-
 mod config;
 mod erased;
 
@@ -12,15 +8,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use kinformer_core::{ApiResource, Object};
+use kinformer_core::{ApiResource, DynamicObject, Object};
 use kinformer_indexer::Indexer;
 use kinformer_listwatch::ListWatch;
-use kinformer_reflector::TypeCheck;
+use kinformer_reflector::{TypeCheck, expect_kind};
 use kinformer_rest::{Client, RestClient};
 use serde::de::DeserializeOwned;
 use tokio::task::JoinHandle;
 
-use crate::informer::DeltaQueue;
+use crate::informer::{AnyQueue, DeltaQueue};
 use crate::informer::{Config, SharedIndexInformer, Transform};
 use erased::AnyInformer;
 
@@ -73,6 +69,47 @@ impl SharedInformerFactory {
         &self.inner.config
     }
 
+    /// The informer for the k8s-openapi type `K`, created on first use.
+    ///
+    /// # Examples
+    /// ```
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer::factory::{FactoryConfig, SharedInformerFactory};
+    /// use kinformer::rest::Client;
+    /// use kinformer_sim::Sim;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = Sim::builder().pods(10).seed(1).start().await?;
+    /// let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
+    /// let pods = factory.informer_for::<Pod>();
+    /// factory.start();
+    /// let synced = factory.wait_for_cache_sync().await;
+    /// assert_eq!(synced.get("v1/pods"), Some(&true));
+    /// assert_eq!(pods.lister().list(&Default::default()).len(), 10);
+    /// factory.shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn informer_for<K>(&self) -> SharedIndexInformer<K>
+    where
+        K: k8s_openapi::Resource + Object + Clone + DeserializeOwned,
+        K::Scope: 'static,
+    {
+        let queue = self.inner.config.queue;
+        self.informer_with_queue(ApiResource::of::<K>(), None, move |known| {
+            AnyQueue::new(queue, known)
+        })
+    }
+
+    /// The informer for a resource known only at run time (a custom resource, say), with
+    /// objects as [`DynamicObject`]s; watch objects of another kind are skipped.
+    pub fn dynamic_informer(&self, resource: ApiResource) -> SharedIndexInformer<DynamicObject> {
+        let queue = self.inner.config.queue;
+        let check = expect_kind(&resource.api_version(), &resource.kind);
+        self.informer_with_queue(resource, Some(check), move |known| {
+            AnyQueue::new(queue, known)
+        })
+    }
+
     /// The informer for `resource` with objects decoded as `K`, created on first use with the
     /// factory's options and the queue `make_queue` builds.
     pub(crate) fn informer_with_queue<K, Q>(
@@ -96,7 +133,7 @@ impl SharedInformerFactory {
         }
         let resource = key.1.clone();
         let informer = self.build(&resource, type_check, make_queue);
-        let dynamic = TypeId::of::<K>() == TypeId::of::<kinformer_core::DynamicObject>();
+        let dynamic = TypeId::of::<K>() == TypeId::of::<DynamicObject>();
         let name = describe(&resource, dynamic);
         state.informers.insert(
             key,

@@ -7,10 +7,6 @@
 //! delays only itself. Handlers added after the informer started first receive a synthetic add
 //! for every object in the cache.
 
-// Until a delta queue crate is available the informer's run pipeline is only driven by its tests;
-// the allowance goes away with the public constructor that wires reflector and queue.
-#![cfg_attr(not(test), allow(dead_code))]
-
 mod config;
 mod handler;
 mod listener;
@@ -19,6 +15,7 @@ mod pipeline;
 mod process;
 mod processor;
 mod queue;
+mod queues;
 mod registration;
 mod run;
 mod shared;
@@ -29,6 +26,8 @@ mod transform;
 
 #[cfg(feature = "rest")]
 pub(crate) use queue::DeltaQueue;
+#[cfg(feature = "rest")]
+pub(crate) use queues::AnyQueue;
 #[cfg(all(test, feature = "rest"))]
 pub(crate) use testing::ScriptedQueue;
 

@@ -16,6 +16,7 @@ use super::handler::EventHandler;
 use super::pipeline::reflector_pipeline;
 use super::processor::Processor;
 use super::queue::DeltaQueue;
+use super::queues::AnyQueue;
 use super::registration::Registration;
 use super::sync::SyncSignal;
 use super::transform::Transform;
@@ -130,6 +131,44 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
                 stop: watch::Sender::new(false),
             }),
         }
+    }
+
+    /// An informer listing and watching `source` with `config`. Nothing happens until
+    /// [`run`](Self::run).
+    ///
+    /// # Examples
+    /// ```
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
+    /// # #[cfg(feature = "rest")]
+    /// use kinformer::{listwatch::ListWatch, rest::Client};
+    /// use kinformer_sim::Sim;
+    ///
+    /// # #[cfg(not(feature = "rest"))] fn main() {}
+    /// # #[cfg(feature = "rest")]
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = Sim::builder().configmaps(5).seed(1).start().await?;
+    /// let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
+    /// let informer = SharedIndexInformer::new(source, Config::default().name("configmaps"));
+    /// informer.add_event_handler(HandlerFns::new().add_fn(|cm: &std::sync::Arc<ConfigMap>, _| {
+    ///     let _ = cm;
+    /// }))?;
+    /// let running = tokio::spawn({
+    ///     let informer = informer.clone();
+    ///     async move { informer.run().await }
+    /// });
+    /// assert!(informer.wait_for_cache_sync().await);
+    /// assert_eq!(informer.lister().list(&Default::default()).len(), 5);
+    /// informer.shutdown();
+    /// running.await??;
+    /// # Ok(()) }
+    /// ```
+    pub fn new<L>(source: L, config: Config<K>) -> Self
+    where
+        L: ListerWatcher<K> + 'static,
+    {
+        let kind = config.queue;
+        Self::with_queue(source, config, move |known| AnyQueue::new(kind, known))
     }
 
     /// An informer listing and watching `source`, through the queue `make_queue` builds over
