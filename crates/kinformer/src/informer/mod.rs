@@ -19,6 +19,8 @@ mod queues;
 mod registration;
 mod run;
 mod shared;
+#[cfg(all(test, feature = "rest"))]
+mod sim_tests;
 mod sync;
 #[cfg(test)]
 mod testing;
