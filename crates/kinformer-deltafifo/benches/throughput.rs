@@ -1,0 +1,203 @@
+//! Queue throughput and memory: adds/s, pops/s, end-to-end updates/s into an indexer with three
+//! indexes, replace of 50k objects, and bytes a queued object costs the queue.
+//!
+//! Run with `cargo bench -p kinformer-deltafifo --bench throughput`.
+
+#![allow(clippy::print_stdout)] // A benchmark reports its numbers on stdout.
+
+use std::alloc::System;
+use std::sync::Arc;
+use std::time::Instant;
+
+use k8s_openapi::api::core::v1::{Pod, PodSpec};
+use kinformer_core::{Delta, Store};
+use kinformer_deltafifo::{
+    Config, DeltaFifo, KnownObjects, Queue, QueueItem, RealFifo, RealFifoConfig,
+};
+use kinformer_indexer::{Config as IndexerConfig, IndexFunc, Indexer};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const OBJECTS: usize = 50_000;
+
+fn pod(i: usize, version: usize) -> Arc<Pod> {
+    let mut pod = Pod::default();
+    pod.metadata.namespace = Some(format!("namespace-{}", i % 50));
+    pod.metadata.name = Some(format!("pod-{i:06}"));
+    pod.metadata.resource_version = Some(version.to_string());
+    pod.metadata.labels = Some([("app".to_owned(), format!("app-{}", i % 100))].into());
+    pod.spec = Some(PodSpec {
+        node_name: Some(format!("node-{}", (i + version) % 100)),
+        ..PodSpec::default()
+    });
+    Arc::new(pod)
+}
+
+fn indexer() -> Arc<Indexer<Pod>> {
+    Arc::new(Indexer::new(
+        IndexerConfig::default()
+            .index(
+                "node",
+                IndexFunc::new(|pod: &Pod| {
+                    Ok(pod
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.node_name.clone())
+                        .into_iter()
+                        .collect())
+                }),
+            )
+            .index(
+                "app",
+                IndexFunc::new(|pod: &Pod| {
+                    Ok(pod
+                        .metadata
+                        .labels
+                        .as_ref()
+                        .and_then(|l| l.get("app").cloned())
+                        .into_iter()
+                        .collect())
+                }),
+            ),
+    ))
+}
+
+/// Applies popped deltas to the indexer, as an informer does.
+fn apply(indexer: &Indexer<Pod>, item: QueueItem<Pod>) {
+    if let QueueItem::Deltas { deltas, .. } = item {
+        for delta in deltas {
+            let result = match &delta {
+                Delta::Deleted(state) => {
+                    indexer.delete_state(state);
+                    Ok(())
+                }
+                other => indexer.update(Arc::clone(other.object())),
+            };
+            result.expect("the benchmark's index functions never fail");
+        }
+    }
+}
+
+fn report(label: &str, count: usize, start: Instant) {
+    let elapsed = start.elapsed();
+    println!(
+        "  {label:<52} {:>10.0} /s  ({count} in {:.1} ms)",
+        count as f64 / elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() * 1e3
+    );
+}
+
+fn net(region: &Region<'_, System>) -> isize {
+    let change = region.change();
+    change.bytes_allocated as isize - change.bytes_deallocated as isize + change.bytes_reallocated
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a current-thread runtime builds");
+    let first: Vec<Arc<Pod>> = (0..OBJECTS).map(|i| pod(i, 1)).collect();
+    let second: Vec<Arc<Pod>> = (0..OBJECTS).map(|i| pod(i, 2)).collect();
+    println!("queue throughput ({OBJECTS} pods)");
+
+    // Plain adds and pops.
+    let fifo: DeltaFifo<Pod> = DeltaFifo::default();
+    let region = Region::new(GLOBAL);
+    let start = Instant::now();
+    for pod in &first {
+        fifo.add(Arc::clone(pod)).expect("adds never fail");
+    }
+    report("DeltaFifo add", OBJECTS, start);
+    let queued_bytes = net(&region);
+    let start = Instant::now();
+    runtime.block_on(async {
+        for _ in 0..OBJECTS {
+            fifo.pop(drop).await.expect("the queue is open");
+        }
+    });
+    report("DeltaFifo pop", OBJECTS, start);
+
+    let real: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default());
+    let region = Region::new(GLOBAL);
+    let start = Instant::now();
+    for pod in &first {
+        real.add(Arc::clone(pod)).expect("adds never fail");
+    }
+    report("RealFifo add", OBJECTS, start);
+    let real_queued_bytes = net(&region);
+    let start = Instant::now();
+    runtime.block_on(async {
+        for _ in 0..OBJECTS {
+            real.pop(drop).await.expect("the queue is open");
+        }
+    });
+    report("RealFifo pop", OBJECTS, start);
+
+    // End to end: queue -> pop -> indexer with three indexes.
+    let store = indexer();
+    let known: KnownObjects<Pod> = store.clone();
+    let fifo = DeltaFifo::new(Config::default().known_objects(known).emit_replaced(true));
+    let start = Instant::now();
+    fifo.replace(first.clone(), "1")
+        .expect("replace never fails");
+    report("DeltaFifo replace of 50k (empty cache)", OBJECTS, start);
+    let start = Instant::now();
+    runtime.block_on(async {
+        while fifo.queued() > 0 {
+            fifo.pop(|p| apply(&store, p.item))
+                .await
+                .expect("the queue is open");
+        }
+    });
+    report(
+        "  pop + apply the 50k into the indexer (3 indexes)",
+        OBJECTS,
+        start,
+    );
+
+    let start = Instant::now();
+    runtime.block_on(async {
+        for pod in &second {
+            fifo.update(Arc::clone(pod)).expect("updates never fail");
+            fifo.pop(|p| apply(&store, p.item))
+                .await
+                .expect("the queue is open");
+        }
+    });
+    report("update + pop + indexer update (3 indexes)", OBJECTS, start);
+
+    let start = Instant::now();
+    fifo.replace(first[..OBJECTS / 2].to_vec(), "3")
+        .expect("replace never fails");
+    report(
+        "DeltaFifo replace of 25k with 25k tombstones (50k cached)",
+        OBJECTS,
+        start,
+    );
+    let start = Instant::now();
+    runtime.block_on(async {
+        while fifo.queued() > 0 {
+            fifo.pop(|p| apply(&store, p.item))
+                .await
+                .expect("the queue is open");
+        }
+    });
+    report("  pop + apply them", OBJECTS, start);
+
+    let start = Instant::now();
+    fifo.resync().expect("resync never fails");
+    report("DeltaFifo resync of 25k cached", OBJECTS / 2, start);
+
+    let atomic: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default().atomic(true));
+    let start = Instant::now();
+    atomic
+        .replace(second, "4")
+        .expect("replace never fails");
+    report("RealFifo (atomic) replace of 50k", OBJECTS, start);
+
+    println!("queue memory per queued object (objects themselves excluded)");
+    println!("  DeltaFifo: {:>5} B", queued_bytes / OBJECTS as isize);
+    println!("  RealFifo:  {:>5} B", real_queued_bytes / OBJECTS as isize);
+}
