@@ -1,0 +1,333 @@
+//! Reflector + ListWatch against the in-process simulator: with every fault kind injected while
+//! churn runs, once the faults stop the store must equal the simulator's ground truth — for
+//! list+watch and for streaming lists, with and without a label selector.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::{Object, Store, StoreError, object_key};
+use kinformer_listwatch::ListWatch;
+use kinformer_reflector::{BackoffConfig, Config, Counters, Reflector};
+use kinformer_rest::Client;
+use kinformer_sim::{Churn, Compact, DropMode, Fault, FaultKind, Sim, SimHandle};
+
+/// A plain map store, with a log of what happened to each key (for failure reports).
+#[derive(Default)]
+struct MapStore(Mutex<HashMap<String, Arc<Pod>>>, Mutex<Vec<String>>);
+
+impl MapStore {
+    fn snapshot(&self) -> BTreeMap<String, String> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, p)| (k.clone(), p.resource_version().unwrap_or("").to_owned()))
+            .collect()
+    }
+}
+
+impl MapStore {
+    fn log(&self, what: &str, obj: &Pod) {
+        self.1.lock().unwrap().push(format!(
+            "{what} {} {}",
+            object_key(obj),
+            obj.resource_version().unwrap_or("")
+        ));
+    }
+}
+
+impl Store<Pod> for MapStore {
+    fn add(&self, obj: Arc<Pod>) -> Result<(), StoreError> {
+        self.log("add", &obj);
+        self.0.lock().unwrap().insert(object_key(obj.as_ref()), obj);
+        Ok(())
+    }
+    fn update(&self, obj: Arc<Pod>) -> Result<(), StoreError> {
+        self.log("update", &obj);
+        self.0.lock().unwrap().insert(object_key(obj.as_ref()), obj);
+        Ok(())
+    }
+    fn delete(&self, obj: Arc<Pod>) -> Result<(), StoreError> {
+        self.log("delete", &obj);
+        self.0.lock().unwrap().remove(&object_key(obj.as_ref()));
+        Ok(())
+    }
+    fn update_resource_version(&self, rv: &str) {
+        self.1.lock().unwrap().push(format!("rv {rv}"));
+    }
+    fn replace(&self, list: Vec<Arc<Pod>>, rv: &str) -> Result<(), StoreError> {
+        self.1
+            .lock()
+            .unwrap()
+            .push(format!("replace {} items at {rv}", list.len()));
+        *self.0.lock().unwrap() = list
+            .into_iter()
+            .map(|p| (object_key(p.as_ref()), p))
+            .collect();
+        Ok(())
+    }
+    fn resync(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// The simulator's pods (key -> resourceVersion), those with `tier=<tier>` when given.
+async fn ground_truth(sim: &SimHandle, tier: Option<&str>) -> BTreeMap<String, String> {
+    let state = sim.state("pods", false).await.unwrap();
+    state
+        .items
+        .iter()
+        .filter(|item| tier.is_none_or(|t| item["metadata"]["labels"]["tier"] == t))
+        .map(|item| {
+            let meta = &item["metadata"];
+            let key = format!(
+                "{}/{}",
+                meta["namespace"].as_str().unwrap(),
+                meta["name"].as_str().unwrap()
+            );
+            (key, meta["resourceVersion"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+fn status(code: u16) -> FaultKind {
+    FaultKind::Status {
+        code,
+        retry_after: None,
+        plain_text: false,
+        message: None,
+    }
+}
+
+/// Every fault kind, each followed by the watch drop that makes the reflector send the request
+/// the fault applies to.
+fn fault_plan() -> Vec<(Vec<Fault>, DropMode)> {
+    let watch = |kind| Fault::new(kind).verbs(["watch"]);
+    let any = Fault::new;
+    let plan = vec![
+        (any(status(429)).count(2), DropMode::Clean),
+        (
+            any(FaultKind::Status {
+                code: 429,
+                retry_after: None,
+                plain_text: true,
+                message: None,
+            }),
+            DropMode::Abrupt,
+        ),
+        (any(status(500)), DropMode::Clean),
+        (any(status(503)), DropMode::Error410),
+        // A rejected watch (streaming or not) makes the reflector list, and that list expires.
+        (
+            any(status(422)).verbs(["watch"]).count(2),
+            DropMode::Error410,
+        ),
+        (any(status(410)).verbs(["list"]), DropMode::Error410),
+        (any(status(410)).verbs(["watch"]), DropMode::Clean),
+        (any(FaultKind::TooLarge), DropMode::Error410),
+        (
+            any(FaultKind::Delay { seconds: 0.3 }).count(2),
+            DropMode::Malformed,
+        ),
+        (
+            watch(FaultKind::WatchDrop { after_events: 3 }),
+            DropMode::Clean,
+        ),
+        (
+            watch(FaultKind::WatchClose { after_events: 2 }),
+            DropMode::Clean,
+        ),
+        (
+            watch(FaultKind::WatchMalformed { after_events: 2 }),
+            DropMode::Clean,
+        ),
+        (
+            watch(FaultKind::WatchStall {
+                after_events: 1,
+                seconds: 0.5,
+            }),
+            DropMode::Clean,
+        ),
+        (
+            watch(FaultKind::WatchError {
+                after_events: 2,
+                code: 410,
+            }),
+            DropMode::Clean,
+        ),
+        (
+            watch(FaultKind::WatchError {
+                after_events: 1,
+                code: 500,
+            }),
+            DropMode::Abrupt,
+        ),
+        (
+            watch(FaultKind::WatchError {
+                after_events: 0,
+                code: 429,
+            }),
+            DropMode::Clean,
+        ),
+    ];
+    // Faults that go together are added together.
+    let mut grouped: Vec<(Vec<Fault>, DropMode)> = Vec::new();
+    for (fault, drop) in plan {
+        let joins_previous = fault.verbs == ["list"];
+        match grouped.last_mut() {
+            Some((faults, _)) if joins_previous => faults.push(fault),
+            _ => grouped.push((vec![fault], drop)),
+        }
+    }
+    grouped
+}
+
+async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
+    let sim = Sim::builder()
+        .pods(300)
+        .namespaces(3)
+        .seed(seed)
+        .bookmark_interval(Duration::from_millis(500))
+        .start()
+        .await
+        .unwrap();
+    let client = Client::new(sim.service());
+    let mut lw = ListWatch::<Pod, _>::for_type(client);
+    if let Some(tier) = tier {
+        lw = lw.labels(format!("tier={tier}"));
+    }
+    if !streaming {
+        lw = lw.without_streaming_list();
+    }
+    let store = Arc::new(MapStore::default());
+    let counters = Arc::new(Counters::default());
+    // Fast backoff: the timing rules are tested on a paused clock; here only the outcome counts.
+    let backoff = BackoffConfig::new(
+        Duration::from_millis(50),
+        2.0,
+        Duration::from_millis(400),
+        Duration::from_secs(120),
+    );
+    let config = Config::default().seed(seed).backoff(backoff);
+    let reflector = Reflector::new(lw, Arc::clone(&store), config)
+        .metrics(counters.clone())
+        .watch_error_handler(|_| {});
+    let task = tokio::spawn(reflector.run());
+
+    sim.churn_start(Churn::new(200.0).seed(seed)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut unfired = 0;
+    for (i, (fault, drop)) in fault_plan().into_iter().enumerate() {
+        sim.add_faults(fault).await;
+        if i == 7 {
+            // Compaction: a resume from an old revision must now relist.
+            sim.compact(Compact::all()).await;
+        }
+        // Drop the open watch (again, if the reflector was between watches) until the
+        // reflector's next request has consumed the fault.
+        let mut fired = false;
+        for _ in 0..40 {
+            sim.drop_watches(drop.clone()).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            if sim.faults().await.is_empty() {
+                fired = true;
+                break;
+            }
+        }
+        if !fired {
+            eprintln!("fault {i} did not fire: {:?}", sim.faults().await);
+            unfired += 1;
+        }
+        sim.clear_faults().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A stalled stream is not an error: nothing to consume, the watch just carries on.
+    sim.drop_watches(DropMode::Stall { seconds: 0.3 }).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let churned = sim.churn_status().await.done;
+    sim.churn_stop().await;
+
+    // Churn may land a last write or two after `churn_stop` returns: re-read the truth each time.
+    let mut expected = ground_truth(&sim, tier).await;
+    let mut got = store.snapshot();
+    for _ in 0..200 {
+        if got == expected {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        expected = ground_truth(&sim, tier).await;
+        got = store.snapshot();
+    }
+    task.abort();
+    let snap = counters.snapshot();
+    let requests = sim.requests().await;
+    let streaming_requests = requests
+        .iter()
+        .filter(|r| r.path.contains("sendInitialEvents=true"))
+        .count();
+    let failed = requests.iter().filter(|r| r.status >= 400).count();
+    eprintln!(
+        "streaming={streaming} tier={tier:?}: {} objects; lists {} (relists {}), watches {}, short {}, events {}; sim saw {} requests ({streaming_requests} streaming, {failed} failed), {unfired} faults unfired; {churned} writes",
+        expected.len(),
+        snap.lists,
+        snap.relists,
+        snap.watches,
+        snap.short_watches,
+        snap.events,
+        requests.len()
+    );
+    assert_eq!(streaming_requests > 0, streaming);
+    assert!(failed >= 5, "the faults reached the reflector");
+    assert_eq!(unfired, 0, "every fault fired");
+    assert!(!expected.is_empty());
+    let missing: Vec<_> = expected.keys().filter(|k| !got.contains_key(*k)).collect();
+    let stale: Vec<_> = got.keys().filter(|k| !expected.contains_key(*k)).collect();
+    let differ: Vec<_> = expected
+        .iter()
+        .filter(|(k, v)| got.get(*k).is_some_and(|g| g != *v))
+        .collect();
+    if !(missing.is_empty() && stale.is_empty() && differ.is_empty()) {
+        for r in &requests {
+            eprintln!("request {} {}", r.status, r.path);
+        }
+        let log = store.1.lock().unwrap();
+        let tail = log.len().saturating_sub(60);
+        for line in &log[tail..] {
+            eprintln!("store {line}");
+        }
+        for key in stale.iter().chain(differ.iter().map(|(k, _)| k)) {
+            let seen: Vec<_> = log.iter().filter(|l| l.contains(key.as_str())).collect();
+            eprintln!(
+                "{key}: expected {:?}, store saw {seen:?}",
+                expected.get(*key)
+            );
+        }
+    }
+    assert!(
+        missing.is_empty() && stale.is_empty() && differ.is_empty(),
+        "missing {missing:?}, deleted but kept {stale:?}, outdated {differ:?}"
+    );
+    assert!(snap.relists >= 3, "the faults forced relists");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_watch_converges_under_every_fault() {
+    converge(false, None, 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_watch_with_label_selector_converges_under_every_fault() {
+    converge(false, Some("frontend"), 2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streaming_list_converges_under_every_fault() {
+    converge(true, None, 3).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streaming_list_with_label_selector_converges_under_every_fault() {
+    converge(true, Some("frontend"), 4).await;
+}
