@@ -192,9 +192,7 @@ fn main() {
 
     let atomic: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default().atomic(true));
     let start = Instant::now();
-    atomic
-        .replace(second, "4")
-        .expect("replace never fails");
+    atomic.replace(second, "4").expect("replace never fails");
     report("RealFifo (atomic) replace of 50k", OBJECTS, start);
 
     println!("queue memory per queued object (objects themselves excluded)");

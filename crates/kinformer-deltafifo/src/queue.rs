@@ -71,6 +71,13 @@ pub trait Queue<K>: Store<K> {
     /// True once the first relist (or the first add, update or delete) has been fully popped.
     fn has_synced(&self) -> bool;
 
+    /// Resolves once [`has_synced`](Self::has_synced) is true (client-go's
+    /// `HasSyncedChecker` done channel).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it only observes.
+    fn synced(&self) -> impl Future<Output = ()> + Send;
+
     /// Closes the queue: blocked and later `pop`s fail once it is empty.
     fn close(&self);
 
@@ -85,7 +92,10 @@ pub trait Queue<K>: Store<K> {
 #[derive(Debug)]
 pub(crate) struct Shared<S> {
     state: Mutex<S>,
+    /// Wakes `pop`s: something was queued, or the queue closed.
     notify: Notify,
+    /// Wakes `synced` waiters: an item was processed or the queue became populated.
+    progress: Notify,
 }
 
 /// A queue state that can hand out its head.
@@ -94,6 +104,8 @@ pub(crate) trait TakeHead<K> {
     fn take_head(&mut self) -> Option<Popped<K>>;
     /// True once closed.
     fn closed(&self) -> bool;
+    /// True once the initial population was processed.
+    fn has_synced(&self) -> bool;
 }
 
 impl<S> Shared<S> {
@@ -101,6 +113,7 @@ impl<S> Shared<S> {
         Self {
             state: Mutex::new(state),
             notify: Notify::new(),
+            progress: Notify::new(),
         }
     }
 
@@ -113,6 +126,28 @@ impl<S> Shared<S> {
     /// Wakes every waiting `pop` (after an enqueue or a close).
     pub(crate) fn wake(&self) {
         self.notify.notify_waiters();
+        self.progress.notify_waiters();
+    }
+
+    pub(crate) fn has_synced<K>(&self) -> bool
+    where
+        S: TakeHead<K>,
+    {
+        self.lock().has_synced()
+    }
+
+    pub(crate) async fn synced<K>(&self)
+    where
+        S: TakeHead<K>,
+    {
+        loop {
+            let mut progressed = pin!(self.progress.notified());
+            progressed.as_mut().enable();
+            if self.has_synced() {
+                return;
+            }
+            progressed.await;
+        }
     }
 
     pub(crate) async fn pop<K, R>(&self, process: impl FnOnce(Popped<K>) -> R) -> Result<R, Error>
@@ -126,7 +161,10 @@ impl<S> Shared<S> {
             {
                 let mut state = self.lock();
                 if let Some(popped) = state.take_head() {
-                    return Ok(process(popped));
+                    let result = process(popped);
+                    drop(state);
+                    self.progress.notify_waiters();
+                    return Ok(result);
                 }
                 if state.closed() {
                     return Err(Error::Closed);

@@ -212,7 +212,7 @@ impl<K> State<K> {
         }
     }
 
-    fn has_synced(&self) -> bool {
+    fn is_synced(&self) -> bool {
         self.populated && self.initial_population_count == 0
     }
 }
@@ -236,7 +236,7 @@ fn dedup_deletes<K>(deltas: &mut Vec<Delta<K>>) {
 impl<K> TakeHead<K> for State<K> {
     fn take_head(&mut self) -> Option<Popped<K>> {
         let key = self.queue.pop_front()?;
-        let is_in_initial_list = !self.has_synced();
+        let is_in_initial_list = !self.is_synced();
         if self.initial_population_count > 0 {
             self.initial_population_count -= 1;
         }
@@ -250,6 +250,10 @@ impl<K> TakeHead<K> for State<K> {
 
     fn closed(&self) -> bool {
         self.closed
+    }
+
+    fn has_synced(&self) -> bool {
+        self.is_synced()
     }
 }
 
@@ -277,6 +281,9 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
             .is_some_and(|known| known.get_by_key(&key).is_some());
         // Neither queued nor known: a relist already deleted it.
         if !known && !state.items.contains_key(&key) {
+            drop(state);
+            // Nothing queued, but the queue may have just become populated (and so synced).
+            self.shared.wake();
             return Ok(());
         }
         state.push(key, Delta::Deleted(DeletedState::Known(obj)));
@@ -380,7 +387,11 @@ impl<K: Object> Queue<K> for DeltaFifo<K> {
     }
 
     fn has_synced(&self) -> bool {
-        self.shared.lock().has_synced()
+        self.shared.has_synced()
+    }
+
+    fn synced(&self) -> impl Future<Output = ()> + Send {
+        self.shared.synced()
     }
 
     fn close(&self) {

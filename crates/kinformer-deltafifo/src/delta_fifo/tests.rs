@@ -298,3 +298,21 @@ async fn close_delivers_queued_items_then_errors_and_wakes_waiters() {
     open.close();
     assert_eq!(waiter.await.unwrap(), Err(Error::Closed));
 }
+
+#[tokio::test(start_paused = true)]
+async fn synced_resolves_after_the_last_initial_item_is_processed() {
+    let fifo = Arc::new(DeltaFifo::<ConfigMap>::default());
+    let waiter = {
+        let fifo = Arc::clone(&fifo);
+        tokio::spawn(async move { fifo.synced().await })
+    };
+    fifo.replace(vec![cm("a", 1), cm("b", 1)], "1").unwrap();
+    fifo.pop(|_| ()).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert!(!waiter.is_finished());
+    fifo.pop(|_| ()).await.unwrap();
+    waiter.await.unwrap();
+    assert!(fifo.has_synced());
+    // Already synced: resolves at once.
+    fifo.synced().await;
+}

@@ -142,7 +142,7 @@ struct State<K> {
 }
 
 impl<K> State<K> {
-    fn has_synced(&self) -> bool {
+    fn is_synced(&self) -> bool {
         self.populated && self.initial_population_count == 0
     }
 
@@ -234,7 +234,7 @@ impl<K: Object> RealFifo<K> {
 impl<K> TakeHead<K> for State<K> {
     fn take_head(&mut self) -> Option<Popped<K>> {
         let entry = self.items.pop_front()?;
-        let is_in_initial_list = !self.has_synced();
+        let is_in_initial_list = !self.is_synced();
         if self.initial_population_count > 0 {
             self.initial_population_count -= 1;
         }
@@ -260,6 +260,10 @@ impl<K> TakeHead<K> for State<K> {
 
     fn closed(&self) -> bool {
         self.closed
+    }
+
+    fn has_synced(&self) -> bool {
+        self.is_synced()
     }
 }
 
@@ -353,7 +357,11 @@ impl<K: Object> Queue<K> for RealFifo<K> {
     }
 
     fn has_synced(&self) -> bool {
-        self.shared.lock().has_synced()
+        self.shared.has_synced()
+    }
+
+    fn synced(&self) -> impl Future<Output = ()> + Send {
+        self.shared.synced()
     }
 
     fn close(&self) {
