@@ -12,6 +12,36 @@
 //! - [`Error`]: one opaque error with client-go's predicates, implementing
 //!   [`kinformer_core::ApiError`].
 //!
+//! # Examples
+//! A client from a kubeconfig (here the in-process simulator's, with TLS and a token), a typed
+//! list, and a watch from the list's resourceVersion:
+//! ```
+//! use futures_util::StreamExt;
+//! use k8s_openapi::api::core::v1::Pod;
+//! use kinformer_core::{ListOptions, WatchEvent};
+//! use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
+//!
+//! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let sim = kinformer_sim::Sim::builder().pods(5).tls(true).token("t0k").start().await?;
+//! let kubeconfig = Kubeconfig::from_yaml(&sim.kubeconfig(), None)?;
+//! let config = Config::from_custom_kubeconfig(kubeconfig, &KubeconfigOptions::default())?;
+//! let core = RestClient::new(Client::from_config(&config)?, "", "v1");
+//!
+//! let pods = core.get().resource("pods").list::<Pod>().await?;
+//! assert_eq!(pods.items.len(), 5);
+//!
+//! let options = ListOptions::default().resource_version(&pods.resource_version).timeout_seconds(1);
+//! let mut events = core.get().resource("pods").versioned_params(&options).watch::<Pod>().await?;
+//! while let Some(event) = events.next().await {
+//!     if let WatchEvent::Added(pod) | WatchEvent::Modified(pod) = event? {
+//!         println!("{:?}", pod.metadata.name);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//! Against a real cluster, `Config::infer()` finds the kubeconfig (or the pod's service account)
+//! the way kubectl does.
+//!
 //! # Feature flags
 //! None.
 //!
@@ -43,8 +73,8 @@ pub use config::{Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Kubeconfig, Kubec
 pub use decode::{ByteStream, WatchDecoder, WatchStream, decode_list};
 pub use error::{Error, Result};
 pub use layers::{
-    DecompressionLayer, DecompressionService, DedupWarningLogger, Inner, NoWarnings,
-    RateLimitLayer, RateLimitService, RateLimiter, RetryLayer, RetryService, TraceLayer,
+    DecompressionLayer, DecompressionService, DedupWarningLogger, NoWarnings, RateLimitLayer,
+    RateLimitService, RateLimiter, RetryLayer, RetryService, StackService, TraceLayer,
     TraceService, UrlBackoff, UserAgentLayer, UserAgentService, WarningHandler, WarningLayer,
     WarningService, default_user_agent,
 };

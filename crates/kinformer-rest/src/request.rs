@@ -70,7 +70,8 @@ pub struct Request {
     body: Body,
     timeout: Option<Duration>,
     max_retries: Option<u32>,
-    error: Option<Error>,
+    /// The first builder error's message.
+    error: Option<String>,
 }
 
 impl Request {
@@ -96,7 +97,7 @@ impl Request {
 
     fn fail(mut self, message: String) -> Self {
         if self.error.is_none() {
-            self.error = Some(Error::new(Kind::Request, message));
+            self.error = Some(message);
         }
         self
     }
@@ -234,8 +235,8 @@ impl Request {
     /// # Errors
     /// The first error a builder call met.
     pub fn url(&self) -> Result<String> {
-        if let Some(err) = &self.error {
-            return Err(Error::new(Kind::Request, err.to_string()));
+        if let Some(message) = &self.error {
+            return Err(Error::new(Kind::Request, message.clone()));
         }
         Ok(self.build_url())
     }
@@ -277,7 +278,9 @@ impl Request {
     }
 
     fn take_error(&mut self) -> Result<()> {
-        self.error.take().map_or(Ok(()), Err)
+        self.error
+            .take()
+            .map_or(Ok(()), |message| Err(Error::new(Kind::Request, message)))
     }
 
     fn preflight(&self) -> Result<()> {

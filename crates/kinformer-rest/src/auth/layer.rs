@@ -13,7 +13,7 @@ use super::token_file::TokenFile;
 use super::{Auth, CertSlot};
 use crate::body::{Body, clone_request};
 use crate::error::{Error, Kind, Result};
-use crate::layers::{Inner, LayerFuture, layer_service, take_ready};
+use crate::layers::{LayerFuture, StackService, layer_service, take_ready};
 
 /// An `Authorization: Bearer` header value, marked sensitive so it is never logged or indexed.
 pub(crate) fn bearer(token: &str) -> Result<HeaderValue> {
@@ -125,7 +125,7 @@ pub struct AuthService<S> {
     layer: AuthLayer,
 }
 
-impl<S: Inner> AuthService<S> {
+impl<S: StackService> AuthService<S> {
     fn run(&mut self, mut req: http::Request<Body>) -> LayerFuture {
         let inner = take_ready(&mut self.inner);
         let source = Arc::clone(&self.layer.source);

@@ -13,8 +13,7 @@ use serde::de::DeserializeOwned;
 
 use super::frame::WatchDecoder;
 use crate::body::ResponseBody;
-use crate::client::error_from_service;
-use crate::error::Result;
+use crate::error::{BoxError, Error, Kind, Result};
 
 /// The events of one watch, decoded as the body arrives.
 ///
@@ -63,7 +62,7 @@ impl<K: DeserializeOwned> Stream for WatchStream<K> {
                 Some(Err(e)) => {
                     this.body = None;
                     this.decoder.finish(&mut VecDeque::new());
-                    return Poll::Ready(Some(Err(error_from_service(e))));
+                    return Poll::Ready(Some(Err(body_error(e, "the watch stream broke"))));
                 }
                 None => {
                     this.body = None;
@@ -71,6 +70,14 @@ impl<K: DeserializeOwned> Stream for WatchStream<K> {
                 }
             }
         }
+    }
+}
+
+/// An error from a body mid-stream: ours (a gzip decode error) as it is, else a transport error.
+fn body_error(err: BoxError, what: &str) -> Error {
+    match err.downcast::<Error>() {
+        Ok(err) => *err,
+        Err(err) => Error::new(Kind::Transport, what).with_source(err),
     }
 }
 
@@ -112,7 +119,7 @@ impl Stream for ByteStream {
                 }
                 Some(Err(e)) => {
                     this.body = None;
-                    return Poll::Ready(Some(Err(error_from_service(e))));
+                    return Poll::Ready(Some(Err(body_error(e, "the response stream broke"))));
                 }
                 None => {
                     this.body = None;

@@ -12,7 +12,7 @@ use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH};
 use http_body::Frame;
 use tower::ServiceExt;
 
-use super::{Inner, LayerFuture, layer_service, take_ready};
+use super::{LayerFuture, StackService, layer_service, take_ready};
 use crate::body::{Body, ResponseBody};
 use crate::error::{BoxError, Error, Kind};
 
@@ -34,7 +34,7 @@ pub struct DecompressionService<S> {
     inner: S,
 }
 
-impl<S: Inner> DecompressionService<S> {
+impl<S: StackService> DecompressionService<S> {
     fn run(&mut self, mut req: http::Request<Body>) -> LayerFuture {
         let inner = take_ready(&mut self.inner);
         req.headers_mut()

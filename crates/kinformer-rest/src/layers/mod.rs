@@ -28,8 +28,9 @@ use crate::error::BoxError;
 pub(crate) type LayerFuture =
     Pin<Box<dyn Future<Output = Result<http::Response<ResponseBody>, BoxError>> + Send>>;
 
-/// What every layer wraps: the rest of the stack.
-pub trait Inner:
+/// A bound alias for what every layer wraps: a cloneable service from `http::Request<Body>` to
+/// responses with a boxed body (`UnsyncBoxBody<Bytes, Box<dyn Error + Send + Sync>>`).
+pub trait StackService:
     tower::Service<
         http::Request<Body>,
         Response = http::Response<ResponseBody>,
@@ -41,7 +42,7 @@ pub trait Inner:
 {
 }
 
-impl<S> Inner for S where
+impl<S> StackService for S where
     S: tower::Service<
             http::Request<Body>,
             Response = http::Response<ResponseBody>,
@@ -67,7 +68,7 @@ pub(crate) struct Attempt(pub(crate) u32);
 /// Implements `tower::Service` for a layer service whose work is `self.run(req) -> LayerFuture`.
 macro_rules! layer_service {
     ($name:ident) => {
-        impl<S: $crate::layers::Inner> tower::Service<http::Request<$crate::body::Body>>
+        impl<S: $crate::layers::StackService> tower::Service<http::Request<$crate::body::Body>>
             for $name<S>
         {
             type Response = http::Response<$crate::body::ResponseBody>;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
-use super::{Attempt, Inner, LayerFuture, layer_service, take_ready};
+use super::{Attempt, LayerFuture, StackService, layer_service, take_ready};
 use crate::body::Body;
 use crate::request::WatchRequest;
 
@@ -144,7 +144,7 @@ pub struct RateLimitService<S> {
     limiter: Option<RateLimiter>,
 }
 
-impl<S: Inner> RateLimitService<S> {
+impl<S: StackService> RateLimitService<S> {
     fn run(&mut self, req: http::Request<Body>) -> LayerFuture {
         let inner = take_ready(&mut self.inner);
         let first_watch = req.extensions().get::<WatchRequest>().is_some()

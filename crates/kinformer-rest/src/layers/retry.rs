@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use tower::ServiceExt;
 
-use super::{Attempt, Inner, LayerFuture, UrlBackoff, layer_service, take_ready};
+use super::{Attempt, LayerFuture, StackService, UrlBackoff, layer_service, take_ready};
 use crate::body::Body;
 use crate::request::{MaxRetries, NoTransportRetry};
 use crate::response::retry_after;
@@ -55,7 +55,7 @@ pub struct RetryService<S> {
     layer: RetryLayer,
 }
 
-impl<S: Inner> RetryService<S> {
+impl<S: StackService> RetryService<S> {
     fn run(&mut self, req: http::Request<Body>) -> LayerFuture {
         let inner = take_ready(&mut self.inner);
         let layer = self.layer.clone();

@@ -4,7 +4,7 @@ use tokio::time::Instant;
 use tower::ServiceExt;
 use tracing::Instrument;
 
-use super::{Inner, LayerFuture, layer_service, take_ready};
+use super::{LayerFuture, StackService, layer_service, take_ready};
 use crate::body::Body;
 
 /// Wraps each request in a `debug` span `http` (method, path) and logs its status and latency.
@@ -26,7 +26,7 @@ pub struct TraceService<S> {
     inner: S,
 }
 
-impl<S: Inner> TraceService<S> {
+impl<S: StackService> TraceService<S> {
     fn run(&mut self, req: http::Request<Body>) -> LayerFuture {
         let inner = take_ready(&mut self.inner);
         let span = tracing::debug_span!("http", method = %req.method(), path = req.uri().path());

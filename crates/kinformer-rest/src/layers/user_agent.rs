@@ -4,7 +4,7 @@ use http::HeaderValue;
 use http::header::USER_AGENT;
 use tower::ServiceExt;
 
-use super::{Inner, LayerFuture, layer_service, take_ready};
+use super::{LayerFuture, StackService, layer_service, take_ready};
 use crate::body::Body;
 
 /// `kinformer/<version> (<os>/<arch>)`, in client-go's shape.
@@ -51,7 +51,7 @@ pub struct UserAgentService<S> {
     value: HeaderValue,
 }
 
-impl<S: Inner> UserAgentService<S> {
+impl<S: StackService> UserAgentService<S> {
     fn run(&mut self, mut req: http::Request<Body>) -> LayerFuture {
         let inner = take_ready(&mut self.inner);
         req.headers_mut()

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use tower::ServiceExt;
 
-use super::{Inner, LayerFuture, layer_service, take_ready};
+use super::{LayerFuture, StackService, layer_service, take_ready};
 use crate::body::Body;
 
 /// Receives the warnings the server attaches to responses (client-go `WarningHandler`).
@@ -75,7 +75,7 @@ pub struct WarningService<S> {
     handler: Arc<dyn WarningHandler>,
 }
 
-impl<S: Inner> WarningService<S> {
+impl<S: StackService> WarningService<S> {
     fn run(&mut self, req: http::Request<Body>) -> LayerFuture {
         let inner = take_ready(&mut self.inner);
         let handler = Arc::clone(&self.handler);

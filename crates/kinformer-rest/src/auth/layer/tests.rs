@@ -16,7 +16,7 @@ struct Server {
 }
 
 impl Server {
-    fn service(&self) -> impl Inner {
+    fn service(&self) -> impl StackService {
         let this = self.clone();
         tower::service_fn(move |req: http::Request<Body>| {
             let auth = req

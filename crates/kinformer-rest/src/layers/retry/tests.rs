@@ -12,7 +12,7 @@ use crate::error::BoxError;
 fn flaky(
     failures: u32,
     fail: fn() -> Result<http::Response<ResponseBody>, BoxError>,
-) -> (impl Inner, Arc<AtomicU32>) {
+) -> (impl StackService, Arc<AtomicU32>) {
     let calls = Arc::new(AtomicU32::new(0));
     let c = calls.clone();
     let svc = tower::service_fn(move |_req: http::Request<Body>| {
