@@ -24,6 +24,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod delta_fifo;
+mod either;
 mod error;
 mod func;
 mod queue;
@@ -33,6 +34,7 @@ mod tests;
 
 // The public interface is:
 pub use delta_fifo::{Config, DeltaFifo, KnownObjects};
+pub use either::EitherQueue;
 pub use error::{Error, Result};
 pub use func::{KeyFunc, TransformFunc};
 pub use queue::{Popped, Queue, QueueItem};

@@ -61,6 +61,9 @@ pub trait Queue<K>: Store<K> {
     /// [`Error::Closed`] once the queue is closed and empty; items queued before `close` are
     /// still handed out.
     ///
+    /// `process` must not call back into the same queue: its lock is held (the call would
+    /// deadlock).
+    ///
     /// # Cancel safety
     /// Cancel safe: an item is taken only when `process` runs, within the same poll.
     fn pop<R, F>(&self, process: F) -> impl Future<Output = Result<R, Error>> + Send

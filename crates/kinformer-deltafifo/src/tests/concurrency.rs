@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::{Store, StoreRead};
 
 use super::{Cache, cm};
-use crate::{Config, DeltaFifo, KnownObjects, Queue, RealFifo, RealFifoConfig};
+use crate::{Config, DeltaFifo, EitherQueue, KnownObjects, Queue, RealFifo, RealFifoConfig};
 
 const WRITERS: u32 = 4;
 const ROUNDS: u32 = 500;
