@@ -200,13 +200,17 @@ fn container(r: &mut Rng, app: &str, i: usize) -> (Value, Value) {
     let mut spec = json!({
         "name": name, "image": image,
         "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}, {"name": "metrics", "containerPort": 9090, "protocol": "TCP"}],
-        "env": env,
+        "env": null,
         "resources": {"requests": {"cpu": format!("{}m", 50 * (1 + r.below(10))), "memory": format!("{}Mi", 64 * (1 + r.below(8)))},
                       "limits": {"cpu": format!("{}m", 500 * (1 + r.below(4))), "memory": format!("{}Mi", 256 * (1 + r.below(4)))}},
-        "livenessProbe": probe(r, "/healthz"), "readinessProbe": probe(r, "/readyz"),
+        "livenessProbe": null, "readinessProbe": null,
         "volumeMounts": [{"name": "kube-api-access", "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}],
         "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
     });
+    // Moved in rather than interpolated: `json!` would deep-copy them.
+    spec["env"] = Value::Array(env);
+    spec["livenessProbe"] = probe(r, "/healthz");
+    spec["readinessProbe"] = probe(r, "/readyz");
     if i > 0 {
         // Sidecars are leaner: one port, no readiness probe, no service-account mount.
         if let Some(m) = spec.as_object_mut() {
@@ -254,7 +258,7 @@ fn pod(r: &mut Rng, total: usize) -> Value {
         .iter()
         .map(|t| json!({"type": t, "status": "True", "lastProbeTime": null, "lastTransitionTime": created}))
         .collect();
-    json!({
+    let mut pod = json!({
         "metadata": {
             "name": name, "generateName": format!("{app}-{rs_hash}-"), "labels": l,
             "annotations": {"kubectl.kubernetes.io/restartedAt": created, "prometheus.io/scrape": "true", "prometheus.io/port": "9090"},
@@ -269,7 +273,7 @@ fn pod(r: &mut Rng, total: usize) -> Value {
             ],
         },
         "spec": {
-            "containers": containers, "restartPolicy": "Always", "terminationGracePeriodSeconds": 30,
+            "containers": null, "restartPolicy": "Always", "terminationGracePeriodSeconds": 30,
             "dnsPolicy": "ClusterFirst", "serviceAccountName": "default", "serviceAccount": "default", "nodeName": node,
             "securityContext": {}, "schedulerName": "default-scheduler", "priority": 0, "enableServiceLinks": true,
             "preemptionPolicy": "PreemptLowerPriority",
@@ -279,10 +283,15 @@ fn pod(r: &mut Rng, total: usize) -> Value {
                 {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}],
         },
         "status": {
-            "phase": phase, "conditions": conditions, "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
-            "podIP": ip, "podIPs": [{"ip": ip}], "startTime": created, "containerStatuses": statuses, "qosClass": "Burstable",
+            "phase": phase, "conditions": null, "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+            "podIP": ip, "podIPs": [{"ip": ip}], "startTime": created, "containerStatuses": null, "qosClass": "Burstable",
         },
-    })
+    });
+    // Moved in rather than interpolated: `json!` would deep-copy them.
+    pod["spec"]["containers"] = Value::Array(containers);
+    pod["status"]["conditions"] = Value::Array(conditions);
+    pod["status"]["containerStatuses"] = Value::Array(statuses);
+    pod
 }
 
 fn configmap(r: &mut Rng) -> Value {

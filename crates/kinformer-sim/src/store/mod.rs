@@ -56,7 +56,7 @@ impl Event {
                 let prev = self.prev.as_ref().unwrap_or(&self.record);
                 let mut map = prev.to_map();
                 write::set_resource_version(&mut map, self.rev);
-                Record::build(def, EventType::Deleted, self.rev, map)
+                Record::build(def, EventType::Deleted, self.rev, &mut map)
                     .line()
                     .clone()
             })

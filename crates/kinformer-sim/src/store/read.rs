@@ -76,10 +76,15 @@ impl Store {
             return Ok(page);
         };
         let from = format!("{prefix}{}", start.unwrap_or(""));
+        // Prefixes end in '/', so every key under one sorts below the prefix with '/' bumped to '0'.
+        let end = prefix.strip_suffix('/').map(|p| format!("{p}0"));
+        let upper = match &end {
+            Some(e) => Bound::Excluded(e.as_str()),
+            None => Bound::Unbounded,
+        };
         let mut range = coll
             .keys
-            .range::<str, _>((Bound::Included(from.as_str()), Bound::Unbounded))
-            .take_while(|(k, _)| k.starts_with(prefix));
+            .range::<str, _>((Bound::Included(from.as_str()), upper));
         let limit = limit.unwrap_or(usize::MAX);
         let mut last_key: Option<&str> = None;
         for (key, history) in range.by_ref() {

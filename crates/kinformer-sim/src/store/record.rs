@@ -82,37 +82,43 @@ impl Record {
         def: &ResourceDef,
         event: EventType,
         rev: u64,
-        mut obj: Map<String, Value>,
+        obj: &mut Map<String, Value>,
     ) -> Self {
         obj.remove("kind");
         obj.remove("apiVersion");
-        let meta = extract_meta(def, &obj);
-        let prefix = event.prefix();
+        let meta = extract_meta(def, obj);
         let type_meta = format!(
             r#"{{"kind":"{}","apiVersion":"{}""#,
             def.kind,
             def.api_version()
         );
-        let mut buf = Vec::with_capacity(4096);
-        buf.extend_from_slice(prefix);
-        let obj_start = buf.len();
-        buf.extend_from_slice(type_meta.as_bytes());
-        let rest_start;
-        // serde_json writes a map as `{...}`; drop its `{` and splice it after kind/apiVersion.
-        let body = Value::Object(obj).to_string();
-        if body.len() > 2 {
-            buf.push(b',');
-            rest_start = buf.len();
-            buf.extend_from_slice(&body.as_bytes()[1..]);
-        } else {
-            rest_start = buf.len();
-            buf.push(b'}');
-        }
-        buf.extend_from_slice(b"}\n");
+        let (line, obj_start, rest_start) = SCRATCH.with(|scratch| {
+            let mut buf = scratch.borrow_mut();
+            buf.clear();
+            buf.extend_from_slice(event.prefix());
+            let obj_start = buf.len();
+            buf.extend_from_slice(type_meta.as_bytes());
+            let open = buf.len();
+            // serde_json writes the map as `{...}`: turn its `{` into the `,` after apiVersion.
+            // Writing a map with string keys into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *buf, &*obj);
+            let rest_start = if buf.len() - open > 2 {
+                buf[open] = b',';
+                open + 1
+            } else {
+                buf.truncate(open);
+                buf.push(b'}');
+                open
+            };
+            buf.extend_from_slice(b"}\n");
+            // Copy into an exact-size buffer: the scratch buffer is reused, and a stored revision
+            // should not carry spare capacity.
+            (Bytes::copy_from_slice(&buf), obj_start, rest_start)
+        });
         Self {
             rev,
             event,
-            line: Bytes::from(buf),
+            line,
             obj_start,
             rest_start,
             builtin: def.builtin,
@@ -235,6 +241,11 @@ fn field_value(obj: &Map<String, Value>, path: &str) -> String {
     }
 }
 
+thread_local! {
+    /// Serialization scratch space, reused so each write allocates only its final buffer.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(Vec::with_capacity(16 * 1024));
+}
+
 /// A shared record.
 pub(crate) type RecordRef = Arc<Record>;
 
@@ -250,8 +261,15 @@ mod tests {
         let reg = Registry::default();
         let def = reg.by_name("pods").expect("pods is built in");
         let obj = json!({"kind":"Pod","metadata":{"name":"a","namespace":"n","labels":{"x":"1"}},"spec":{"nodeName":"n1"}});
-        let Value::Object(map) = obj else { panic!() };
-        let r = Record::build(&def, EventType::Modified, 7, map);
+        let Value::Object(mut map) = obj else {
+            panic!()
+        };
+        let empty = Record::build(&def, EventType::Added, 1, &mut Map::new());
+        let mut item = BytesMut::new();
+        empty.put_item(&mut item);
+        assert_eq!(&item[..], b"{}");
+        assert_eq!(&empty.object()[..], br#"{"kind":"Pod","apiVersion":"v1"}"#);
+        let r = Record::build(&def, EventType::Modified, 7, &mut map);
         let line = std::str::from_utf8(r.line()).expect("utf8");
         assert!(line.starts_with(
             r#"{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata""#

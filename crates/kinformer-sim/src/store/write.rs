@@ -77,7 +77,7 @@ impl Store {
         inner.uid_counter += 1;
         let uid = rng::uuid(&mut Rng::derive(self.salt, inner.uid_counter));
         metadata_mut(&mut obj)?.insert("uid".into(), json!(uid));
-        Ok(self.commit(&mut inner, def, &key, EventType::Added, None, obj))
+        Ok(self.commit(&mut inner, def, &key, EventType::Added, None, &mut obj))
     }
 
     /// Replaces an object. A `metadata.resourceVersion` in `obj` is a precondition (409 when stale).
@@ -182,7 +182,7 @@ impl Store {
                         &key,
                         EventType::Modified,
                         Some(old),
-                        new,
+                        &mut new,
                     ));
                 }
                 Some(_) if pre != Precondition::None => return Err(ApiError::conflict(def, name)),
@@ -204,7 +204,7 @@ impl Store {
         for _ in 0..MAX_RETRIES {
             let old =
                 current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
-            let map = old.to_map();
+            let mut map = old.to_map();
             let mut inner = self.write_lock();
             match current(&inner, def, &key) {
                 Some(now) if now.rev == old.rev => {
@@ -214,7 +214,7 @@ impl Store {
                         &key,
                         EventType::Deleted,
                         Some(old),
-                        map,
+                        &mut map,
                     ));
                 }
                 Some(_) => {}
@@ -233,11 +233,11 @@ impl Store {
         key: &str,
         kind: EventType,
         prev: Option<RecordRef>,
-        mut obj: Map<String, Value>,
+        obj: &mut Map<String, Value>,
     ) -> RecordRef {
         inner.revision += 1;
         let rev = inner.revision;
-        set_resource_version(&mut obj, rev);
+        set_resource_version(obj, rev);
         let record = Arc::new(Record::build(def, kind, rev, obj));
         let coll = inner
             .collections
