@@ -108,8 +108,8 @@ async fn delta_fifo_with_many_writers_readers_and_a_popper() {
 async fn real_fifo_with_many_writers_readers_and_a_popper() {
     let cache = Arc::new(Cache::default());
     let known: KnownObjects<ConfigMap> = cache.clone();
-    let fifo = Arc::new(RealFifo::new(
-        RealFifoConfig::default().known_objects(known),
-    ));
-    check(fifo, cache).await;
+    // Through the run-time choice, to cover its delegation too.
+    let fifo: EitherQueue<ConfigMap> =
+        RealFifo::new(RealFifoConfig::default().known_objects(known)).into();
+    check(Arc::new(fifo), cache).await;
 }
