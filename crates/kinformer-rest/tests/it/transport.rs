@@ -289,3 +289,82 @@ async fn exec_plugin_client_certificate() {
     get_cm(&config).await.unwrap();
     assert!(server.seen()[0].headers.get("authorization").is_none());
 }
+
+/// Copies `from` to `to` until `frozen` is set; then swallows everything and never closes.
+async fn pipe(
+    mut from: impl tokio::io::AsyncRead + Unpin,
+    mut to: impl tokio::io::AsyncWrite + Unpin,
+    frozen: Arc<std::sync::atomic::AtomicBool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 16 * 1024];
+    while let Ok(n) = from.read(&mut buf).await {
+        if n == 0 {
+            return;
+        }
+        if frozen.load(std::sync::atomic::Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A TCP proxy to `upstream` that can freeze: a dead network path only HTTP/2 pings notice.
+async fn freezable_proxy(
+    upstream: std::net::SocketAddr,
+    frozen: Arc<std::sync::atomic::AtomicBool>,
+) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let server = tokio::net::TcpStream::connect(upstream).await.unwrap();
+            let (cr, cw) = client.into_split();
+            let (sr, sw) = server.into_split();
+            tokio::spawn(pipe(cr, sw, frozen.clone()));
+            tokio::spawn(pipe(sr, cw, frozen.clone()));
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn http2_pings_detect_a_dead_connection() {
+    let senders = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = senders.clone();
+    let handler: Handler = Arc::new(move |_req| {
+        let (tx, resp) = streaming();
+        s2.lock().unwrap().push(tx);
+        resp
+    });
+    let server = serve(Options::default(), handler).await;
+    let frozen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let proxy = freezable_proxy(server.addr, frozen.clone()).await;
+    let mut config = Config::new(format!("http://{proxy}").parse().unwrap());
+    config.http2_prior_knowledge = true;
+    config.http2_keepalive_interval = Some(Duration::from_millis(300));
+    config.http2_keepalive_timeout = Duration::from_millis(300);
+    let pods = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
+    let mut watch = pods.get().resource("pods").watch::<Pod>().await.unwrap();
+    senders.lock().unwrap()[0]
+        .send(Bytes::from_static(
+            b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n",
+        ))
+        .unwrap();
+    assert!(matches!(watch.next().await, Some(Ok(WatchEvent::Added(_)))));
+    // The path dies silently: no FIN, no RST, no data. The ping times out and the watch fails.
+    frozen.store(true, std::sync::atomic::Ordering::SeqCst);
+    let start = std::time::Instant::now();
+    let end = tokio::time::timeout(Duration::from_secs(10), watch.next())
+        .await
+        .unwrap();
+    let err = end.unwrap().unwrap_err();
+    assert!(err.is_transport(), "{err:?}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
