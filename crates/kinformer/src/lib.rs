@@ -13,9 +13,74 @@
 //! traits), [`selector`], [`pager`], [`indexer`], [`deltafifo`], [`reflector`], and with feature
 //! `rest` the REST client and `listwatch`, with `sim` the simulator.
 //!
+//! # Examples
+//! A small controller: an informer turns changes into keys on a rate-limited work queue, and
+//! two workers reconcile each key against the informer's cache.
+//! ```
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicUsize, Ordering};
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kinformer::informer::Config;
+//! use kinformer::prelude::*;
+//! # #[cfg(feature = "rest")]
+//! use kinformer::{listwatch::ListWatch, rest::Client};
+//!
+//! # #[cfg(not(feature = "rest"))] fn main() {}
+//! # #[cfg(feature = "rest")]
+//! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let sim = kinformer_sim::Sim::builder().configmaps(6).seed(1).start().await?;
+//! let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
+//! let informer = SharedIndexInformer::new(source, Config::default().name("configmaps"));
+//!
+//! let queue: RateLimitingQueue<String> = RateLimitingQueue::new();
+//! let (on_add, on_update) = (queue.clone(), queue.clone());
+//! informer.add_event_handler(
+//!     HandlerFns::new()
+//!         .add_fn(move |cm: &Arc<ConfigMap>, _| on_add.add(object_key(&**cm)))
+//!         .update_fn(move |_, cm: &Arc<ConfigMap>| on_update.add(object_key(&**cm))),
+//! )?;
+//! let running = tokio::spawn({
+//!     let informer = informer.clone();
+//!     async move { informer.run().await }
+//! });
+//! assert!(informer.wait_for_cache_sync().await);
+//!
+//! let reconciled = Arc::new(AtomicUsize::new(0));
+//! let workers: Vec<_> = (0..2)
+//!     .map(|_| {
+//!         let (queue, lister, reconciled) =
+//!             (queue.clone(), informer.lister(), reconciled.clone());
+//!         tokio::spawn(async move {
+//!             while let Some(key) = queue.get().await {
+//!                 match lister.get(&key) {
+//!                     Ok(_configmap) => {
+//!                         reconciled.fetch_add(1, Ordering::SeqCst);
+//!                         queue.forget(&key);
+//!                     }
+//!                     Err(_) => queue.add_rate_limited(key.clone()),
+//!                 }
+//!                 queue.done(&key);
+//!             }
+//!         })
+//!     })
+//!     .collect();
+//! while reconciled.load(Ordering::SeqCst) < 6 {
+//!     tokio::task::yield_now().await;
+//! }
+//! queue.shutdown_with_drain().await;
+//! for worker in workers {
+//!     worker.await?;
+//! }
+//! informer.shutdown();
+//! running.await??;
+//! # Ok(()) }
+//! ```
+//!
 //! # Feature flags
 //! - `rest` (default): the REST client, as `kinformer::rest`.
 //! - `sim`: the in-process API server, as `kinformer::sim`.
+//! - `prometheus`: `workqueue::PrometheusMetrics` (over `prometheus-client`), client-go's metric
+//!   names.
 //!
 //! # MSRV
 //! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger

@@ -41,6 +41,8 @@
 
 mod delaying;
 mod metrics;
+#[cfg(feature = "prometheus")]
+mod prometheus;
 mod queue;
 mod rate_limiter;
 mod rate_limiting;
@@ -51,6 +53,9 @@ use std::hash::Hash;
 
 pub use delaying::{DelayingQueue, MAX_DELAY};
 pub use metrics::{NoopMetrics, QueueMetrics};
+#[cfg(feature = "prometheus")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
+pub use prometheus::PrometheusMetrics;
 pub use queue::{Queue, QueueConfig};
 pub use rate_limiter::{
     BucketRateLimiter, ItemExponentialRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter,
