@@ -53,6 +53,38 @@ pub struct Popped<K> {
 /// turns true only after the last item of the initial list was processed. `process` should
 /// therefore be quick (store the object, hand it to buffered handlers); the writer waits for
 /// no more than that.
+///
+/// # Examples
+/// A consumer generic over the queue:
+/// ```
+/// use std::sync::Arc;
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kinformer_core::Store;
+/// use kinformer_deltafifo::{DeltaFifo, Error, Queue, QueueItem};
+///
+/// async fn drain<Q: Queue<ConfigMap>>(queue: &Q) -> usize {
+///     let mut deltas = 0;
+///     while let Ok(n) = queue
+///         .pop(|popped| match popped.item {
+///             QueueItem::Deltas { deltas, .. } => deltas.len(),
+///             _ => 0,
+///         })
+///         .await
+///     {
+///         deltas += n;
+///     }
+///     deltas
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+/// fifo.add(Arc::new(ConfigMap::default()))?;
+/// fifo.close();
+/// assert_eq!(drain(&fifo).await, 1);
+/// assert_eq!(fifo.pop(|_| ()).await, Err(Error::Closed));
+/// # Ok::<(), kinformer_core::StoreError>(())
+/// # }).unwrap();
+/// ```
 pub trait Queue<K>: Store<K> {
     /// Waits for an item, then calls `process` with it under the queue lock and returns its
     /// result.

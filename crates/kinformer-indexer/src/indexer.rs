@@ -150,6 +150,26 @@ impl<K: Object> Indexer<K> {
 
     /// The objects that share at least one `name` index value with `obj`.
     ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::{Object, Store};
+    /// use kinformer_indexer::{Indexer, NAMESPACE_INDEX};
+    ///
+    /// let indexer: Indexer<Pod> = Indexer::default();
+    /// for (ns, name) in [("a", "p1"), ("a", "p2"), ("b", "p3")] {
+    ///     let mut pod = Pod::default();
+    ///     pod.metadata.namespace = Some(ns.into());
+    ///     pod.metadata.name = Some(name.into());
+    ///     indexer.add(Arc::new(pod))?;
+    /// }
+    /// let p1 = indexer.by_index(NAMESPACE_INDEX, "a")?[0].clone();
+    /// let same_namespace: Vec<_> = indexer.index(NAMESPACE_INDEX, &p1)?.iter().map(|p| p.name().to_owned()).collect();
+    /// assert_eq!(same_namespace, ["p1", "p2"]);
+    /// assert_eq!(indexer.list_index_func_values(NAMESPACE_INDEX), ["a", "b"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::UnknownIndex`], or [`Error::IndexFunc`] when `obj` cannot be indexed.
     pub fn index(&self, name: &str, obj: &K) -> Result<Vec<Arc<K>>, Error> {
@@ -220,6 +240,26 @@ impl<K: Object> Indexer<K> {
     }
 
     /// Adds indexes, indexing the objects already stored.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::{Object, Store};
+    /// use kinformer_indexer::{Error, IndexFunc, Indexer};
+    ///
+    /// let indexer: Indexer<Pod> = Indexer::default();
+    /// let mut pod = Pod::default();
+    /// pod.metadata.name = Some("p".into());
+    /// indexer.add(Arc::new(pod))?;
+    /// let by_name = || IndexFunc::new(|pod: &Pod| Ok(vec![pod.name().to_owned()]));
+    /// indexer.add_indexers([("name".to_owned(), by_name())])?;
+    /// assert_eq!(indexer.index_keys("name", "p")?, ["p"]);
+    /// assert!(matches!(
+    ///     indexer.add_indexers([("name".to_owned(), by_name())]),
+    ///     Err(Error::IndexConflict { .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::IndexConflict`] if a name exists already (or repeats), [`Error::IndexFunc`] if
