@@ -16,8 +16,8 @@ use kinformer_rest::{Client, RestClient};
 use serde::de::DeserializeOwned;
 use tokio::task::JoinHandle;
 
-use crate::informer::{AnyQueue, DeltaQueue};
 use crate::informer::{Config, SharedIndexInformer, Transform};
+use crate::informer::{DeltaQueue, make_queue};
 use erased::AnyInformer;
 
 pub use config::FactoryConfig;
@@ -96,7 +96,7 @@ impl SharedInformerFactory {
     {
         let queue = self.inner.config.queue;
         self.informer_with_queue(ApiResource::of::<K>(), None, move |known| {
-            AnyQueue::new(queue, known)
+            make_queue(queue, known)
         })
     }
 
@@ -105,9 +105,7 @@ impl SharedInformerFactory {
     pub fn dynamic_informer(&self, resource: ApiResource) -> SharedIndexInformer<DynamicObject> {
         let queue = self.inner.config.queue;
         let check = expect_kind(&resource.api_version(), &resource.kind);
-        self.informer_with_queue(resource, Some(check), move |known| {
-            AnyQueue::new(queue, known)
-        })
+        self.informer_with_queue(resource, Some(check), move |known| make_queue(queue, known))
     }
 
     /// The informer for `resource` with objects decoded as `K`, created on first use with the

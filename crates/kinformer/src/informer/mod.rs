@@ -29,7 +29,7 @@ mod transform;
 #[cfg(feature = "rest")]
 pub(crate) use queue::DeltaQueue;
 #[cfg(feature = "rest")]
-pub(crate) use queues::AnyQueue;
+pub(crate) use queues::make_queue;
 #[cfg(all(test, feature = "rest"))]
 pub(crate) use testing::ScriptedQueue;
 

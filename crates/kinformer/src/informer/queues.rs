@@ -1,85 +1,46 @@
-//! The queue choice: the delta queue crate's `DeltaFifo` and `RealFifo` behind the informer's
-//! [`DeltaQueue`].
+//! The queue choice: the delta queue crate's `DeltaFifo` or `RealFifo`, as an `EitherQueue`
+//! behind the informer's [`DeltaQueue`].
 
 use std::sync::Arc;
 
-use kinformer_core::{Object, Store, StoreError};
+use kinformer_core::Object;
 use kinformer_deltafifo::{
-    Config as FifoConfig, DeltaFifo, Queue, QueueItem, RealFifo, RealFifoConfig,
+    Config as FifoConfig, DeltaFifo, EitherQueue, Queue, QueueItem, RealFifo, RealFifoConfig,
 };
 use kinformer_indexer::Indexer;
 
 use super::config::QueueKind;
 use super::queue::{DeltaQueue, Item, Popped};
 
-/// The queue an informer was configured with.
-pub(crate) enum AnyQueue<K> {
-    DeltaFifo(DeltaFifo<K>),
-    InOrder(RealFifo<K>),
-}
-
-impl<K: Object> AnyQueue<K> {
-    /// The queue of `kind`, with the informer's cache as its known objects.
-    ///
-    /// The in-order queue runs in its atomic mode (client-go 1.36's default): relists and
-    /// resyncs arrive whole and the informer reconciles them against its cache.
-    pub(crate) fn new(kind: QueueKind, known: Arc<Indexer<K>>) -> Self {
-        match kind {
-            QueueKind::InOrder => {
-                Self::InOrder(RealFifo::new(RealFifoConfig::default().atomic(true)))
-            }
-            _ => Self::DeltaFifo(DeltaFifo::new(
-                FifoConfig::default()
-                    .known_objects(known)
-                    .emit_replaced(true),
-            )),
-        }
+/// The queue of `kind`, with the informer's cache as its known objects.
+///
+/// The in-order queue runs in its atomic mode (client-go 1.36's default): relists and resyncs
+/// arrive whole and the informer reconciles them against its cache.
+pub(crate) fn make_queue<K: Object>(kind: QueueKind, known: Arc<Indexer<K>>) -> EitherQueue<K> {
+    match kind {
+        QueueKind::InOrder => RealFifo::new(RealFifoConfig::default().atomic(true)).into(),
+        _ => DeltaFifo::new(
+            FifoConfig::default()
+                .known_objects(known)
+                .emit_replaced(true),
+        )
+        .into(),
     }
 }
 
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyQueue::DeltaFifo($q) => $e,
-            AnyQueue::InOrder($q) => $e,
-        }
-    };
-}
-
-impl<K: Object> Store<K> for AnyQueue<K> {
-    fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        dispatch!(self, q => q.add(obj))
-    }
-    fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        dispatch!(self, q => q.update(obj))
-    }
-    fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        dispatch!(self, q => q.delete(obj))
-    }
-    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
-        dispatch!(self, q => q.replace(list, resource_version))
-    }
-    fn resync(&self) -> Result<(), StoreError> {
-        dispatch!(self, q => q.resync())
-    }
-    fn update_resource_version(&self, resource_version: &str) {
-        dispatch!(self, q => q.update_resource_version(resource_version));
-    }
-}
-
-impl<K: Object> DeltaQueue<K> for AnyQueue<K> {
+impl<K: Object> DeltaQueue<K> for EitherQueue<K> {
     async fn pop<R: Send>(&self, process: impl FnOnce(Popped<K>) -> R + Send) -> Option<R> {
         let process = move |popped: kinformer_deltafifo::Popped<K>| process(convert(popped));
         // The only failure is "closed and empty".
-        dispatch!(self, q => q.pop(process).await.ok())
+        Queue::pop(self, process).await.ok()
     }
 
     fn has_synced(&self) -> bool {
-        dispatch!(self, q => q.has_synced())
+        Queue::has_synced(self)
     }
 
     fn close(&self) {
-        dispatch!(self, q => q.close());
+        Queue::close(self);
     }
 }
 

@@ -16,7 +16,7 @@ use super::handler::EventHandler;
 use super::pipeline::reflector_pipeline;
 use super::processor::Processor;
 use super::queue::DeltaQueue;
-use super::queues::AnyQueue;
+use super::queues::make_queue;
 use super::registration::Registration;
 use super::sync::SyncSignal;
 use super::transform::Transform;
@@ -168,7 +168,7 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         L: ListerWatcher<K> + 'static,
     {
         let kind = config.queue;
-        Self::with_queue(source, config, move |known| AnyQueue::new(kind, known))
+        Self::with_queue(source, config, move |known| make_queue(kind, known))
     }
 
     /// An informer listing and watching `source`, through the queue `make_queue` builds over
