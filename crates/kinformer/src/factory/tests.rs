@@ -120,3 +120,86 @@ async fn namespace_and_tweaks_reach_the_list_watch() {
     assert!(expected < all.items.len());
     factory.shutdown().await;
 }
+
+#[tokio::test]
+async fn dynamic_informers_for_custom_resources() {
+    use kinformer_sim::{CustomResource, ObjectOp, OpKind, Scope as SimScope};
+
+    let sim = Sim::builder().seed(9).start().await.unwrap();
+    sim.register(CustomResource::new(
+        "example.com",
+        "v1",
+        "widgets",
+        "Widget",
+        SimScope::Namespaced,
+    ))
+    .await
+    .unwrap();
+    for name in ["w1", "w2"] {
+        let widget = serde_json::json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"size": 3}
+        });
+        sim.apply(ObjectOp::new(OpKind::Create, "widgets.example.com", widget))
+            .await
+            .unwrap();
+    }
+    let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
+    let resource = ApiResource::new(
+        "example.com",
+        "v1",
+        "Widget",
+        "widgets",
+        kinformer_core::Scope::Namespaced,
+    );
+    let widgets = factory.dynamic_informer(resource.clone());
+    assert!(Arc::ptr_eq(
+        widgets.indexer(),
+        factory.dynamic_informer(resource).indexer()
+    ));
+    factory.start();
+    let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
+        .await
+        .unwrap();
+    assert_eq!(
+        synced,
+        BTreeMap::from([("example.com/v1/widgets (dynamic)".to_owned(), true)])
+    );
+    let w1 = widgets.lister().namespaced("default").get("w1").unwrap();
+    assert_eq!(w1.data["spec"]["size"], 3);
+    assert_eq!(widgets.indexer().len(), 2);
+    factory.shutdown().await;
+}
+
+/// Informers, factories and their futures cross tasks and threads.
+#[test]
+fn public_types_and_futures_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    let factory = SharedInformerFactory::new(
+        Client::new(tower::service_fn(
+            |_: http::Request<kinformer_rest::Body>| async {
+                Ok::<_, std::convert::Infallible>(
+                    http::Response::new(kinformer_rest::Body::empty()),
+                )
+            },
+        )),
+        FactoryConfig::default(),
+    );
+    send_sync(&factory);
+    send(&factory.wait_for_cache_sync());
+    send(&factory.shutdown());
+    let informer = factory.informer_for::<Pod>();
+    send_sync(&informer);
+    send(&informer.run());
+    send(&informer.wait_for_cache_sync());
+    let registration = informer.add_event_handler(HandlerFns::new()).unwrap();
+    send_sync(&registration);
+    send(&registration.wait_synced());
+    let queue: crate::workqueue::RateLimitingQueue<String> = Default::default();
+    send_sync(&queue);
+    send(&queue.get());
+    send(&queue.shutdown_with_drain());
+}
