@@ -33,6 +33,14 @@ impl<K> State<K> {
     /// Adds or replaces the object under `key`. Index values are computed before anything
     /// changes, so a failing index function leaves the state as it was.
     pub(crate) fn upsert(&mut self, key: String, obj: Arc<K>) -> Result<(), Error> {
+        // The same allocation again (a resync re-delivering the cached object): nothing changes.
+        if self
+            .items
+            .get(key.as_str())
+            .is_some_and(|old| Arc::ptr_eq(old, &obj))
+        {
+            return Ok(());
+        }
         let new_values = self.values_of(&key, &obj)?;
         match self.items.get_key_value(key.as_str()) {
             Some((shared_key, old)) => {

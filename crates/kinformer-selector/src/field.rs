@@ -323,6 +323,13 @@ mod tests {
 
     proptest! {
         #[test]
+        fn parse_never_panics(input in r"[a-zé.=!,\\ ]{0,16}") {
+            if let Ok(selector) = FieldSelector::parse(&input) {
+                prop_assert_eq!(FieldSelector::parse(&selector.to_string()), Ok(selector));
+            }
+        }
+
+        #[test]
         fn display_round_trips(
             terms in prop::collection::vec(("[a-z][a-z.]{0,8}", 0..3usize, r"[a-z,=\\! ]{0,6}"), 0..4)
         ) {

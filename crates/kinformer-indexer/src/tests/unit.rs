@@ -222,3 +222,27 @@ fn listers_filter_by_labels_and_namespace() {
         r#"pods "c" not found"#
     );
 }
+
+#[test]
+fn updating_with_the_stored_arc_is_a_no_op() {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    let store = Indexer::new(Config::default().index(
+        "counted",
+        IndexFunc::new(move |_: &Pod| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(vec!["v".to_owned()])
+        }),
+    ));
+    let a = pod("ns", "a", "", "");
+    store.add(Arc::clone(&a)).unwrap();
+    store.update(Arc::clone(&a)).unwrap();
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    store.update(pod("ns", "a", "", "")).unwrap();
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "new and old values"
+    );
+    assert_eq!(store.index_keys("counted", "v").unwrap(), ["ns/a"]);
+}
