@@ -6,14 +6,16 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{HeaderMap, Method};
+use http_body_util::BodyExt;
 use kinformer_core::{ListOptions, ObjectList};
 use serde::de::DeserializeOwned;
 
 use crate::body::Body;
+use crate::body::ResponseBody;
 use crate::client::Client;
-use crate::decode::{ByteStream, WatchStream, decode_list};
+use crate::decode::{ByteStream, ListDecoder, WatchStream};
 use crate::error::{Error, Kind, Result};
-use crate::response::{check_response, read_body};
+use crate::response::{error_from_response, read_body};
 
 /// Marks a request whose transport errors must never be retried (client-go `Stream()`).
 #[derive(Clone, Copy, Debug)]
@@ -328,7 +330,12 @@ impl Request {
         Ok((self.client, request))
     }
 
-    async fn execute(mut self) -> Result<(u16, HeaderMap, Bytes)> {
+    /// Sends the request and hands a 2xx body to `consume`, all under the request timeout;
+    /// other statuses become errors.
+    async fn execute<T, F>(mut self, consume: impl FnOnce(ResponseBody) -> F) -> Result<T>
+    where
+        F: Future<Output = Result<T>>,
+    {
         self.take_error()?;
         self.preflight()?;
         let timeout = self.timeout;
@@ -338,9 +345,17 @@ impl Request {
         let work = async move {
             let response = client.send(request).await?;
             let (parts, body) = response.into_parts();
+            if parts.status.is_success() {
+                return consume(body).await;
+            }
             let bytes = read_body(body).await?;
-            check_response(&method, &url, parts.status, &parts.headers, &bytes)?;
-            Ok((parts.status.as_u16(), parts.headers, bytes))
+            Err(error_from_response(
+                &method,
+                &url,
+                parts.status,
+                &parts.headers,
+                &bytes,
+            ))
         };
         match timeout {
             Some(t) => tokio::time::timeout(t, work).await.map_err(|_| {
@@ -361,7 +376,7 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future abandons the request.
     pub async fn do_raw(self) -> Result<Bytes> {
-        self.execute().await.map(|(_, _, body)| body)
+        self.execute(read_body).await
     }
 
     /// Sends the request and decodes the JSON body into `T`.
@@ -377,8 +392,9 @@ impl Request {
             .map_err(|e| Error::new(Kind::Decode, "cannot decode the response body").with_source(e))
     }
 
-    /// Sends a list request and decodes the items one by one into `Arc<K>` (no intermediate JSON
-    /// tree), with the list's resourceVersion, continue token and remaining item count.
+    /// Sends a list request and decodes the items one by one into `Arc<K>` as the body arrives
+    /// (no intermediate JSON tree, and never the whole body in memory next to its objects), with
+    /// the list's resourceVersion, continue token and remaining item count.
     ///
     /// # Errors
     /// As [`into`](Self::into).
@@ -386,8 +402,17 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future abandons the request.
     pub async fn list<K: DeserializeOwned>(self) -> Result<ObjectList<K>> {
-        let body = self.do_raw().await?;
-        decode_list(&body)
+        self.execute(|mut body| async move {
+            let mut decoder = ListDecoder::new();
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(crate::client::error_from_service)?;
+                if let Ok(data) = frame.into_data() {
+                    decoder.decode(&data)?;
+                }
+            }
+            decoder.finish()
+        })
+        .await
     }
 
     /// Opens a watch (adds `watch=true`) and returns its events as a stream.
@@ -451,7 +476,7 @@ async fn open_stream(
     }
     let (parts, body) = response.into_parts();
     let bytes = read_body(body).await.unwrap_or_default();
-    Err(crate::response::error_from_response(
+    Err(error_from_response(
         &method,
         &url,
         parts.status,

@@ -23,20 +23,6 @@ pub(crate) async fn read_body(body: ResponseBody) -> Result<Bytes> {
         .map_err(error_from_service)
 }
 
-/// Ok for 2xx; otherwise the error the response describes.
-pub(crate) fn check_response(
-    method: &Method,
-    url: &str,
-    status: StatusCode,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<()> {
-    if status.is_success() {
-        return Ok(());
-    }
-    Err(error_from_response(method, url, status, headers, body))
-}
-
 /// The `Retry-After` header in whole seconds, as client-go reads it.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(http::header::RETRY_AFTER)?.to_str().ok()?;

@@ -36,14 +36,15 @@ pub fn decode_list<K: DeserializeOwned>(body: &[u8]) -> Result<ObjectList<K>> {
 
 struct ListSeed<K>(PhantomData<K>);
 
+/// The list metadata a client needs (`ListMeta` without `selfLink`).
 #[derive(Deserialize, Default)]
-struct ListMeta {
+pub(crate) struct ListMeta {
     #[serde(rename = "resourceVersion", default)]
-    resource_version: Option<String>,
+    pub(crate) resource_version: Option<String>,
     #[serde(rename = "continue", default)]
-    continue_token: Option<String>,
+    pub(crate) continue_token: Option<String>,
     #[serde(rename = "remainingItemCount", default)]
-    remaining_item_count: Option<i64>,
+    pub(crate) remaining_item_count: Option<i64>,
 }
 
 #[derive(Deserialize)]

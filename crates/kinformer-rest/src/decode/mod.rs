@@ -3,8 +3,10 @@
 mod event;
 mod frame;
 mod list;
+mod list_stream;
 mod stream;
 
 pub use frame::WatchDecoder;
 pub use list::decode_list;
+pub use list_stream::ListDecoder;
 pub use stream::{ByteStream, WatchStream};

@@ -1,0 +1,408 @@
+//! [`ListDecoder`]: decodes a list body while it arrives, item by item, so a large list never
+//! exists as one buffer next to its decoded objects.
+//!
+//! A small scanner walks the top-level object: it keeps strings, nesting depth and the current
+//! member in its state, so scanning resumes where the previous chunk ended. Each item is decoded
+//! by serde_json from its own byte range as soon as that range is complete, then dropped.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use bytes::{Buf, BytesMut};
+use kinformer_core::ObjectList;
+use serde::de::DeserializeOwned;
+
+use super::list::ListMeta;
+use crate::error::{Error, Kind, Result};
+
+/// Where the scanner is in the top-level object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Before the opening `{`.
+    Start,
+    /// Expecting a member key (or `}` when `first`).
+    Key { first: bool },
+    /// After a key, expecting `:`.
+    Colon(Member),
+    /// Expecting the first byte of a member value.
+    ValueStart(Member),
+    /// Inside a member value (not `items` elements).
+    Value(Member),
+    /// Inside `items`: expecting an element (or `]` when `first`).
+    ItemStart { first: bool },
+    /// Inside an element of `items`.
+    Item,
+    /// After an element: `,` or `]`.
+    AfterItem,
+    /// After a member value: `,` or `}`.
+    AfterMember,
+    /// After the closing `}`.
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Member {
+    Items,
+    Metadata,
+    Other,
+}
+
+/// The state of one value being scanned.
+#[derive(Clone, Copy, Debug, Default)]
+struct ValueScan {
+    depth: u32,
+    in_string: bool,
+    escape: bool,
+    /// A scalar (number, `true`, `null`): ends at a delimiter.
+    scalar: bool,
+}
+
+/// Incremental decoder of a list response body into [`ObjectList<K>`].
+///
+/// # Examples
+/// ```
+/// use k8s_openapi::api::core::v1::Namespace;
+/// use kinformer_rest::ListDecoder;
+///
+/// let body = br#"{"kind":"NamespaceList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}"#;
+/// let mut decoder = ListDecoder::<Namespace>::new();
+/// for chunk in body.chunks(7) {
+///     decoder.decode(chunk)?;
+/// }
+/// let list = decoder.finish()?;
+/// assert_eq!((list.resource_version.as_str(), list.items.len()), ("9", 2));
+/// # Ok::<(), kinformer_rest::Error>(())
+/// ```
+pub struct ListDecoder<K> {
+    buf: BytesMut,
+    /// Next byte of `buf` to scan.
+    pos: usize,
+    /// Start of the value or element being scanned, in `buf`.
+    start: usize,
+    phase: Phase,
+    scan: ValueScan,
+    meta: ListMeta,
+    items: Vec<Arc<K>>,
+    _kind: PhantomData<fn() -> K>,
+}
+
+fn malformed(what: impl Into<String>) -> Error {
+    Error::new(
+        Kind::Decode,
+        format!("cannot decode the list body: {}", what.into()),
+    )
+}
+
+impl<K: DeserializeOwned> Default for ListDecoder<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: DeserializeOwned> ListDecoder<K> {
+    /// A decoder for one list body.
+    pub fn new() -> Self {
+        Self {
+            buf: BytesMut::new(),
+            pos: 0,
+            start: 0,
+            phase: Phase::Start,
+            scan: ValueScan::default(),
+            meta: ListMeta::default(),
+            items: Vec::new(),
+            _kind: PhantomData,
+        }
+    }
+
+    /// Feeds the next chunk; complete items are decoded at once.
+    ///
+    /// # Errors
+    /// A body that is not a JSON list object, or an item that is not a `K`.
+    pub fn decode(&mut self, chunk: &[u8]) -> Result<()> {
+        self.buf.extend_from_slice(chunk);
+        self.run()?;
+        // Drop what is fully consumed, keeping the value in progress.
+        let keep_from = match self.phase {
+            Phase::Value(_) | Phase::Item => self.start,
+            _ => self.pos,
+        };
+        self.buf.advance(keep_from);
+        self.pos -= keep_from;
+        self.start -= keep_from.min(self.start);
+        Ok(())
+    }
+
+    /// Ends the body and returns the list.
+    ///
+    /// # Errors
+    /// A body that ended before the list object did.
+    pub fn finish(mut self) -> Result<ObjectList<K>> {
+        // A scalar member value may end exactly at the end of the body.
+        if let Phase::Value(member) = self.phase {
+            if self.scan.scalar {
+                self.end_value(member, self.buf.len())?;
+                self.run()?;
+            }
+        }
+        let rest = &self.buf[self.pos..];
+        if self.phase != Phase::Done || !rest.iter().all(u8::is_ascii_whitespace) {
+            return Err(malformed("the body ended before the list did"));
+        }
+        let mut list = ObjectList::new(self.meta.resource_version.unwrap_or_default(), self.items)
+            .with_continue(self.meta.continue_token);
+        list.remaining_item_count = self.meta.remaining_item_count;
+        Ok(list)
+    }
+
+    /// The next non-whitespace byte at or after `pos`, advancing `pos` to it.
+    fn next_token(&mut self) -> Option<u8> {
+        while let Some(&b) = self.buf.get(self.pos) {
+            if !b.is_ascii_whitespace() {
+                return Some(b);
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    /// Advances through the buffer as far as the data allows.
+    fn run(&mut self) -> Result<()> {
+        loop {
+            match self.phase {
+                Phase::Start | Phase::Key { .. } | Phase::Colon(_) | Phase::ValueStart(_) => {
+                    if !self.step_structure()? {
+                        return Ok(());
+                    }
+                }
+                Phase::ItemStart { first } => {
+                    let Some(b) = self.next_token() else {
+                        return Ok(());
+                    };
+                    if b == b']' && first {
+                        self.pos += 1;
+                        self.phase = Phase::AfterMember;
+                    } else {
+                        self.begin_value(b);
+                        self.phase = Phase::Item;
+                    }
+                }
+                Phase::Value(member) => match self.scan_value() {
+                    Some(end) => self.end_value(member, end)?,
+                    None => return Ok(()),
+                },
+                Phase::Item => match self.scan_value() {
+                    Some(end) => {
+                        let item: K =
+                            serde_json::from_slice(&self.buf[self.start..end]).map_err(|e| {
+                                malformed(format!("item {}", self.items.len())).with_source(e)
+                            })?;
+                        self.items.push(Arc::new(item));
+                        self.pos = end;
+                        self.phase = Phase::AfterItem;
+                    }
+                    None => return Ok(()),
+                },
+                Phase::AfterItem => match self.next_token() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.phase = Phase::ItemStart { first: false };
+                    }
+                    Some(b']') => {
+                        self.pos += 1;
+                        self.phase = Phase::AfterMember;
+                    }
+                    Some(other) => {
+                        return Err(malformed(format!(
+                            "unexpected {:?} in items",
+                            char::from(other)
+                        )));
+                    }
+                    None => return Ok(()),
+                },
+                Phase::AfterMember => match self.next_token() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.phase = Phase::Key { first: false };
+                    }
+                    Some(b'}') => {
+                        self.pos += 1;
+                        self.phase = Phase::Done;
+                    }
+                    Some(other) => {
+                        return Err(malformed(format!(
+                            "unexpected {:?} after a member",
+                            char::from(other)
+                        )));
+                    }
+                    None => return Ok(()),
+                },
+                Phase::Done => return Ok(()),
+            }
+        }
+    }
+
+    /// One step of the top-level structure; false when more data is needed.
+    fn step_structure(&mut self) -> Result<bool> {
+        let Some(b) = self.next_token() else {
+            return Ok(false);
+        };
+        match self.phase {
+            Phase::Start if b == b'{' => {
+                self.pos += 1;
+                self.phase = Phase::Key { first: true };
+            }
+            Phase::Start => return Err(malformed("not a JSON object")),
+            Phase::Key { first: true } if b == b'}' => {
+                self.pos += 1;
+                self.phase = Phase::Done;
+            }
+            Phase::Key { .. } if b == b'"' => {
+                let Some((key, end)) = self.read_key()? else {
+                    return Ok(false);
+                };
+                self.pos = end;
+                self.phase = Phase::Colon(key);
+            }
+            Phase::Key { .. } => return Err(malformed("expected a member name")),
+            Phase::Colon(member) if b == b':' => {
+                self.pos += 1;
+                self.phase = Phase::ValueStart(member);
+            }
+            Phase::Colon(_) => return Err(malformed("expected ':'")),
+            Phase::ValueStart(Member::Items) if b == b'[' => {
+                self.pos += 1;
+                self.phase = Phase::ItemStart { first: true };
+            }
+            Phase::ValueStart(member) => {
+                self.begin_value(b);
+                self.phase = Phase::Value(member);
+            }
+            _ => {}
+        }
+        Ok(true)
+    }
+
+    /// Reads the key string starting at `pos` (a `"`); `None` when it is not complete yet.
+    fn read_key(&self) -> Result<Option<(Member, usize)>> {
+        let body = &self.buf[self.pos + 1..];
+        let mut i = 0;
+        while let Some(off) = memchr::memchr2(b'"', b'\\', &body[i..]) {
+            i += off;
+            if body[i] == b'\\' {
+                i += 2;
+                continue;
+            }
+            let raw = &body[..i];
+            let member = match raw {
+                b"items" => Member::Items,
+                b"metadata" => Member::Metadata,
+                _ => Member::Other,
+            };
+            return Ok(Some((member, self.pos + 1 + i + 1)));
+        }
+        Ok(None)
+    }
+
+    fn begin_value(&mut self, first: u8) {
+        self.start = self.pos;
+        self.scan = ValueScan {
+            scalar: !matches!(first, b'{' | b'[' | b'"'),
+            ..ValueScan::default()
+        };
+    }
+
+    /// Scans the value that started at `start` from `pos`; its end (exclusive) once complete.
+    fn scan_value(&mut self) -> Option<usize> {
+        let s = &mut self.scan;
+        let buf = &self.buf[..];
+        let mut i = self.pos;
+        while i < buf.len() {
+            if s.in_string {
+                if s.escape {
+                    s.escape = false;
+                    i += 1;
+                    continue;
+                }
+                match memchr::memchr2(b'"', b'\\', &buf[i..]) {
+                    None => {
+                        i = buf.len();
+                        break;
+                    }
+                    Some(off) => {
+                        i += off;
+                        if buf[i] == b'\\' {
+                            s.escape = true;
+                        } else {
+                            s.in_string = false;
+                            if s.depth == 0 {
+                                self.pos = i + 1;
+                                return Some(i + 1);
+                            }
+                        }
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            let b = buf[i];
+            if s.scalar {
+                if matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace() {
+                    self.pos = i;
+                    return Some(i);
+                }
+                i += 1;
+                continue;
+            }
+            match b {
+                b'"' => s.in_string = true,
+                b'{' | b'[' => s.depth += 1,
+                b'}' | b']' => {
+                    s.depth = s.depth.saturating_sub(1);
+                    if s.depth == 0 {
+                        self.pos = i + 1;
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        self.pos = i;
+        None
+    }
+
+    /// A member value `[start, end)` is complete.
+    fn end_value(&mut self, member: Member, end: usize) -> Result<()> {
+        let value = &self.buf[self.start..end];
+        match member {
+            Member::Metadata => {
+                self.meta = serde_json::from_slice::<Option<ListMeta>>(value)
+                    .map_err(|e| malformed("metadata").with_source(e))?
+                    .unwrap_or_default();
+            }
+            Member::Items if value == b"null" => {}
+            Member::Items => return Err(malformed("items is not an array")),
+            Member::Other => {
+                serde_json::from_slice::<serde::de::IgnoredAny>(value)
+                    .map_err(|e| malformed("a member value").with_source(e))?;
+            }
+        }
+        self.pos = end;
+        self.phase = Phase::AfterMember;
+        Ok(())
+    }
+}
+
+impl<K> fmt::Debug for ListDecoder<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ListDecoder")
+            .field("buffered", &self.buf.len())
+            .field("phase", &self.phase)
+            .field("items", &self.items.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;
