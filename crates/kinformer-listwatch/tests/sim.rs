@@ -331,3 +331,33 @@ async fn streaming_list_converges_under_every_fault() {
 async fn streaming_list_with_label_selector_converges_under_every_fault() {
     converge(true, Some("frontend"), 4).await;
 }
+
+/// With every request failing for five minutes (simulated time), the reflector's request rate
+/// settles to one round per 30-60 s: no relist storm.
+#[tokio::test(start_paused = true)]
+async fn a_failing_server_sees_a_bounded_request_rate() {
+    for streaming in [false, true] {
+        let sim = Sim::builder().pods(10).start().await.unwrap();
+        sim.add_faults([Fault::new(status(503)).count(-1)]).await;
+        let mut lw = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
+        if !streaming {
+            lw = lw.without_streaming_list();
+        }
+        let store = Arc::new(MapStore::default());
+        Reflector::new(lw, store, Config::default().seed(5))
+            .watch_error_handler(|_| {})
+            .run_until(tokio::time::sleep(Duration::from_secs(300)))
+            .await;
+        let requests = sim.requests().await;
+        let per_round = if streaming { 2 } else { 1 };
+        let rounds = requests.len() / per_round;
+        eprintln!(
+            "streaming={streaming}: {} requests in 300 s ({:.3}/s)",
+            requests.len(),
+            requests.len() as f64 / 300.0
+        );
+        assert!(requests.iter().all(|r| r.status == 503));
+        // client-go's schedule: six growing delays (about 76 s), then one every 30-60 s.
+        assert!((8..=16).contains(&rounds), "{rounds} rounds");
+    }
+}
