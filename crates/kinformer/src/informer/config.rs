@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use kinformer_core::Object;
 use kinformer_indexer::IndexFunc;
-use kinformer_reflector::{Config as ReflectorConfig, TypeCheck};
+use kinformer_reflector::{Config as ReflectorConfig, Metrics, TypeCheck};
 
 use super::transform::Transform;
 
@@ -58,6 +58,8 @@ pub struct Config<K> {
     pub reflector: ReflectorConfig,
     /// Skips watch objects of the wrong kind (for dynamic objects).
     pub type_check: Option<TypeCheck<K>>,
+    /// Hooks the reflector reports lists, relists, watches and events to.
+    pub metrics: Option<Arc<dyn Metrics>>,
 }
 
 impl<K> fmt::Debug for Config<K> {
@@ -71,6 +73,7 @@ impl<K> fmt::Debug for Config<K> {
             .field("queue", &self.queue)
             .field("reflector", &self.reflector)
             .field("type_check", &self.type_check.is_some())
+            .field("metrics", &self.metrics.is_some())
             .finish()
     }
 }
@@ -86,6 +89,7 @@ impl<K> Default for Config<K> {
             queue: QueueKind::default(),
             reflector: ReflectorConfig::default(),
             type_check: None,
+            metrics: None,
         }
     }
 }
@@ -145,6 +149,14 @@ impl<K: Object> Config<K> {
     #[must_use]
     pub fn type_check(mut self, check: TypeCheck<K>) -> Self {
         self.type_check = Some(check);
+        self
+    }
+
+    /// Reports the reflector's lists, relists, watches and events to `metrics` (for example a
+    /// shared [`Counters`](kinformer_reflector::Counters)).
+    #[must_use]
+    pub fn metrics(mut self, metrics: Arc<dyn Metrics>) -> Self {
+        self.metrics = Some(metrics);
         self
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kinformer_core::{ListerWatcher, Object};
 use kinformer_indexer::Indexer;
-use kinformer_reflector::{Config as ReflectorConfig, Reflector, TypeCheck};
+use kinformer_reflector::{Config as ReflectorConfig, Metrics, Reflector, TypeCheck};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
@@ -23,6 +23,7 @@ pub(crate) fn reflector_pipeline<K, L, Q>(
     source: L,
     reflector_config: ReflectorConfig,
     type_check: Option<TypeCheck<K>>,
+    metrics: Option<Arc<dyn Metrics>>,
     make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
 ) -> Pipeline<K>
 where
@@ -60,6 +61,9 @@ where
             }
             if let Some(check) = type_check {
                 reflector = reflector.type_check(check);
+            }
+            if let Some(metrics) = metrics {
+                reflector = reflector.metrics(metrics);
             }
             let rv = reflector.resource_version_handle();
             inner.set_resource_version_source(Box::new(move || rv.get()));

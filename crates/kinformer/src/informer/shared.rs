@@ -188,7 +188,13 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
             .fold(IndexerConfig::default(), |c, (name, func)| {
                 c.index(name, func)
             });
-        let pipeline = reflector_pipeline(source, config.reflector, config.type_check, make_queue);
+        let pipeline = reflector_pipeline(
+            source,
+            config.reflector,
+            config.type_check,
+            config.metrics,
+            make_queue,
+        );
         Self::from_parts(
             Indexer::new(indexes),
             config.resync_period,
