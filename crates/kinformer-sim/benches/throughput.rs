@@ -11,7 +11,7 @@ use http::Request;
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
-use kinformer_sim::{Compact, Generate, Sim, SimHandle};
+use kinformer_sim::{Churn, Compact, Generate, Mix, Sim, SimHandle};
 use tokio::net::TcpStream;
 
 fn rss_mib() -> (f64, f64) {
@@ -161,6 +161,41 @@ async fn watch_throughput(sim: &SimHandle, events: usize) {
     );
 }
 
+/// Events/s one watcher receives while churn writes as fast as it can.
+async fn live_churn(sim: &SimHandle, secs: u64) {
+    let from = sim.stats().await.revision;
+    let mut sender = connect(sim).await;
+    sender.ready().await.unwrap();
+    let req = Request::get(format!("/api/v1/pods?watch=1&resourceVersion={from}"))
+        .header("host", "127.0.0.1")
+        .body(Empty::new())
+        .unwrap();
+    let mut body = sender.send_request(req).await.unwrap().into_body();
+    sim.churn_start(Churn::new(1_000_000.0).mix(Mix::new(1.0, 0.0, 0.0)).seed(4))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut seen = 0usize;
+    while started.elapsed() < Duration::from_secs(secs) {
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        if let Ok(data) = frame.into_data() {
+            seen += memchr::memchr_iter(b'\n', &data).count();
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    sim.churn_stop().await;
+    let done = sim.stats().await.revision - from;
+    println!(
+        "live: churn wrote {done} updates in {elapsed:.1} s ({:.0} writes/s); the watcher got {:.0} events/s",
+        done as f64 / elapsed,
+        seen as f64 / elapsed
+    );
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -191,6 +226,7 @@ fn main() {
         );
         list_throughput(&sim).await;
         watch_throughput(&sim, 50_000).await;
+        live_churn(&sim, 3).await;
         sim.compact(Compact::all()).await;
         let g = sim
             .generate(Generate::new("configmaps", 1000))

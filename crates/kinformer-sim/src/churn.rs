@@ -15,7 +15,6 @@ use crate::resource::ResourceDef;
 use crate::rng::Rng;
 use crate::shared::{Shared, lock};
 use crate::status::ApiError;
-use crate::store::Precondition;
 
 /// The share of each operation in churn (normalized; default 0.8 / 0.1 / 0.1).
 #[non_exhaustive]
@@ -149,6 +148,8 @@ impl Drop for ChurnTask {
 }
 
 const TICK: Duration = Duration::from_millis(10);
+/// Writes between yields to the runtime.
+const YIELD_EVERY: u32 = 32;
 
 impl Shared {
     pub(crate) fn start_churn(self: &Arc<Self>, spec: Churn) -> Result<(), ApiError> {
@@ -209,10 +210,18 @@ async fn run(shared: Arc<Shared>, spec: Churn, defs: Vec<Arc<ResourceDef>>, done
     loop {
         ticker.tick().await;
         let now = Instant::now();
-        budget = (budget + spec.rate * (now - last).as_secs_f64()).min(spec.rate.max(1.0));
+        // At most 50 ms of backlog: a writer that falls behind drops the excess instead of bursting.
+        budget = (budget + spec.rate * (now - last).as_secs_f64()).min((spec.rate * 0.05).max(1.0));
         last = now;
+        let mut since_yield = 0;
         while budget >= 1.0 {
             budget -= 1.0;
+            since_yield += 1;
+            if since_yield == YIELD_EVERY {
+                // Writes are synchronous; let the connections on this worker run between batches.
+                since_yield = 0;
+                tokio::task::yield_now().await;
+            }
             let n = done.fetch_add(1, Ordering::Relaxed);
             if spec.count.is_some_and(|c| n >= c) {
                 done.store(n, Ordering::Relaxed);
@@ -245,20 +254,14 @@ fn update(shared: &Shared, def: &Arc<ResourceDef>, key: &str, rng: &mut Rng, n: 
     let (ns, name) = split(def, key);
     let tier = *rng.pick(&["frontend", "backend", "cache", "batch"]);
     // A lost race (deleted meanwhile) is fine: churn only needs a steady stream of writes.
-    let _ = shared
-        .store
-        .modify(def, ns, name, Precondition::None, |mut obj| {
-            set_path(&mut obj, &["metadata", "labels", "tier"], json!(tier));
-            set_path(
-                &mut obj,
-                &["metadata", "annotations", "kinformer.io/churn"],
-                json!(n.to_string()),
-            );
-            match obj {
-                Value::Object(m) => Ok(m),
-                _ => Err(ApiError::internal("stored object is not a map")),
-            }
-        });
+    let _ = shared.store.update_metadata(def, ns, name, |md| {
+        set_path(md, &["labels", "tier"], json!(tier));
+        set_path(
+            md,
+            &["annotations", "kinformer.io/churn"],
+            json!(n.to_string()),
+        );
+    });
 }
 
 fn create(
@@ -277,18 +280,16 @@ fn create(
 }
 
 /// Sets a nested field, creating objects on the way; leaves `v` alone where a non-object is in the way.
-fn set_path(v: &mut Value, path: &[&str], value: Value) {
+fn set_path(map: &mut serde_json::Map<String, Value>, path: &[&str], value: Value) {
     let Some((last, parents)) = path.split_last() else {
         return;
     };
-    let mut cur = v;
+    let mut cur = map;
     for p in parents {
-        let Some(map) = cur.as_object_mut() else {
+        let Some(next) = cur.entry(*p).or_insert_with(|| json!({})).as_object_mut() else {
             return;
         };
-        cur = map.entry(*p).or_insert_with(|| json!({}));
+        cur = next;
     }
-    if let Some(map) = cur.as_object_mut() {
-        map.insert((*last).to_owned(), value);
-    }
+    cur.insert((*last).to_owned(), value);
 }

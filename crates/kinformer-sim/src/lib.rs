@@ -47,6 +47,7 @@
 
 mod body;
 mod churn;
+pub mod cli;
 mod clock;
 mod control;
 mod error;

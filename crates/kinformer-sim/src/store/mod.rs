@@ -2,6 +2,7 @@
 //! event log, all of whose entries are pre-serialized [`Record`]s.
 
 mod compaction;
+mod metadata;
 mod read;
 mod record;
 mod write;
@@ -17,7 +18,6 @@ use crate::resource::ResourceDef;
 
 pub(crate) use read::{ListPage, ReadAt, ReadError};
 pub(crate) use record::{EventType, Meta, Record, RecordRef};
-pub(crate) use write::Precondition;
 
 /// One entry of a key's history.
 #[derive(Debug, Clone)]

@@ -26,7 +26,7 @@ impl EventType {
 }
 
 /// What selectors and paging need from an object, parsed once at write time.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Meta {
     pub(crate) namespace: Box<str>,
     pub(crate) name: Box<str>,
@@ -87,6 +87,20 @@ impl Record {
         obj.remove("kind");
         obj.remove("apiVersion");
         let meta = extract_meta(def, obj);
+        // Writing a map with string keys into a Vec cannot fail.
+        Self::from_body(def, event, rev, meta, |buf| {
+            let _ = serde_json::to_writer(buf, &*obj);
+        })
+    }
+
+    /// A revision whose body (a JSON object without `kind`/`apiVersion`) `write_body` serializes.
+    pub(crate) fn from_body(
+        def: &ResourceDef,
+        event: EventType,
+        rev: u64,
+        meta: Meta,
+        write_body: impl FnOnce(&mut Vec<u8>),
+    ) -> Self {
         let type_meta = format!(
             r#"{{"kind":"{}","apiVersion":"{}""#,
             def.kind,
@@ -99,9 +113,8 @@ impl Record {
             let obj_start = buf.len();
             buf.extend_from_slice(type_meta.as_bytes());
             let open = buf.len();
-            // serde_json writes the map as `{...}`: turn its `{` into the `,` after apiVersion.
-            // Writing a map with string keys into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut *buf, &*obj);
+            // The body is written as `{...}`: its `{` becomes the `,` after apiVersion.
+            write_body(&mut buf);
             let rest_start = if buf.len() - open > 2 {
                 buf[open] = b',';
                 open + 1
@@ -185,7 +198,16 @@ pub(crate) fn reframe(event: EventType, obj_and_tail: &[u8]) -> Bytes {
 }
 
 fn extract_meta(def: &ResourceDef, obj: &Map<String, Value>) -> Meta {
-    let md = obj.get("metadata");
+    let fields = def
+        .fields
+        .iter()
+        .map(|path| field_value(obj, path).into_boxed_str())
+        .collect();
+    meta_from(obj.get("metadata"), fields)
+}
+
+/// Meta from a parsed `metadata` and already-known selectable field values.
+pub(crate) fn meta_from(md: Option<&Value>, fields: Box<[Box<str>]>) -> Meta {
     let s = |k: &str| {
         md.and_then(|m| m.get(k))
             .and_then(Value::as_str)
@@ -201,11 +223,6 @@ fn extract_meta(def: &ResourceDef, obj: &Map<String, Value>) -> Meta {
                 .collect()
         })
         .unwrap_or_default();
-    let fields = def
-        .fields
-        .iter()
-        .map(|path| field_value(obj, path).into_boxed_str())
-        .collect();
     Meta {
         namespace: s("namespace"),
         name: s("name"),

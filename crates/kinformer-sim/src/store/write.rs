@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value, json};
 
 use super::{Collection, Event, EventType, Inner, Record, RecordRef, Store, Version, key_of};
+
 use crate::clock;
 use crate::resource::ResourceDef;
 use crate::rng::{self, Rng};
@@ -121,6 +122,18 @@ impl Store {
                 })?),
                 None => Precondition::None,
             };
+        if pre == Precondition::None {
+            if let Some(md_patch) = metadata_only(patch) {
+                // Labels and annotations: keep spec and status as stored bytes.
+                return self.update_metadata(def, namespace, name, |md| {
+                    let mut v = Value::Object(std::mem::take(md));
+                    merge_patch(&mut v, md_patch);
+                    if let Value::Object(m) = v {
+                        *md = m;
+                    }
+                });
+            }
+        }
         self.modify(def, namespace, name, pre, |mut current| {
             merge_patch(&mut current, patch);
             match current {
@@ -235,10 +248,25 @@ impl Store {
         prev: Option<RecordRef>,
         obj: &mut Map<String, Value>,
     ) -> RecordRef {
+        self.commit_with(inner, def, key, kind, prev, |rev| {
+            set_resource_version(obj, rev);
+            Record::build(def, kind, rev, obj)
+        })
+    }
+
+    /// Appends the revision `build` makes for the next revision number.
+    pub(super) fn commit_with(
+        &self,
+        inner: &mut Inner,
+        def: &Arc<ResourceDef>,
+        key: &str,
+        kind: EventType,
+        prev: Option<RecordRef>,
+        build: impl FnOnce(u64) -> Record,
+    ) -> RecordRef {
         inner.revision += 1;
         let rev = inner.revision;
-        set_resource_version(obj, rev);
-        let record = Arc::new(Record::build(def, kind, rev, obj));
+        let record = Arc::new(build(rev));
         let coll = inner
             .collections
             .entry(def.id.clone())
@@ -302,6 +330,15 @@ fn invalid_name(def: &ResourceDef) -> ApiError {
     e.details = Some(json!({"kind": def.kind, "group": def.group,
         "causes": [{"reason": "FieldValueRequired", "message": "Required value: name or generateName is required", "field": "metadata.name"}]}));
     e
+}
+
+/// The `metadata` of a patch that changes nothing else.
+fn metadata_only(patch: &Value) -> Option<&Value> {
+    let map = patch.as_object()?;
+    match (map.len(), map.get("metadata")) {
+        (1, Some(md)) if md.is_object() => Some(md),
+        _ => None,
+    }
 }
 
 /// RFC 7386 JSON merge patch. Strategic merge patches are applied the same way.

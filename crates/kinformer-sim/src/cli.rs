@@ -1,0 +1,90 @@
+//! The simulator's command line, shared by the `kinformer-sim` binary and `kinformer sim`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::{Churn, Error, Result, Sim};
+
+/// An embedded Kubernetes API server with real list/watch semantics.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Pods to generate at start.
+    #[arg(long, default_value_t = 0)]
+    pub pods: usize,
+    /// Configmaps to generate at start.
+    #[arg(long, default_value_t = 0)]
+    pub configmaps: usize,
+    /// Namespaces to spread generated objects over.
+    #[arg(long, default_value_t = 1)]
+    pub namespaces: usize,
+    /// Seed of generated objects and churn.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Churn: writes per second to pods (0: none).
+    #[arg(long, default_value_t = 0.0)]
+    pub churn: f64,
+    /// Serve HTTPS with a generated CA (written into the kubeconfig).
+    #[arg(long)]
+    pub tls: bool,
+    /// Require this bearer token.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Write a kubeconfig for this server to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_kubeconfig: Option<PathBuf>,
+    /// Compact every SECONDS (0: only on demand).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub compact_interval: u64,
+    /// Periodic compaction keeps this many recent revisions (default: up to the previous compaction's revision).
+    #[arg(long, value_name = "REVISIONS")]
+    pub compact_keep: Option<u64>,
+    /// Seconds between watch bookmarks.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub bookmark_interval: u64,
+    /// Write the bound port to FILE once listening.
+    #[arg(long, value_name = "FILE")]
+    pub port_file: Option<PathBuf>,
+}
+
+/// Starts the simulator as `args` say and serves until Ctrl-C.
+///
+/// # Errors
+/// Binding, TLS set-up, or writing the kubeconfig or port file failed.
+pub async fn run(args: Args) -> Result<()> {
+    let mut builder = Sim::builder()
+        .port(args.port)
+        .pods(args.pods)
+        .configmaps(args.configmaps)
+        .namespaces(args.namespaces)
+        .seed(args.seed)
+        .tls(args.tls)
+        .bookmark_interval(Duration::from_secs(args.bookmark_interval.max(1)))
+        .compact_interval(
+            (args.compact_interval > 0).then(|| Duration::from_secs(args.compact_interval)),
+        );
+    if let Some(t) = args.token {
+        builder = builder.token(t);
+    }
+    if let Some(k) = args.compact_keep {
+        builder = builder.compact_keep(k);
+    }
+    if args.churn > 0.0 {
+        builder = builder.churn(Churn::new(args.churn).seed(args.seed));
+    }
+    let sim = builder.start().await?;
+    if let Some(path) = &args.write_kubeconfig {
+        sim.write_kubeconfig(path)?;
+    }
+    if let Some(path) = &args.port_file {
+        std::fs::write(path, sim.addr().port().to_string()).map_err(Error::Io)?;
+    }
+    eprintln!(
+        "kinformer-sim serving {} (control API under /_control/)",
+        sim.url()
+    );
+    tokio::signal::ctrl_c().await.map_err(Error::Io)?;
+    Ok(())
+}
