@@ -175,6 +175,41 @@ impl<L> Pager<L> {
     /// Unlike [`list`](Self::list) there is no full-list fallback: pages already handed over
     /// cannot be taken back (as in client-go's `EachListItem`). An error ends the stream.
     ///
+    /// # Examples
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use kinformer_core::{ApiError, Lister, ListOptions, ObjectList, Status};
+    /// # #[derive(Debug, thiserror::Error)]
+    /// # #[error("never")]
+    /// # struct Never;
+    /// # impl ApiError for Never { fn status(&self) -> Option<&Status> { None } }
+    /// use futures_util::StreamExt;
+    ///
+    /// /// Ten numbered items; the continue token is the next index.
+    /// #[derive(Clone)]
+    /// struct Numbers;
+    /// impl Lister<u32> for Numbers {
+    ///     type Error = Never;
+    ///     async fn list(&self, opts: &ListOptions) -> Result<ObjectList<u32>, Never> {
+    ///         let start: u32 = opts.continue_token.as_deref().map_or(0, |t| t.parse().unwrap());
+    ///         let end = (start + opts.limit.unwrap_or(10)).min(10);
+    ///         let next = (end < 10).then(|| end.to_string());
+    ///         Ok(ObjectList::new("1", (start..end).map(Arc::new).collect()).with_continue(next))
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let pager = kinformer_pager::Pager::new(Numbers).page_size(4).prefetch_pages(1);
+    /// let mut pages = pager.pages(&ListOptions::default());
+    /// let mut sizes = Vec::new();
+    /// while let Some(page) = pages.next().await {
+    ///     sizes.push(page?.items.len());
+    /// }
+    /// assert_eq!(sizes, [4, 4, 2]);
+    /// # Ok::<(), kinformer_pager::Error<Never>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Panics
     /// Must be called inside a tokio runtime (the prefetch task is spawned on it).
     ///

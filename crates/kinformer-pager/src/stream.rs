@@ -179,6 +179,12 @@ mod tests {
         assert_eq!(lister.requests.lock().unwrap().len(), 2);
     }
 
+    #[test]
+    fn the_stream_is_send_and_unpin() {
+        fn send_unpin<T: Send + Unpin>() {}
+        send_unpin::<crate::PageStream<String, crate::testing::TestError>>();
+    }
+
     #[tokio::test]
     async fn an_error_ends_the_stream_without_fallback() {
         let lister = ScriptedLister::new(vec![

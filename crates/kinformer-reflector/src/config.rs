@@ -72,7 +72,8 @@ impl Config {
         self
     }
 
-    /// Forces a page size for every list (`0` = unpaginated).
+    /// Forces a page size for every list (client-go's `WatchListPageSize`); `0` restores the
+    /// automatic choice.
     #[must_use]
     pub fn page_size(mut self, page_size: u32) -> Self {
         self.page_size = Some(page_size);

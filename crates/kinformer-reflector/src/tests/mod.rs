@@ -42,3 +42,20 @@ pub(crate) fn gap(source: &ScriptedSource, from: usize, to: usize) -> Duration {
 }
 
 pub(crate) const SECOND: Duration = Duration::from_secs(1);
+
+#[tokio::test]
+async fn public_types_and_futures_are_send_and_sync() {
+    fn send<T: Send>(_: &T) {}
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<TestReflector>();
+    send_sync::<crate::Counters>();
+    send_sync::<crate::ResourceVersionHandle>();
+    send_sync::<crate::Error<crate::testing::TestError>>();
+    let source = ScriptedSource::new(vec![]);
+    let store = Arc::new(RecordingStore::default());
+    let run = reflector(&source, &store).run();
+    send(&run);
+    let until = reflector(&source, &store).run_until(std::future::ready(()));
+    send(&until);
+    until.await;
+}
