@@ -138,7 +138,13 @@ fn main() {
     );
     assert_eq!((list.items.len(), floor_list.items.len()), (pods, pods));
     drop((list, floor_list));
-    report("list (streamed, 64 KiB chunks)", body.len(), pods, ours, floor);
+    report(
+        "list (streamed, 64 KiB chunks)",
+        body.len(),
+        pods,
+        ours,
+        floor,
+    );
 
     let stream = watch_stream(&body, events);
     drop(body);

@@ -1,6 +1,8 @@
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
+
 use futures_util::StreamExt;
 use http_body_util::{Full, StreamBody};
 use k8s_openapi::api::core::v1::Pod;

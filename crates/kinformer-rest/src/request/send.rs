@@ -1,0 +1,223 @@
+//! The terminal calls of a [`Request`]: sending it and decoding what comes back.
+
+use bytes::Bytes;
+use http::HeaderValue;
+use http::Method;
+use http::header::{ACCEPT, CONTENT_TYPE};
+use http_body_util::BodyExt;
+use kinformer_core::ObjectList;
+use serde::de::DeserializeOwned;
+
+use super::{MaxRetries, NoTransportRetry, Request, WatchRequest};
+use crate::body::{Body, ResponseBody};
+use crate::client::Client;
+use crate::decode::{ByteStream, ListDecoder, WatchStream};
+use crate::error::{Error, Kind, Result};
+use crate::response::{error_from_response, read_body};
+
+impl Request {
+    fn take_error(&mut self) -> Result<()> {
+        self.error
+            .take()
+            .map_or(Ok(()), |message| Err(Error::new(Kind::Request, message)))
+    }
+
+    fn preflight(&self) -> Result<()> {
+        let empty_ns = self.namespace.as_deref() == Some("");
+        if empty_ns && self.method == Method::POST {
+            return Err(Error::new(
+                Kind::Request,
+                "an empty namespace may not be set during creation",
+            ));
+        }
+        if empty_ns
+            && self.name.is_some()
+            && matches!(self.method, Method::GET | Method::PUT | Method::DELETE)
+        {
+            return Err(Error::new(
+                Kind::Request,
+                "an empty namespace may not be set when a resource name is provided",
+            ));
+        }
+        Ok(())
+    }
+
+    fn into_http(self, accept: &'static str) -> Result<(Client, http::Request<Body>)> {
+        let url = self.build_url();
+        let mut builder = http::Request::builder()
+            .method(self.method.clone())
+            .uri(&url);
+        if let Some(headers) = builder.headers_mut() {
+            *headers = self.headers;
+            headers
+                .entry(ACCEPT)
+                .or_insert(HeaderValue::from_static(accept));
+            if !self.body.bytes().is_empty() {
+                headers
+                    .entry(CONTENT_TYPE)
+                    .or_insert(HeaderValue::from_static("application/json"));
+            }
+        }
+        if let Some(n) = self.max_retries {
+            builder = builder.extension(MaxRetries(n));
+        }
+        let request = builder.body(self.body).map_err(|e| {
+            Error::new(Kind::Request, format!("invalid request URL {url:?}")).with_source(e)
+        })?;
+        Ok((self.client, request))
+    }
+
+    /// Sends the request and hands a 2xx body to `consume`, all under the request timeout;
+    /// other statuses become errors.
+    async fn execute<T, F>(mut self, consume: impl FnOnce(ResponseBody) -> F) -> Result<T>
+    where
+        F: Future<Output = Result<T>>,
+    {
+        self.take_error()?;
+        self.preflight()?;
+        let timeout = self.timeout;
+        let method = self.method.clone();
+        let (client, request) = self.into_http("application/json, */*")?;
+        let url = request.uri().to_string();
+        let work = async move {
+            let response = client.send(request).await?;
+            let (parts, body) = response.into_parts();
+            if parts.status.is_success() {
+                return consume(body).await;
+            }
+            let bytes = read_body(body).await?;
+            Err(error_from_response(
+                &method,
+                &url,
+                parts.status,
+                &parts.headers,
+                &bytes,
+            ))
+        };
+        match timeout {
+            Some(t) => tokio::time::timeout(t, work).await.map_err(|_| {
+                Error::new(
+                    Kind::Timeout,
+                    format!("request did not complete within {t:?}"),
+                )
+            })?,
+            None => work.await,
+        }
+    }
+
+    /// Sends the request and returns the response body.
+    ///
+    /// # Errors
+    /// A builder error, a transport error, or a non-2xx status (with the server's `Status`).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request.
+    pub async fn do_raw(self) -> Result<Bytes> {
+        self.execute(read_body).await
+    }
+
+    /// Sends the request and decodes the JSON body into `T`.
+    ///
+    /// # Errors
+    /// As [`do_raw`](Self::do_raw), plus a decode error.
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request.
+    pub async fn into<T: DeserializeOwned>(self) -> Result<T> {
+        let body = self.do_raw().await?;
+        serde_json::from_slice(&body)
+            .map_err(|e| Error::new(Kind::Decode, "cannot decode the response body").with_source(e))
+    }
+
+    /// Sends a list request and decodes the items one by one into `Arc<K>` as the body arrives
+    /// (no intermediate JSON tree, and never the whole body in memory next to its objects), with
+    /// the list's resourceVersion, continue token and remaining item count.
+    ///
+    /// # Errors
+    /// As [`into`](Self::into).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request.
+    pub async fn list<K: DeserializeOwned>(self) -> Result<ObjectList<K>> {
+        self.execute(|mut body| async move {
+            let mut decoder = ListDecoder::new();
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(crate::client::error_from_service)?;
+                if let Ok(data) = frame.into_data() {
+                    decoder.decode(&data)?;
+                }
+            }
+            decoder.finish()
+        })
+        .await
+    }
+
+    /// Opens a watch (adds `watch=true`) and returns its events as a stream.
+    ///
+    /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
+    /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
+    /// malformed event yields one decode error and ends the stream.
+    ///
+    /// # Errors
+    /// A builder error, a transport error, or a non-200 status.
+    ///
+    /// # Cancel safety
+    /// Dropping the future or the stream closes the watch.
+    pub async fn watch<K: DeserializeOwned + Send + Sync + 'static>(
+        mut self,
+    ) -> Result<WatchStream<K>> {
+        self.take_error()?;
+        if !self.params.iter().any(|(k, _)| k == "watch") {
+            self.params.push(("watch".to_owned(), "true".to_owned()));
+        }
+        let max_frame = self.client.max_watch_frame();
+        let (client, mut request) = self.into_http("application/json")?;
+        request.extensions_mut().insert(WatchRequest);
+        let body = open_stream(&client, request, true).await?;
+        Ok(WatchStream::new(body, max_frame))
+    }
+
+    /// Sends the request and returns the live response body as a byte stream (client-go
+    /// `Stream()`): transport errors are not retried.
+    ///
+    /// # Errors
+    /// A builder error, a transport error, or a non-2xx status.
+    ///
+    /// # Cancel safety
+    /// Dropping the future or the stream closes the connection's stream.
+    pub async fn stream(mut self) -> Result<ByteStream> {
+        self.take_error()?;
+        let (client, mut request) = self.into_http("application/json, */*")?;
+        request.extensions_mut().insert(NoTransportRetry);
+        open_stream(&client, request, false)
+            .await
+            .map(ByteStream::new)
+    }
+}
+
+async fn open_stream(
+    client: &Client,
+    request: http::Request<Body>,
+    only_200: bool,
+) -> Result<crate::body::ResponseBody> {
+    let method = request.method().clone();
+    let url = request.uri().to_string();
+    let response = client.send(request).await?;
+    let ok = if only_200 {
+        response.status() == http::StatusCode::OK
+    } else {
+        response.status().is_success()
+    };
+    if ok {
+        return Ok(response.into_body());
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = read_body(body).await.unwrap_or_default();
+    Err(error_from_response(
+        &method,
+        &url,
+        parts.status,
+        &parts.headers,
+        &bytes,
+    ))
+}
