@@ -19,7 +19,15 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-const PODS: usize = 10_000;
+/// The full size under `cargo bench`; a small smoke run under `cargo test --all-targets`,
+/// which runs benchmark targets unoptimised and without `--bench`.
+fn size(full: usize) -> usize {
+    if std::env::args().any(|arg| arg == "--bench") {
+        full
+    } else {
+        full / 100
+    }
+}
 const NAMESPACES: usize = 20;
 
 /// Net bytes still allocated since `region` started.
@@ -34,7 +42,7 @@ fn net(region: &Region<'_, System>) -> isize {
 /// `compact` re-allocates the decoded pod with a clone, which sizes every `Vec` exactly: it shows
 /// how much of a decoded object is spare `Vec` capacity left by deserialization.
 fn build(json: &[Vec<u8>], strip: bool, compact: bool) -> (Vec<Arc<Pod>>, isize) {
-    let mut pods = Vec::with_capacity(PODS);
+    let mut pods = Vec::with_capacity(json.len());
     let region = Region::new(GLOBAL);
     for bytes in json {
         let mut pod = pods::from_json(bytes);
@@ -92,11 +100,12 @@ fn index_overhead(pods: &[Arc<Pod>], config: Config<Pod>) -> isize {
 }
 
 fn main() {
-    let json: Vec<Vec<u8>> = (0..PODS)
+    let pod_count = size(10_000);
+    let json: Vec<Vec<u8>> = (0..pod_count)
         .map(|i| pods::to_json(&pods::pod(i, NAMESPACES)))
         .collect();
-    let average_json = json.iter().map(Vec::len).sum::<usize>() / PODS;
-    let per = |bytes: isize| bytes / PODS as isize;
+    let average_json = json.iter().map(Vec::len).sum::<usize>() / pod_count;
+    let per = |bytes: isize| bytes / pod_count as isize;
 
     let (full, full_bytes) = build(&json, false, false);
     let store_namespace = index_overhead(&full, Config::default());
@@ -107,7 +116,9 @@ fn main() {
     let (compacted, compacted_bytes) = build(&json, true, true);
     drop(compacted);
 
-    println!("memory per cached pod ({PODS} generated pods, average JSON size {average_json} B)");
+    println!(
+        "memory per cached pod ({pod_count} generated pods, average JSON size {average_json} B)"
+    );
     println!(
         "  (inline sizes: Pod {} B, Container {} B)",
         std::mem::size_of::<Pod>(),

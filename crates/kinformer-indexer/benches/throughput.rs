@@ -17,7 +17,15 @@ use kinformer_core::{Store, StoreRead};
 use kinformer_indexer::{Config, IndexFunc, Indexer, Lister, NAMESPACE_INDEX};
 use kinformer_selector::LabelSelector;
 
-const OBJECTS: usize = 50_000;
+/// The full size under `cargo bench`; a small smoke run under `cargo test --all-targets`,
+/// which runs benchmark targets unoptimised and without `--bench`.
+fn size(full: usize) -> usize {
+    if std::env::args().any(|arg| arg == "--bench") {
+        full
+    } else {
+        full / 100
+    }
+}
 
 fn three_indexes() -> Indexer<Pod> {
     Indexer::new(
@@ -60,9 +68,10 @@ fn rate(label: &str, count: usize, run: impl FnOnce()) {
 }
 
 fn main() {
-    let pods: Vec<Arc<Pod>> = (0..OBJECTS).map(|i| Arc::new(pods::pod(i, 50))).collect();
+    let objects = size(50_000);
+    let pods: Vec<Arc<Pod>> = (0..objects).map(|i| Arc::new(pods::pod(i, 50))).collect();
     // Updates move every pod to another node, so the node index really changes.
-    let moved: Vec<Arc<Pod>> = (0..OBJECTS)
+    let moved: Vec<Arc<Pod>> = (0..objects)
         .map(|i| {
             let mut pod = pods::pod(i, 50);
             if let Some(spec) = pod.spec.as_mut() {
@@ -71,10 +80,10 @@ fn main() {
             Arc::new(pod)
         })
         .collect();
-    println!("indexer throughput ({OBJECTS} pods, 50 namespaces, 100 nodes)");
+    println!("indexer throughput ({objects} pods, 50 namespaces, 100 nodes)");
 
     let plain: Indexer<Pod> = Indexer::default();
-    rate("add, namespace index only", OBJECTS, || {
+    rate("add, namespace index only", objects, || {
         for pod in &pods {
             plain
                 .add(Arc::clone(pod))
@@ -82,21 +91,21 @@ fn main() {
         }
     });
     let indexed = three_indexes();
-    rate("add, 3 indexes", OBJECTS, || {
+    rate("add, 3 indexes", objects, || {
         for pod in &pods {
             indexed
                 .add(Arc::clone(pod))
                 .expect("index functions never fail here");
         }
     });
-    rate("update, 3 indexes (node changes)", OBJECTS, || {
+    rate("update, 3 indexes (node changes)", objects, || {
         for pod in &moved {
             indexed
                 .update(Arc::clone(pod))
                 .expect("index functions never fail here");
         }
     });
-    rate("update, 3 indexes (same values)", OBJECTS, || {
+    rate("update, 3 indexes (same values)", objects, || {
         for pod in &moved {
             indexed
                 .update(Arc::clone(pod))
@@ -105,15 +114,15 @@ fn main() {
     });
     rate(
         "replace of 50k objects, 3 indexes (objects)",
-        OBJECTS,
+        objects,
         || {
             indexed
                 .replace(pods.clone(), "2")
                 .expect("index functions never fail here");
         },
     );
-    rate("get_by_key", OBJECTS, || {
-        for i in 0..OBJECTS {
+    rate("get_by_key", objects, || {
+        for i in 0..objects {
             black_box(indexed.get_by_key(&format!("namespace-{}/x-{i}", i % 50)));
         }
     });
@@ -138,7 +147,7 @@ fn main() {
             );
         }
     });
-    rate("delete, 3 indexes", OBJECTS, || {
+    rate("delete, 3 indexes", objects, || {
         for pod in &pods {
             plain
                 .delete(Arc::clone(pod))

@@ -1,7 +1,7 @@
 //! Queue throughput and memory: adds/s, pops/s, end-to-end updates/s into an indexer with three
 //! indexes, replace of 50k objects, and bytes a queued object costs the queue.
 //!
-//! Run with `cargo bench -p kinformer-deltafifo --bench throughput`.
+//! Run with `cargo bench -p kinformer-deltafifo --bench fifo`.
 
 #![allow(clippy::print_stdout)] // A benchmark reports its numbers on stdout.
 
@@ -20,7 +20,15 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-const OBJECTS: usize = 50_000;
+/// The full size under `cargo bench`; a small smoke run under `cargo test --all-targets`,
+/// which runs benchmark targets unoptimised and without `--bench`.
+fn size(full: usize) -> usize {
+    if std::env::args().any(|arg| arg == "--bench") {
+        full
+    } else {
+        full / 100
+    }
+}
 
 fn pod(i: usize, version: usize) -> Arc<Pod> {
     let mut pod = Pod::default();
@@ -95,12 +103,13 @@ fn net(region: &Region<'_, System>) -> isize {
 }
 
 fn main() {
+    let objects = size(50_000);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a current-thread runtime builds");
-    let first: Vec<Arc<Pod>> = (0..OBJECTS).map(|i| pod(i, 1)).collect();
-    let second: Vec<Arc<Pod>> = (0..OBJECTS).map(|i| pod(i, 2)).collect();
-    println!("queue throughput ({OBJECTS} pods)");
+    let first: Vec<Arc<Pod>> = (0..objects).map(|i| pod(i, 1)).collect();
+    let second: Vec<Arc<Pod>> = (0..objects).map(|i| pod(i, 2)).collect();
+    println!("queue throughput ({objects} pods)");
 
     // Plain adds and pops.
     let fifo: DeltaFifo<Pod> = DeltaFifo::default();
@@ -109,15 +118,15 @@ fn main() {
     for pod in &first {
         fifo.add(Arc::clone(pod)).expect("adds never fail");
     }
-    report("DeltaFifo add", OBJECTS, start);
+    report("DeltaFifo add", objects, start);
     let queued_bytes = net(&region);
     let start = Instant::now();
     runtime.block_on(async {
-        for _ in 0..OBJECTS {
+        for _ in 0..objects {
             fifo.pop(drop).await.expect("the queue is open");
         }
     });
-    report("DeltaFifo pop", OBJECTS, start);
+    report("DeltaFifo pop", objects, start);
 
     let real: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default());
     let region = Region::new(GLOBAL);
@@ -125,15 +134,15 @@ fn main() {
     for pod in &first {
         real.add(Arc::clone(pod)).expect("adds never fail");
     }
-    report("RealFifo add", OBJECTS, start);
+    report("RealFifo add", objects, start);
     let real_queued_bytes = net(&region);
     let start = Instant::now();
     runtime.block_on(async {
-        for _ in 0..OBJECTS {
+        for _ in 0..objects {
             real.pop(drop).await.expect("the queue is open");
         }
     });
-    report("RealFifo pop", OBJECTS, start);
+    report("RealFifo pop", objects, start);
 
     // End to end: queue -> pop -> indexer with three indexes.
     let store = indexer();
@@ -142,7 +151,7 @@ fn main() {
     let start = Instant::now();
     fifo.replace(first.clone(), "1")
         .expect("replace never fails");
-    report("DeltaFifo replace of 50k (empty cache)", OBJECTS, start);
+    report("DeltaFifo replace of 50k (empty cache)", objects, start);
     let start = Instant::now();
     runtime.block_on(async {
         while fifo.queued() > 0 {
@@ -153,7 +162,7 @@ fn main() {
     });
     report(
         "  pop + apply the 50k into the indexer (3 indexes)",
-        OBJECTS,
+        objects,
         start,
     );
 
@@ -166,14 +175,14 @@ fn main() {
                 .expect("the queue is open");
         }
     });
-    report("update + pop + indexer update (3 indexes)", OBJECTS, start);
+    report("update + pop + indexer update (3 indexes)", objects, start);
 
     let start = Instant::now();
-    fifo.replace(first[..OBJECTS / 2].to_vec(), "3")
+    fifo.replace(first[..objects / 2].to_vec(), "3")
         .expect("replace never fails");
     report(
         "DeltaFifo replace of 25k with 25k tombstones (50k cached)",
-        OBJECTS,
+        objects,
         start,
     );
     let start = Instant::now();
@@ -184,18 +193,18 @@ fn main() {
                 .expect("the queue is open");
         }
     });
-    report("  pop + apply them", OBJECTS, start);
+    report("  pop + apply them", objects, start);
 
     let start = Instant::now();
     fifo.resync().expect("resync never fails");
-    report("DeltaFifo resync of 25k cached", OBJECTS / 2, start);
+    report("DeltaFifo resync of 25k cached", objects / 2, start);
 
     let atomic: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default().atomic(true));
     let start = Instant::now();
     atomic.replace(second, "4").expect("replace never fails");
-    report("RealFifo (atomic) replace of 50k", OBJECTS, start);
+    report("RealFifo (atomic) replace of 50k", objects, start);
 
     println!("queue memory per queued object (objects themselves excluded)");
-    println!("  DeltaFifo: {:>5} B", queued_bytes / OBJECTS as isize);
-    println!("  RealFifo:  {:>5} B", real_queued_bytes / OBJECTS as isize);
+    println!("  DeltaFifo: {:>5} B", queued_bytes / objects as isize);
+    println!("  RealFifo:  {:>5} B", real_queued_bytes / objects as isize);
 }
