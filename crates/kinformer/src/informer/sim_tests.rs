@@ -233,3 +233,76 @@ async fn a_stuck_handler_delays_neither_the_cache_nor_other_handlers() {
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
+
+/// Records deletes, and whether each was a tombstone.
+#[derive(Default)]
+struct Deletes(Mutex<Vec<(String, bool)>>);
+
+impl EventHandler<Pod> for Deletes {
+    fn on_delete(&self, state: &DeletedState<Pod>) {
+        let key = match state {
+            DeletedState::Unknown { key, .. } => key.clone(),
+            _ => object_key(&**state.object()),
+        };
+        self.0.lock().unwrap().push((key, state.is_tombstone()));
+    }
+}
+
+async fn missed_delete_becomes_a_tombstone(queue: QueueKind) {
+    use kinformer_sim::{Fault, FaultKind, ObjectOp};
+
+    let sim = sim(10).await;
+    let informer = informer(&sim, Config::default().queue(queue));
+    let deletes = Arc::new(Deletes::default());
+    informer.add_event_handler(Arc::clone(&deletes)).unwrap();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    assert!(informer.wait_for_cache_sync().await);
+    let victim = informer.indexer().list()[0].clone();
+    let (ns, name) = (
+        victim.namespace().unwrap().to_owned(),
+        victim.name().to_owned(),
+    );
+    // The watch breaks and cannot be reopened, so the reflector relists; the relist is served
+    // only after the delete below, which no watch ever reports.
+    sim.add_faults([
+        Fault::new(FaultKind::Status {
+            code: 500,
+            retry_after: None,
+            plain_text: false,
+            message: None,
+        })
+        .verbs(["watch"])
+        .resources(["pods"]),
+        Fault::new(FaultKind::Delay { seconds: 1.0 })
+            .verbs(["list"])
+            .resources(["pods"]),
+    ])
+    .await;
+    sim.drop_watches(DropMode::Abrupt).await;
+    sim.objects(&[ObjectOp::delete("pods", ns.clone(), name.clone())])
+        .await;
+    let key = format!("{ns}/{name}");
+    for _ in 0..400 {
+        if !deletes.0.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(*deletes.0.lock().unwrap(), [(key.clone(), true)]);
+    assert!(informer.indexer().get_by_key(&key).is_none());
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missed_delete_arrives_as_a_tombstone_with_delta_fifo() {
+    missed_delete_becomes_a_tombstone(QueueKind::DeltaFifo).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missed_delete_arrives_as_a_tombstone_with_the_in_order_queue() {
+    missed_delete_becomes_a_tombstone(QueueKind::InOrder).await;
+}
