@@ -44,6 +44,9 @@ pub struct Args {
     /// Seconds between watch bookmarks.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub bookmark_interval: u64,
+    /// Keep at most this many revisions of history (0: unbounded).
+    #[arg(long, value_name = "REVISIONS", default_value_t = 200_000)]
+    pub max_history: u64,
     /// Write the bound port to FILE once listening.
     #[arg(long, value_name = "FILE")]
     pub port_file: Option<PathBuf>,
@@ -60,6 +63,7 @@ pub async fn run(args: Args) -> Result<()> {
         .configmaps(args.configmaps)
         .namespaces(args.namespaces)
         .seed(args.seed)
+        .max_history(args.max_history)
         .tls(args.tls)
         .bookmark_interval(Duration::from_secs(args.bookmark_interval.max(1)))
         .compact_interval(

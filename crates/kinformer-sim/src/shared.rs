@@ -23,6 +23,8 @@ pub(crate) struct Config {
     pub(crate) seed: u64,
     /// Watch timeout when the client sends no `timeoutSeconds` (`None`: random in [30, 60) min).
     pub(crate) default_watch_timeout: Option<Duration>,
+    /// Revisions of history kept at most (0: unbounded).
+    pub(crate) max_history: u64,
 }
 
 /// The most requests the request log keeps.
@@ -42,7 +44,7 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn new(config: Config) -> Arc<Self> {
         Arc::new(Self {
-            store: Store::new(config.seed),
+            store: Store::new(config.seed, config.max_history),
             registry: RwLock::new(Registry::default()),
             config,
             faults: Faults::default(),

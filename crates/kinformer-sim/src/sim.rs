@@ -59,6 +59,7 @@ pub struct SimBuilder {
     too_large_wait: Duration,
     watch_timeout: Option<Duration>,
     churn: Option<Churn>,
+    max_history: u64,
 }
 
 impl Default for SimBuilder {
@@ -77,6 +78,7 @@ impl Default for SimBuilder {
             too_large_wait: Duration::from_secs(3),
             watch_timeout: None,
             churn: None,
+            max_history: 200_000,
         }
     }
 }
@@ -155,6 +157,14 @@ impl SimBuilder {
         self
     }
 
+    /// Keeps at most this many revisions of history (default 200,000; 0: unbounded). Beyond it,
+    /// older history is compacted as writes arrive, the way the watch cache's capacity bounds its
+    /// window; this also bounds memory under heavy churn.
+    pub fn max_history(mut self, revisions: u64) -> Self {
+        self.max_history = revisions;
+        self
+    }
+
     /// Starts churn as soon as the server is up.
     pub fn churn(mut self, churn: Churn) -> Self {
         self.churn = Some(churn);
@@ -175,6 +185,7 @@ impl SimBuilder {
             too_large_wait: self.too_large_wait,
             seed: self.seed,
             default_watch_timeout: self.watch_timeout,
+            max_history: self.max_history,
         });
         if let Some(ns) = shared.resource("namespaces") {
             for name in ["default", "kube-system", "kube-public"] {

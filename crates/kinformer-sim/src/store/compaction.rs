@@ -1,13 +1,19 @@
 //! Compaction: forget history older than a revision, as etcd does.
 
-use super::{Store, Version};
+use super::{Inner, Store, Version};
 
 impl Store {
     /// Compacts to `rev` (clamped to the current revision). Afterwards reads and watches at revisions
     /// below `rev` fail with 410; the state at `rev` and later stays readable. Returns the new
     /// compaction revision.
     pub(crate) fn compact(&self, rev: u64) -> u64 {
-        let mut inner = self.write_lock();
+        self.write_lock().compact_to(rev)
+    }
+}
+
+impl Inner {
+    pub(super) fn compact_to(&mut self, rev: u64) -> u64 {
+        let inner = self;
         let rev = rev.min(inner.revision);
         if rev <= inner.compacted {
             return inner.compacted;
@@ -51,7 +57,7 @@ mod tests {
     fn compaction_keeps_state_at_the_revision() {
         let reg = Registry::default();
         let def = reg.by_name("configmaps").expect("built in");
-        let store = Store::new(1);
+        let store = Store::new(1, 0);
         store.create(&def, Some("ns"), obj("a")).expect("create a");
         store.create(&def, Some("ns"), obj("b")).expect("create b");
         store

@@ -123,7 +123,7 @@ mod tests {
     fn metadata_updates_keep_the_rest_byte_for_byte() {
         let reg = Registry::default();
         let def = reg.by_name("pods").expect("built in");
-        let store = Store::new(1);
+        let store = Store::new(1, 0);
         let Value::Object(obj) = json!({"metadata": {"name": "p", "labels": {"a": "1"}}, "spec": {"nodeName": "n1", "x": [1, 2]}, "status": {"phase": "Running"}})
         else {
             unreachable!()

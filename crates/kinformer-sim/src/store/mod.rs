@@ -133,10 +133,13 @@ pub(crate) struct Store {
     inner: RwLock<Inner>,
     revision_tx: watch::Sender<u64>,
     salt: u64,
+    /// Revisions of history kept at most (0: unbounded); older ones are compacted on the way, as
+    /// the watch cache's capacity bounds its window.
+    max_history: u64,
 }
 
 impl Store {
-    pub(crate) fn new(salt: u64) -> Self {
+    pub(crate) fn new(salt: u64, max_history: u64) -> Self {
         Self {
             inner: RwLock::new(Inner {
                 revision: 1,
@@ -144,6 +147,7 @@ impl Store {
             }),
             revision_tx: watch::channel(1).0,
             salt,
+            max_history,
         }
     }
 

@@ -292,6 +292,9 @@ impl Store {
         };
         coll.log.push_back(Arc::new(event));
         coll.notify.send_replace(rev);
+        if self.max_history > 0 && rev - inner.compacted > self.max_history {
+            inner.compact_to(rev - self.max_history / 2);
+        }
         self.revision_tx.send_replace(rev);
         record
     }

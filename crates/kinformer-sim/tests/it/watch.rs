@@ -466,3 +466,41 @@ pub async fn wait_open(sim: &SimHandle, n: usize) {
     }
     panic!("watch not open");
 }
+
+#[tokio::test]
+async fn history_is_bounded_like_the_watch_cache_window() {
+    let sim = Sim::builder()
+        .max_history(100)
+        .compact_interval(None)
+        .start()
+        .await
+        .unwrap();
+    let start = sim.stats().await.revision;
+    create(&sim, "x", json!({})).await;
+    for i in 0..300 {
+        patch(&sim, "x", json!({"data": {"k": i.to_string()}})).await;
+    }
+    let stats = sim.stats().await;
+    assert!(
+        stats.revision - stats.compacted_revision <= 100,
+        "{stats:?}"
+    );
+    assert!(stats.events["configmaps"] <= 100);
+    let mut w = client(&sim)
+        .watch(&format!(
+            "/api/v1/configmaps?watch=1&resourceVersion={start}"
+        ))
+        .await;
+    let e = w.event().await;
+    assert_eq!(
+        (e["type"].as_str(), e["object"]["code"].as_u64()),
+        (Some("ERROR"), Some(410))
+    );
+    let recent = stats.revision - 10;
+    let mut w = client(&sim)
+        .watch(&format!(
+            "/api/v1/configmaps?watch=1&resourceVersion={recent}"
+        ))
+        .await;
+    assert_eq!(w.events(10).await.len(), 10);
+}
