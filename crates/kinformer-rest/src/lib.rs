@@ -69,7 +69,9 @@ mod transport;
 pub use auth::{Auth, AuthLayer, AuthService, ExecConfig, InteractiveMode, Secret};
 pub use body::Body;
 pub use client::{Client, DEFAULT_MAX_WATCH_FRAME};
-pub use config::{Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Kubeconfig, KubeconfigOptions};
+pub use config::{
+    Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
+};
 pub use decode::{ByteStream, ListDecoder, WatchDecoder, WatchStream, decode_list};
 pub use error::{Error, Result};
 pub use layers::{

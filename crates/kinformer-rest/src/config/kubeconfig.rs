@@ -114,6 +114,18 @@ pub(crate) struct UserEntry {
     pub(crate) password: Option<Secret>,
     pub(crate) exec: Option<ExecEntry>,
     pub(crate) auth_provider: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "as")]
+    pub(crate) impersonate: Option<String>,
+    #[serde(rename = "as-uid")]
+    pub(crate) impersonate_uid: Option<String>,
+    #[serde(rename = "as-groups", default, deserialize_with = "null_as_default")]
+    pub(crate) impersonate_groups: Vec<String>,
+    #[serde(
+        rename = "as-user-extra",
+        default,
+        deserialize_with = "null_as_default"
+    )]
+    pub(crate) impersonate_extra: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -5,7 +5,7 @@ use std::path::Path;
 use base64::Engine as _;
 
 use super::kubeconfig::{ClusterEntry, ExecEntry, Kubeconfig, KubeconfigOptions, Named, UserEntry};
-use super::{Config, Identity};
+use super::{Config, Identity, Impersonate};
 use crate::auth::{Auth, ExecConfig, InteractiveMode, Secret};
 use crate::error::{Error, Kind, Result};
 
@@ -130,6 +130,14 @@ fn apply_user(config: &mut Config, user: &UserEntry, cluster: &ClusterEntry) -> 
             ));
         }
     };
+    let who = user.impersonate.clone().filter(|u| !u.is_empty());
+    if who.is_some() || !user.impersonate_groups.is_empty() || !user.impersonate_extra.is_empty() {
+        let mut impersonate = Impersonate::user(who.unwrap_or_default());
+        impersonate.uid.clone_from(&user.impersonate_uid);
+        impersonate.groups.clone_from(&user.impersonate_groups);
+        impersonate.extra.clone_from(&user.impersonate_extra);
+        config.impersonate = Some(impersonate);
+    }
     let token = user.token.clone().filter(|t| !t.expose().is_empty());
     let basic = user.username.as_deref().filter(|u| !u.is_empty());
     if (token.is_some() || user.token_file.is_some()) && basic.is_some() {

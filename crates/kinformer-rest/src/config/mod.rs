@@ -1,6 +1,7 @@
 //! [`Config`]: everything needed to reach and authenticate to one API server.
 
 mod identity;
+mod impersonate;
 mod incluster;
 mod kubeconfig;
 mod load;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use identity::Identity;
+pub use impersonate::Impersonate;
 pub use kubeconfig::{Kubeconfig, KubeconfigOptions};
 
 use crate::auth::Auth;
@@ -56,6 +58,8 @@ pub struct Config {
     pub identity: Option<Identity>,
     /// Request credentials.
     pub auth: Auth,
+    /// Act as another user (`Impersonate-*` headers).
+    pub impersonate: Option<Impersonate>,
     /// The kubeconfig's `proxy-url`: parsed and kept, not used by the built-in transport.
     pub proxy_url: Option<String>,
     /// Requests per second of the client-side rate limiter: 0 means 5, negative disables it.
@@ -115,6 +119,7 @@ impl Config {
             tls_server_name: None,
             identity: None,
             auth: Auth::None,
+            impersonate: None,
             proxy_url: None,
             qps: DEFAULT_QPS,
             burst: DEFAULT_BURST,
@@ -235,6 +240,7 @@ impl fmt::Debug for Config {
             .field("tls_server_name", &self.tls_server_name)
             .field("identity", &self.identity)
             .field("auth", &self.auth)
+            .field("impersonate", &self.impersonate)
             .field("proxy_url", &self.proxy_url)
             .field("qps", &self.qps)
             .field("burst", &self.burst)

@@ -3,6 +3,7 @@
 
 mod backoff;
 mod gzip;
+mod headers;
 mod rate_limit;
 mod retry;
 mod trace;
@@ -14,6 +15,7 @@ use std::pin::Pin;
 
 pub use backoff::UrlBackoff;
 pub use gzip::{DecompressionLayer, DecompressionService};
+pub(crate) use headers::HeadersLayer;
 pub use rate_limit::{RateLimitLayer, RateLimitService, RateLimiter};
 pub(crate) use retry::DEFAULT_MAX_RETRIES;
 pub use retry::{RetryLayer, RetryService};

@@ -19,7 +19,8 @@ use crate::client::{Client, HttpService};
 use crate::config::Config;
 use crate::error::{BoxError, Result};
 use crate::layers::{
-    DecompressionLayer, RateLimitLayer, RetryLayer, TraceLayer, UserAgentLayer, WarningLayer,
+    DecompressionLayer, HeadersLayer, RateLimitLayer, RetryLayer, TraceLayer, UserAgentLayer,
+    WarningLayer,
 };
 
 /// client-go's `MaxIdleConnsPerHost`.
@@ -71,6 +72,10 @@ fn stack(
     cert_slot: Option<Arc<CertSlot>>,
 ) -> Result<HttpService> {
     let auth = AuthLayer::with_cert_slot(&config.auth, cert_slot)?;
+    let headers = match &config.impersonate {
+        Some(who) => who.headers()?,
+        None => Vec::new(),
+    };
     let builder = tower::ServiceBuilder::new()
         .layer(TraceLayer)
         .layer(RetryLayer::new(
@@ -80,6 +85,7 @@ fn stack(
         .layer(RateLimitLayer::new(config.effective_rate_limiter()))
         .layer(UserAgentLayer::new(&config.user_agent))
         .layer(WarningLayer::new(Arc::clone(&config.warning_handler)))
+        .layer(HeadersLayer::new(headers))
         .layer(auth);
     Ok(if config.disable_compression {
         BoxCloneSyncService::new(builder.service(transport))

@@ -146,3 +146,30 @@ async fn retry_after_then_success_with_warnings() {
     assert_eq!(err.retry_after(), Some(Duration::from_secs(2)));
     assert_eq!(calls.load(Ordering::SeqCst), 2);
 }
+
+#[tokio::test]
+async fn impersonation_and_user_agent_headers() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let svc = tower::service_fn(move |req: http::Request<Body>| {
+        s2.lock().unwrap().push(req.headers().clone());
+        async move { Ok::<_, Infallible>(http::Response::new(Full::new(Bytes::from_static(b"{}")))) }
+    });
+    let mut config = Config::new("http://sim.local".parse().unwrap());
+    let mut who = kinformer_rest::Impersonate::user("jane");
+    who.groups = vec!["dev".into(), "ops".into()];
+    config.impersonate = Some(who);
+    config.user_agent = "my-controller/1.0".into();
+    let rc = RestClient::new(
+        Client::from_config_with_transport(&config, svc).unwrap(),
+        "",
+        "v1",
+    );
+    rc.get().resource("pods").do_raw().await.unwrap();
+    let headers = seen.lock().unwrap()[0].clone();
+    assert_eq!(headers["impersonate-user"], "jane");
+    let groups: Vec<_> = headers.get_all("impersonate-group").iter().collect();
+    assert_eq!(groups, ["dev", "ops"]);
+    assert_eq!(headers["user-agent"], "my-controller/1.0");
+    assert_eq!(headers["accept"], "application/json, */*");
+}

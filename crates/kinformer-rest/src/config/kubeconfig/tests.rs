@@ -92,6 +92,13 @@ users:
 - name: provider
   user:
     auth-provider: {name: oidc, config: {id-token: x}}
+- name: impersonator
+  user:
+    token: t
+    as: jane
+    as-uid: "42"
+    as-groups: [dev, ops]
+    as-user-extra: {scopes: [read]}
 contexts:
 - name: other
   context: {cluster: other, user: basic}
@@ -99,6 +106,8 @@ contexts:
   context: {cluster: other, user: both}
 - name: provider
   context: {cluster: other, user: provider}
+- name: impersonating
+  context: {cluster: other, user: impersonator}
 - name: kind-dev
   context: {cluster: other, user: basic}
 current-context: other
@@ -130,7 +139,7 @@ fn load(k: &Kubeconfig, context: Option<&str>) -> crate::Result<Config> {
 fn merge_first_file_wins_and_relative_paths_resolve() {
     let (dir, k) = merged();
     assert_eq!(k.current_context(), Some("kind-dev"));
-    assert_eq!(k.context_names().count(), 6);
+    assert_eq!(k.context_names().count(), 7);
     let config = load(&k, None).unwrap();
     // The first file's kind-dev cluster and context win over the second's.
     assert_eq!(config.cluster_url, "https://127.0.0.1:6443/");
@@ -196,6 +205,18 @@ fn basic_auth_conflicts_and_unsupported_providers() {
     );
     let err = load(&k, Some("nope")).unwrap_err();
     assert!(err.is_config() && err.to_string().contains("\"nope\" not found"));
+}
+
+#[test]
+fn impersonation_fields() {
+    let (_, k) = merged();
+    let config = load(&k, Some("impersonating")).unwrap();
+    let who = config.impersonate.unwrap();
+    assert_eq!(who.user, "jane");
+    assert_eq!(who.uid.as_deref(), Some("42"));
+    assert_eq!(who.groups, ["dev", "ops"]);
+    assert_eq!(who.extra["scopes"], ["read"]);
+    assert!(load(&k, Some("other")).unwrap().impersonate.is_none());
 }
 
 #[test]
