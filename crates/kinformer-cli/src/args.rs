@@ -1,0 +1,141 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Kubernetes informers from the command line.
+#[derive(Debug, Parser)]
+#[command(name = "kinformer", version, about)]
+pub(crate) struct Cli {
+    /// More logging (-v, -vv); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub(crate) verbose: u8,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run a pod informer against the embedded API server with generated pods and churn.
+    Demo(DemoArgs),
+    /// Print every add, update and delete of a resource as the informer handles it.
+    Watch(WatchArgs),
+    /// Keep a cache in sync, then write it as JSON lines and print a one-line JSON report.
+    Mirror(MirrorArgs),
+    /// Run the embedded API server as a process.
+    Sim(kinformer_sim::cli::Args),
+}
+
+/// `kinformer demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Pods to generate.
+    #[arg(long, default_value_t = 20_000)]
+    pub(crate) pods: usize,
+    /// Namespaces to spread them over.
+    #[arg(long, default_value_t = 20)]
+    pub(crate) namespaces: usize,
+    /// Writes per second once synced (updates, creates and deletes).
+    #[arg(long, default_value_t = 200.0)]
+    pub(crate) churn: f64,
+    /// Stop after this many seconds (default: run until Ctrl-C).
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) duration: Option<u64>,
+}
+
+/// Where to connect: a kubeconfig as kubectl reads it.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct ClusterArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Context to use (default: the kubeconfig's current context).
+    #[arg(long)]
+    pub(crate) context: Option<String>,
+}
+
+/// Which objects: namespace and selectors.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct ScopeArgs {
+    /// The resource: plural, singular, kind or short name, optionally `.group` (pods, deploy, widgets.example.com).
+    pub(crate) resource: String,
+    /// Only this namespace.
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub(crate) namespace: Option<String>,
+    /// All namespaces (the default when no namespace is given).
+    #[arg(short = 'A', long)]
+    pub(crate) all_namespaces: bool,
+    /// Label selector.
+    #[arg(short = 'l', long)]
+    pub(crate) selector: Option<String>,
+}
+
+/// `kinformer watch`.
+#[derive(Debug, Args)]
+pub(crate) struct WatchArgs {
+    #[command(flatten)]
+    pub(crate) scope: ScopeArgs,
+    /// Field selector.
+    #[arg(long)]
+    pub(crate) field_selector: Option<String>,
+    /// Output: one line per event, or JSON objects.
+    #[arg(long, short, value_enum, default_value_t = Output::Events)]
+    pub(crate) output: Output,
+    #[command(flatten)]
+    pub(crate) cluster: ClusterArgs,
+    /// Stop after this many seconds (default: run until Ctrl-C).
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) duration: Option<u64>,
+}
+
+/// `kinformer watch --output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Output {
+    /// `ADDED ns/name rv=12`.
+    Events,
+    /// `{"type":"ADDED","object":{...}}`.
+    Json,
+}
+
+/// `kinformer mirror`.
+#[derive(Debug, Args)]
+pub(crate) struct MirrorArgs {
+    #[command(flatten)]
+    pub(crate) scope: ScopeArgs,
+    #[command(flatten)]
+    pub(crate) cluster: ClusterArgs,
+    /// Streaming list (`sendInitialEvents`) or paginated list+watch.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub(crate) streaming_list: OnOff,
+    /// The delta queue.
+    #[arg(long, value_enum, default_value_t = QueueArg::Deltafifo)]
+    pub(crate) queue: QueueArg,
+    /// Once synced, stop after this many seconds (default: on SIGINT/SIGTERM).
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) duration: Option<f64>,
+    /// Where to write the cache, as JSON lines sorted by namespace/name.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) dump: PathBuf,
+    /// Dump only namespace, name, uid and resourceVersion of each object.
+    #[arg(long)]
+    pub(crate) summary: bool,
+}
+
+/// `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OnOff {
+    /// Enabled.
+    On,
+    /// Disabled.
+    Off,
+}
+
+/// `--queue`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum QueueArg {
+    /// client-go's DeltaFIFO.
+    Deltafifo,
+    /// client-go's in-order queue (RealFIFO).
+    Inorder,
+}

@@ -1,0 +1,33 @@
+//! Connecting: a kubeconfig as kubectl reads it, or the in-cluster configuration.
+
+use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions};
+
+use crate::args::ClusterArgs;
+use crate::error::CliError;
+
+/// A client for the cluster the arguments name.
+///
+/// `--kubeconfig` wins; else `$KUBECONFIG` / `~/.kube/config`; else in-cluster.
+pub(crate) fn client(args: &ClusterArgs) -> Result<Client, CliError> {
+    let options = args
+        .context
+        .as_ref()
+        .map_or_else(KubeconfigOptions::default, KubeconfigOptions::context);
+    let config = match (&args.kubeconfig, &args.context) {
+        (Some(path), _) => {
+            Kubeconfig::read_from(path).and_then(|k| Config::from_custom_kubeconfig(k, &options))
+        }
+        (None, Some(_)) => Config::from_kubeconfig(&options),
+        (None, None) => Config::infer(),
+    }
+    .map_err(CliError::Client)?;
+    Client::from_config(&config).map_err(CliError::Client)
+}
+
+/// A client for the embedded server, over real HTTP like any cluster.
+pub(crate) fn sim_client(kubeconfig_yaml: &str) -> Result<Client, CliError> {
+    let config = Kubeconfig::from_yaml(kubeconfig_yaml, None)
+        .and_then(|k| Config::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
+        .map_err(CliError::Client)?;
+    Client::from_config(&config).map_err(CliError::Client)
+}

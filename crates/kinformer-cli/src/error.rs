@@ -1,0 +1,44 @@
+//! The command's one error type, reported as one line.
+
+use std::error::Error as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+
+/// Everything that can stop a command.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// Loading the kubeconfig or building the client.
+    #[error("cannot connect")]
+    Client(#[source] kinformer_rest::Error),
+    /// A request to the server failed.
+    #[error("request to the server failed")]
+    Request(#[source] kinformer_rest::Error),
+    /// The resource name matched nothing the server serves.
+    #[error("the server has no resource {0:?} (try a plural, singular, kind or short name)")]
+    UnknownResource(String),
+    /// The embedded server failed.
+    #[error("embedded API server")]
+    Sim(#[from] kinformer_sim::Error),
+    /// The informer stopped with an error.
+    #[error("informer")]
+    Informer(#[from] kinformer::Error),
+    /// Reading or writing a file or a terminal.
+    #[error("i/o")]
+    Io(#[from] std::io::Error),
+    /// Encoding output.
+    #[error("encoding JSON")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Prints `kinformer: <error>: <cause>: ...` on one line and returns exit code 1.
+pub(crate) fn report(error: &CliError) -> ExitCode {
+    let mut line = format!("kinformer: {error}");
+    let mut source = error.source();
+    while let Some(cause) = source {
+        line.push_str(": ");
+        line.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    let _ = writeln!(std::io::stderr(), "{line}");
+    ExitCode::FAILURE
+}

@@ -1,0 +1,77 @@
+//! Building an informer for the `watch` and `mirror` commands.
+
+use std::sync::Arc;
+
+use kinformer::informer::{Config, QueueKind, SharedIndexInformer};
+use kinformer_core::{ApiResource, Object};
+use kinformer_listwatch::ListWatch;
+use kinformer_reflector::{Config as ReflectorConfig, Counters};
+use kinformer_rest::Client;
+use serde::de::DeserializeOwned;
+
+/// What to list and watch, and how.
+#[derive(Debug, Clone)]
+pub(crate) struct Setup {
+    pub(crate) resource: ApiResource,
+    pub(crate) namespace: Option<String>,
+    pub(crate) label_selector: Option<String>,
+    pub(crate) field_selector: Option<String>,
+    pub(crate) streaming_list: bool,
+    pub(crate) queue: QueueKind,
+    pub(crate) keep_managed_fields: bool,
+}
+
+impl Setup {
+    /// Defaults: all namespaces, no selectors, streaming list, DeltaFIFO, managedFields dropped.
+    pub(crate) fn new(resource: ApiResource) -> Self {
+        Self {
+            resource,
+            namespace: None,
+            label_selector: None,
+            field_selector: None,
+            streaming_list: true,
+            queue: QueueKind::DeltaFifo,
+            keep_managed_fields: false,
+        }
+    }
+}
+
+/// An informer for `setup` over `client`, reporting into `counters`.
+pub(crate) fn build<K>(
+    client: Client,
+    setup: &Setup,
+    counters: Arc<Counters>,
+) -> SharedIndexInformer<K>
+where
+    K: Object + Clone + DeserializeOwned,
+{
+    let mut source = ListWatch::<K, _>::from_client(client, setup.resource.clone());
+    if let Some(ns) = &setup.namespace {
+        source = source.namespace(ns.clone());
+    }
+    if let Some(labels) = &setup.label_selector {
+        source = source.labels(labels.clone());
+    }
+    if let Some(fields) = &setup.field_selector {
+        source = source.fields(fields.clone());
+    }
+    // The reflector options first: `name` also names the reflector.
+    let config = Config::default()
+        .reflector(ReflectorConfig::default().streaming_list(setup.streaming_list))
+        .name(setup.resource.plural.clone())
+        .keep_managed_fields(setup.keep_managed_fields)
+        .queue(setup.queue)
+        .metrics(counters);
+    SharedIndexInformer::new(source, config)
+}
+
+/// Runs `informer` on its own task; the handle yields its result after `shutdown`.
+pub(crate) fn spawn<K>(
+    informer: &SharedIndexInformer<K>,
+) -> tokio::task::JoinHandle<kinformer::Result<()>>
+where
+    K: Object + Clone,
+{
+    let informer = informer.clone();
+    tokio::spawn(async move { informer.run().await })
+}

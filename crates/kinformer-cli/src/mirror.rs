@@ -1,0 +1,145 @@
+//! `kinformer mirror`: keep a cache in sync, then dump it and report.
+
+use std::fs::File;
+use std::io::{BufWriter, Write as _};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer::informer::{HandlerFns, QueueKind, SharedIndexInformer};
+use kinformer_core::{DeletedState, DynamicObject, Object, StoreRead as _, object_key};
+use kinformer_reflector::Counters;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::time::Instant;
+
+use crate::args::{MirrorArgs, OnOff, QueueArg};
+use crate::error::CliError;
+use crate::informer::{self, Setup};
+use crate::{cluster, discovery, rss, signal};
+
+/// The one-line JSON report printed on exit.
+#[derive(Debug, Serialize)]
+struct Report {
+    resource: String,
+    objects: usize,
+    seconds_to_sync: f64,
+    events: u64,
+    handler_calls: u64,
+    lists: u64,
+    watches: u64,
+    relists: u64,
+    resource_version: String,
+    peak_rss_bytes: Option<u64>,
+}
+
+/// Syncs, waits for `--duration` or a signal, dumps the cache and prints the report.
+pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
+    let started = Instant::now();
+    let client = cluster::client(&args.cluster)?;
+    let resource = discovery::resolve(&client, &args.scope.resource).await?;
+    let mut setup = Setup::new(resource);
+    setup.namespace = args.scope.namespace.clone();
+    setup.label_selector = args.scope.selector.clone();
+    setup.streaming_list = args.streaming_list == OnOff::On;
+    setup.queue = match args.queue {
+        QueueArg::Deltafifo => QueueKind::DeltaFifo,
+        QueueArg::Inorder => QueueKind::InOrder,
+    };
+    setup.keep_managed_fields = !args.summary;
+    // Pods get the typed fast path; everything else is dynamic.
+    if setup.resource.group.is_empty() && setup.resource.plural == "pods" {
+        mirror::<Pod>(client, &setup, &args, started).await
+    } else {
+        mirror::<DynamicObject>(client, &setup, &args, started).await
+    }
+}
+
+async fn mirror<K>(
+    client: kinformer_rest::Client,
+    setup: &Setup,
+    args: &MirrorArgs,
+    started: Instant,
+) -> Result<(), CliError>
+where
+    K: Object + Clone + DeserializeOwned + Serialize,
+{
+    let counters = Arc::new(Counters::default());
+    let informer = informer::build::<K>(client, setup, Arc::clone(&counters));
+    let calls = Arc::new(AtomicU64::new(0));
+    informer.add_event_handler(counting_handler(&calls))?;
+    let running = informer::spawn(&informer);
+    let synced = tokio::select! {
+        synced = informer.wait_for_cache_sync() => synced,
+        () = signal::interrupted_or(None) => false,
+    };
+    let seconds_to_sync = started.elapsed().as_secs_f64();
+    if synced {
+        signal::interrupted_or(args.duration.map(Duration::from_secs_f64)).await;
+    }
+    informer.shutdown();
+    running
+        .await
+        .map_err(|e| CliError::Io(std::io::Error::other(e)))??;
+    let objects = dump(&informer, args)?;
+    let snapshot = counters.snapshot();
+    let report = Report {
+        resource: setup.resource.plural.clone(),
+        objects,
+        seconds_to_sync,
+        events: snapshot.events,
+        handler_calls: calls.load(Ordering::Relaxed),
+        lists: snapshot.lists,
+        watches: snapshot.watches,
+        relists: snapshot.relists,
+        resource_version: informer.last_sync_resource_version(),
+        peak_rss_bytes: rss::peak(),
+    };
+    writeln!(
+        std::io::stdout().lock(),
+        "{}",
+        serde_json::to_string(&report)?
+    )?;
+    Ok(())
+}
+
+fn counting_handler<K: Object>(calls: &Arc<AtomicU64>) -> HandlerFns<K> {
+    let (a, u, d) = (Arc::clone(calls), Arc::clone(calls), Arc::clone(calls));
+    HandlerFns::new()
+        .add_fn(move |_: &Arc<K>, _| {
+            a.fetch_add(1, Ordering::Relaxed);
+        })
+        .update_fn(move |_: &Arc<K>, _: &Arc<K>| {
+            u.fetch_add(1, Ordering::Relaxed);
+        })
+        .delete_fn(move |_: &DeletedState<K>| {
+            d.fetch_add(1, Ordering::Relaxed);
+        })
+}
+
+/// Writes the cache sorted by namespace/name; returns how many objects it wrote.
+fn dump<K>(informer: &SharedIndexInformer<K>, args: &MirrorArgs) -> Result<usize, CliError>
+where
+    K: Object + Clone + Serialize,
+{
+    let mut objects = informer.indexer().list();
+    objects.sort_by_cached_key(|o| object_key(o.as_ref()));
+    let mut out = BufWriter::new(File::create(&args.dump)?);
+    for obj in &objects {
+        if args.summary {
+            let line = serde_json::json!({
+                "namespace": obj.namespace(),
+                "name": obj.name(),
+                "uid": obj.uid(),
+                "resourceVersion": obj.resource_version(),
+            });
+            serde_json::to_writer(&mut out, &line)?;
+        } else {
+            serde_json::to_writer(&mut out, obj.as_ref())?;
+        }
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(objects.len())
+}
