@@ -42,6 +42,14 @@ impl SimBody {
         }
     }
 
+    /// The whole body, when it is one buffer.
+    pub(crate) fn as_full(&self) -> Option<&Bytes> {
+        match &self.kind {
+            Kind::Full(b) => b.as_ref(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn stream(rx: mpsc::Receiver<Chunk>) -> Self {
         Self {
             kind: Kind::Stream(rx),

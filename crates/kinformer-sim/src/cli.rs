@@ -47,6 +47,9 @@ pub struct Args {
     /// Keep at most this many revisions of history (0: unbounded).
     #[arg(long, value_name = "REVISIONS", default_value_t = 200_000)]
     pub max_history: u64,
+    /// Never gzip responses, even for clients that accept it.
+    #[arg(long)]
+    pub no_gzip: bool,
     /// Write the bound port to FILE once listening.
     #[arg(long, value_name = "FILE")]
     pub port_file: Option<PathBuf>,
@@ -64,6 +67,7 @@ pub async fn run(args: Args) -> Result<()> {
         .namespaces(args.namespaces)
         .seed(args.seed)
         .max_history(args.max_history)
+        .gzip(!args.no_gzip)
         .tls(args.tls)
         .bookmark_interval(Duration::from_secs(args.bookmark_interval.max(1)))
         .compact_interval(

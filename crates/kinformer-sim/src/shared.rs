@@ -25,6 +25,8 @@ pub(crate) struct Config {
     pub(crate) default_watch_timeout: Option<Duration>,
     /// Revisions of history kept at most (0: unbounded).
     pub(crate) max_history: u64,
+    /// Gzip large non-watch responses for clients that send `Accept-Encoding: gzip`.
+    pub(crate) gzip: bool,
 }
 
 /// The most requests the request log keeps.

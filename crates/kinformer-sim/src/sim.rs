@@ -60,6 +60,7 @@ pub struct SimBuilder {
     watch_timeout: Option<Duration>,
     churn: Option<Churn>,
     max_history: u64,
+    gzip: bool,
 }
 
 impl Default for SimBuilder {
@@ -79,6 +80,7 @@ impl Default for SimBuilder {
             watch_timeout: None,
             churn: None,
             max_history: 200_000,
+            gzip: true,
         }
     }
 }
@@ -165,6 +167,13 @@ impl SimBuilder {
         self
     }
 
+    /// Whether responses over 128 KiB are gzipped for clients that send `Accept-Encoding: gzip`
+    /// (default on, as kube-apiserver does).
+    pub fn gzip(mut self, on: bool) -> Self {
+        self.gzip = on;
+        self
+    }
+
     /// Starts churn as soon as the server is up.
     pub fn churn(mut self, churn: Churn) -> Self {
         self.churn = Some(churn);
@@ -186,6 +195,7 @@ impl SimBuilder {
             seed: self.seed,
             default_watch_timeout: self.watch_timeout,
             max_history: self.max_history,
+            gzip: self.gzip,
         });
         if let Some(ns) = shared.resource("namespaces") {
             for name in ["default", "kube-system", "kube-public"] {

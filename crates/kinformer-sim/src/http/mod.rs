@@ -27,6 +27,7 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response
         .uri()
         .path_and_query()
         .map_or_else(|| req.uri().path().to_owned(), |p| p.as_str().to_owned());
+    let gzip = shared.config.gzip && accepts_gzip(&req);
     let resp = if req.uri().path().starts_with("/_control/") {
         control::handle(&shared, req).await
     } else {
@@ -38,7 +39,47 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response
     if !path_and_query.starts_with("/_control/") {
         shared.log_request(method.as_str(), &path_and_query, resp.status().as_u16());
     }
-    resp
+    if gzip { compress(resp) } else { resp }
+}
+
+/// Non-watch responses above this size are gzipped for clients that accept it (APIResponseCompression).
+const GZIP_THRESHOLD: usize = 128 * 1024;
+
+fn accepts_gzip(req: &Request<Bytes>) -> bool {
+    req.headers()
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|enc| {
+            enc.split(';')
+                .next()
+                .is_some_and(|e| e.trim().eq_ignore_ascii_case("gzip"))
+        })
+}
+
+fn compress(resp: Response<SimBody>) -> Response<SimBody> {
+    let Some(body) = resp.body().as_full().filter(|b| b.len() > GZIP_THRESHOLD) else {
+        return resp;
+    };
+    // The apiserver compresses at gzip's fastest level.
+    let mut enc = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 4),
+        flate2::Compression::fast(),
+    );
+    if std::io::Write::write_all(&mut enc, body).is_err() {
+        return resp;
+    }
+    let Ok(gz) = enc.finish() else {
+        return resp;
+    };
+    let (mut parts, _) = resp.into_parts();
+    parts.headers.insert(
+        header::CONTENT_ENCODING,
+        http::HeaderValue::from_static("gzip"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, SimBody::full(gz))
 }
 
 /// Where an API path points.

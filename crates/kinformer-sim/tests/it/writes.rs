@@ -211,3 +211,40 @@ async fn discovery_documents() {
     assert_eq!(apps["resources"][0]["name"], "deployments");
     assert_eq!(c.get("/readyz").await.status, 200);
 }
+
+#[tokio::test]
+async fn large_responses_are_gzipped_for_clients_that_accept_it() {
+    use http_body_util::{BodyExt, Full};
+    use tower_service::Service;
+
+    let sim = Sim::builder().pods(60).start().await.unwrap();
+    let call = |accept: Option<&'static str>, path: &'static str| {
+        let mut svc = sim.service();
+        async move {
+            let mut req = http::Request::get(path);
+            if let Some(a) = accept {
+                req = req.header("accept-encoding", a);
+            }
+            let resp = svc
+                .call(req.body(Full::new(bytes::Bytes::new())).unwrap())
+                .await
+                .unwrap();
+            let enc = resp
+                .headers()
+                .get("content-encoding")
+                .map(|v| v.to_str().unwrap().to_owned());
+            (enc, resp.into_body().collect().await.unwrap().to_bytes())
+        }
+    };
+    let (enc, plain) = call(None, "/api/v1/pods").await;
+    assert!(enc.is_none() && plain.len() > 128 * 1024);
+    let (enc, gz) = call(Some("gzip, deflate"), "/api/v1/pods").await;
+    assert_eq!(enc.as_deref(), Some("gzip"));
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut out).unwrap();
+    let a: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&plain).unwrap();
+    assert_eq!(a, b);
+    let (enc, _) = call(Some("gzip"), "/api/v1/pods?limit=2").await;
+    assert!(enc.is_none(), "small responses stay plain");
+}
