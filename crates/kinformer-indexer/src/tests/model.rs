@@ -8,7 +8,9 @@ use kinformer_core::{Object, Store, StoreRead};
 use proptest::prelude::*;
 
 use super::{indexer, pod};
-use crate::NAMESPACE_INDEX;
+use kinformer_selector::LabelSelector;
+
+use crate::{Lister, NAMESPACE_INDEX};
 
 /// (namespace, name, app, node)
 type Spec = (&'static str, &'static str, &'static str, &'static str);
@@ -73,7 +75,8 @@ fn values(model: &HashMap<String, Spec>, field: impl Fn(&Spec) -> &'static str) 
 proptest! {
     #[test]
     fn indexer_matches_a_scanned_map(ops in prop::collection::vec(op(), 1..40)) {
-        let store = indexer();
+        let store = Arc::new(indexer());
+        let lister = Lister::new(Arc::clone(&store), "pods");
         let mut model: HashMap<String, Spec> = HashMap::new();
         for op in ops {
             match op {
@@ -115,6 +118,25 @@ proptest! {
             }
             for ns in ["", "a", "b"] {
                 prop_assert_eq!(store.index_keys(NAMESPACE_INDEX, ns).unwrap(), scan(&model, |s| s.0 == ns));
+            }
+            for (selector, app) in [("app=x", Some("x")), ("app!=x", None), ("", None)] {
+                let selector = LabelSelector::parse(selector).unwrap();
+                let wanted = |s: &Spec| match (app, selector.is_empty()) {
+                    (Some(app), _) => s.2 == app,
+                    (None, true) => true,
+                    (None, false) => s.2 != "x",
+                };
+                for ns in ["a", "b"] {
+                    let mut listed: Vec<String> = lister
+                        .namespaced(ns)
+                        .list(&selector)
+                        .iter()
+                        .map(|pod| kinformer_core::object_key(&**pod))
+                        .collect();
+                    listed.sort();
+                    prop_assert_eq!(listed, scan(&model, |s| s.0 == ns && wanted(s)));
+                }
+                prop_assert_eq!(lister.list(&selector).len(), scan(&model, |s| wanted(s)).len());
             }
         }
     }
