@@ -210,6 +210,13 @@ impl Config {
     /// A kubeconfig when one exists, else the in-cluster configuration; the error names both
     /// attempts.
     ///
+    /// ```no_run
+    /// # fn main() -> Result<(), kinformer_rest::Error> {
+    /// let config = kinformer_rest::Config::infer()?;
+    /// let _client = kinformer_rest::Client::from_config(&config)?;
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     /// Neither is available, or the one found is invalid.
     pub fn infer() -> Result<Self> {

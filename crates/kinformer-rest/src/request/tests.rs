@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::WatchEvent;
 
 use super::*;
-use crate::RestClient;
+use crate::{ByteStream, RestClient, WatchStream};
 
 type Seen = Arc<Mutex<Vec<String>>>;
 
@@ -235,4 +235,22 @@ async fn stream_returns_raw_bytes() {
         all.extend_from_slice(&chunk.unwrap());
     }
     assert_eq!(all, b"line1\nline2\n");
+}
+
+#[test]
+fn public_futures_and_streams_are_send() {
+    fn send<T: Send>(_: &T) {}
+    fn send_sync<T: Send + Sync>() {}
+    fn stream<T: futures_core::Stream + Send + Unpin + 'static>() {}
+    let (rc, _) = fixed(200, "{}");
+    send(&rc.get().do_raw());
+    send(&rc.get().into::<Pod>());
+    send(&rc.get().list::<Pod>());
+    send(&rc.get().watch::<Pod>());
+    send(&rc.get().stream());
+    send_sync::<Client>();
+    send_sync::<RestClient>();
+    send_sync::<Request>();
+    stream::<WatchStream<Pod>>();
+    stream::<ByteStream>();
 }

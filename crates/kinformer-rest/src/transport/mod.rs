@@ -49,7 +49,8 @@ fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<Ht
         .timer(TokioTimer::new())
         .pool_timer(TokioTimer::new())
         .pool_max_idle_per_host(MAX_IDLE_PER_HOST)
-        .http2_only(config.http2_prior_knowledge)
+        // Prior knowledge is for cleartext only; over TLS, ALPN decides.
+        .http2_only(config.http2_prior_knowledge && config.cluster_url.scheme_str() == Some("http"))
         .http2_keep_alive_interval(config.http2_keepalive_interval)
         .http2_keep_alive_timeout(config.http2_keepalive_timeout)
         .http2_keep_alive_while_idle(true)
@@ -98,7 +99,23 @@ impl Client {
     /// A client for `config`: hyper-util over rustls (HTTP/2 when the server offers it), with
     /// auth, user agent, warnings, rate limiting, retries, gzip and tracing layers.
     ///
-    /// Must be called inside a tokio runtime (connections are driven by spawned tasks).
+    /// Requests must run inside a tokio runtime (connections are driven by spawned tasks).
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_rest::{Client, Config, RestClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = kinformer_sim::Sim::builder().configmaps(2).start().await?;
+    /// let client = Client::from_config(&Config::new(sim.url().parse()?))?;
+    /// let list = RestClient::new(client, "", "v1")
+    ///     .get()
+    ///     .resource("configmaps")
+    ///     .list::<k8s_openapi::api::core::v1::ConfigMap>()
+    ///     .await?;
+    /// assert_eq!(list.items.len(), 2);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// Invalid TLS material or credentials.
