@@ -91,6 +91,11 @@ impl<K: Send + Sync + 'static> Listener<K> {
     }
 }
 
+/// A handler call this long, with more than [`SLOW_HANDLER_BACKLOG`] notifications waiting, is
+/// logged (client-go's thresholds).
+const SLOW_HANDLER: Duration = Duration::from_millis(100);
+const SLOW_HANDLER_BACKLOG: usize = 1024;
+
 /// Hands every buffered notification to the handler, in order, until the buffer closes.
 async fn run<K: 'static>(
     mut rx: mpsc::UnboundedReceiver<Notification<K>>,
@@ -102,12 +107,23 @@ async fn run<K: 'static>(
             break;
         }
         let initial = notification.is_initial_add();
+        let started = Instant::now();
         // A panicking handler loses this notification only; the informer and the other
         // handlers go on (client-go's behaviour when crashing on panics is turned off).
         if catch_unwind(AssertUnwindSafe(|| notification.deliver(&*handler))).is_err() {
             tracing::error!(
                 handler = shared.id,
                 "event handler panicked; the notification was skipped"
+            );
+        }
+        let took = started.elapsed();
+        let pending = shared.pending();
+        if took > SLOW_HANDLER && pending > SLOW_HANDLER_BACKLOG {
+            tracing::warn!(
+                handler = shared.id,
+                ?took,
+                pending,
+                "slow event handler: its notifications are piling up"
             );
         }
         shared.handled(initial);

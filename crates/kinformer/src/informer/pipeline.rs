@@ -8,6 +8,7 @@ use kinformer_indexer::Indexer;
 use kinformer_reflector::{Config as ReflectorConfig, Metrics, Reflector, TypeCheck};
 use tokio::sync::Notify;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use super::queue::DeltaQueue;
 use super::run::run_loop;
@@ -32,48 +33,53 @@ where
     Q: DeltaQueue<K>,
 {
     Box::new(move |parts: RunParts<K>| {
-        Box::pin(async move {
-            let RunParts {
-                inner,
-                strip_managed_fields,
-                transform,
-                watch_error_handler,
-                stop,
-            } = parts;
-            let queue = Arc::new(make_queue(Arc::clone(&inner.indexer)));
-            let written = Arc::new(Notify::new());
-            let store = TransformingStore::new(
-                Arc::clone(&queue),
-                strip_managed_fields,
-                transform,
-                Arc::clone(&written),
-            );
-            let config = reflector_config.resync_period(inner.processor.check_period());
-            // Weak: the reflector must not keep the informer alive.
-            let resync_target = Arc::downgrade(&inner);
-            let mut reflector = Reflector::new(source, store, config).should_resync(move || {
-                resync_target
-                    .upgrade()
-                    .is_some_and(|inner| inner.processor.should_resync(Instant::now()))
-            });
-            if let Some(handler) = watch_error_handler {
-                reflector = reflector.watch_error_handler(move |error| handler(error));
+        let span = tracing::info_span!("informer", name = %reflector_config.name);
+        Box::pin(
+            async move {
+                let RunParts {
+                    inner,
+                    strip_managed_fields,
+                    transform,
+                    watch_error_handler,
+                    stop,
+                } = parts;
+                let queue = Arc::new(make_queue(Arc::clone(&inner.indexer)));
+                let written = Arc::new(Notify::new());
+                let store = TransformingStore::new(
+                    Arc::clone(&queue),
+                    strip_managed_fields,
+                    transform,
+                    Arc::clone(&written),
+                );
+                let config = reflector_config.resync_period(inner.processor.check_period());
+                // Weak: the reflector must not keep the informer alive.
+                let resync_target = Arc::downgrade(&inner);
+                let mut reflector =
+                    Reflector::new(source, store, config).should_resync(move || {
+                        resync_target
+                            .upgrade()
+                            .is_some_and(|inner| inner.processor.should_resync(Instant::now()))
+                    });
+                if let Some(handler) = watch_error_handler {
+                    reflector = reflector.watch_error_handler(move |error| handler(error));
+                }
+                if let Some(check) = type_check {
+                    reflector = reflector.type_check(check);
+                }
+                if let Some(metrics) = metrics {
+                    reflector = reflector.metrics(metrics);
+                }
+                let rv = reflector.resource_version_handle();
+                inner.set_resource_version_source(Box::new(move || rv.get()));
+                let mut reflector_stop = stop.clone();
+                let reflector = reflector.run_until(async move {
+                    // An error means the informer is gone: stop as well.
+                    drop(reflector_stop.wait_for(|stop| *stop).await);
+                });
+                run_loop(inner, queue, written, reflector, stop).await;
             }
-            if let Some(check) = type_check {
-                reflector = reflector.type_check(check);
-            }
-            if let Some(metrics) = metrics {
-                reflector = reflector.metrics(metrics);
-            }
-            let rv = reflector.resource_version_handle();
-            inner.set_resource_version_source(Box::new(move || rv.get()));
-            let mut reflector_stop = stop.clone();
-            let reflector = reflector.run_until(async move {
-                // An error means the informer is gone: stop as well.
-                drop(reflector_stop.wait_for(|stop| *stop).await);
-            });
-            run_loop(inner, queue, written, reflector, stop).await;
-        })
+            .instrument(span),
+        )
     })
 }
 

@@ -72,6 +72,11 @@ impl ListenerShared {
         self.initial.send_modify(|i| i.all_enqueued = true);
     }
 
+    /// Notifications buffered and not yet handled.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn mark_removed(&self) {
         self.removed.store(true, Ordering::Release);
         self.initial.send_modify(|i| i.removed = true);
@@ -118,7 +123,7 @@ impl Registration {
 
     /// How many notifications wait in this handler's buffer (including the one being handled).
     pub fn pending(&self) -> usize {
-        self.shared.pending.load(Ordering::Relaxed)
+        self.shared.pending()
     }
 
     /// True once the handler was removed (or its informer shut down).
