@@ -277,6 +277,34 @@ impl From<ApiError> for Error {
 /// A running simulator. Dropping it stops the server, churn and compaction, and ends every stream.
 ///
 /// Every control operation is a method here and a route under `/_control/` (see the crate docs).
+///
+/// # Examples
+/// ```
+/// use kinformer_sim::{Churn, Compact, CustomResource, DropMode, Fault, FaultKind, Generate, ObjectOp, OpKind, Scope, Sim};
+/// use serde_json::json;
+///
+/// # #[tokio::main] async fn main() -> Result<(), kinformer_sim::Error> {
+/// let sim = Sim::builder().seed(3).start().await?;
+/// sim.generate(Generate::new("pods", 20).namespaces(2)).await?;
+/// let cm = sim.apply(ObjectOp::new(OpKind::Create, "configmaps", json!({"metadata": {"name": "a"}}))).await?;
+/// assert_eq!(cm["metadata"]["namespace"], "default");
+/// sim.apply(ObjectOp::new(OpKind::Patch, "configmaps", json!({"data": {"k": "v"}})).name("a")).await?;
+/// assert_eq!(sim.state("configmaps", false).await?.items[0]["data"]["k"], "v");
+///
+/// sim.churn_start(Churn::new(1000.0).count(10)).await?;
+/// sim.churn_stop().await;
+/// let compacted = sim.compact(Compact::keep(5)).await;
+/// assert_eq!(sim.stats().await.compacted_revision, compacted);
+///
+/// sim.add_faults([Fault::new(FaultKind::WatchDrop { after_events: 3 }).resources(["pods"])]).await;
+/// sim.clear_faults().await;
+/// assert_eq!(sim.drop_watches(DropMode::Clean).await, 0);
+/// sim.register(CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)).await?;
+/// assert!(sim.requests().await.is_empty());
+/// sim.reset().await;
+/// assert_eq!(sim.stats().await.objects.values().sum::<usize>(), 0);
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct SimHandle {
     url: String,

@@ -8,6 +8,7 @@
     unreachable_pub
 )]
 
+mod binary;
 mod common;
 mod control;
 mod faults;
