@@ -60,7 +60,9 @@ pub struct Config {
     pub auth: Auth,
     /// Act as another user (`Impersonate-*` headers).
     pub impersonate: Option<Impersonate>,
-    /// The kubeconfig's `proxy-url`: parsed and kept, not used by the built-in transport.
+    /// An HTTP proxy (`http://[user:password@]host:port`, the kubeconfig's `proxy-url`):
+    /// `CONNECT` tunnels to `https://` servers, absolute-form requests to `http://` ones.
+    /// Environment proxies (`HTTPS_PROXY`) are not read.
     pub proxy_url: Option<String>,
     /// Requests per second of the client-side rate limiter: 0 means 5, negative disables it.
     pub qps: f32,

@@ -14,6 +14,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 
+use super::proxy::Proxy;
 use crate::error::{BoxError, Error, Kind};
 
 /// TLS handshakes that take longer than this fail (client-go's `TLSHandshakeTimeout`).
@@ -24,6 +25,7 @@ pub(crate) struct Connector {
     http: HttpConnector,
     tls: TlsConnector,
     server_name: Option<ServerName<'static>>,
+    proxy: Option<Proxy>,
 }
 
 impl Connector {
@@ -31,6 +33,7 @@ impl Connector {
         connect_timeout: Duration,
         tls: Arc<rustls::ClientConfig>,
         server_name: Option<ServerName<'static>>,
+        proxy: Option<Proxy>,
     ) -> Self {
         let mut http = HttpConnector::new();
         http.enforce_http(false);
@@ -41,6 +44,7 @@ impl Connector {
             http,
             tls: TlsConnector::from(tls),
             server_name,
+            proxy,
         }
     }
 }
@@ -62,14 +66,28 @@ impl tower::Service<http::Uri> for Connector {
             (None, None) => Err(Error::new(Kind::Config, "the server URL has no host")),
         };
         let tls = self.tls.clone();
-        let connecting = tower::Service::<http::Uri>::call(&mut self.http, uri);
+        let proxy = self.proxy.clone();
+        let target = uri.authority().map(|a| {
+            let port = a.port_u16().unwrap_or(if https { 443 } else { 80 });
+            format!("{}:{port}", a.host())
+        });
+        let dial = proxy
+            .as_ref()
+            .map_or_else(|| uri.clone(), |p| p.uri.clone());
+        let connecting = tower::Service::<http::Uri>::call(&mut self.http, dial);
         Box::pin(async move {
             let tcp = connecting.await?;
             if !https {
-                return Ok(Stream::Plain(tcp));
+                return Ok(Stream::Plain(tcp, proxy.is_some()));
             }
             let name = name?;
-            let handshake = tls.connect(name, tcp.into_inner());
+            let mut tcp = tcp.into_inner();
+            if let Some(proxy) = &proxy {
+                let target =
+                    target.ok_or_else(|| Error::new(Kind::Config, "the server URL has no host"))?;
+                proxy.connect(&mut tcp, &target).await?;
+            }
+            let handshake = tls.connect(name, tcp);
             let stream = tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake)
                 .await
                 .map_err(|_| {
@@ -82,14 +100,15 @@ impl tower::Service<http::Uri> for Connector {
 
 /// A plain or TLS connection.
 pub(crate) enum Stream {
-    Plain(TokioIo<TcpStream>),
+    /// A cleartext connection; `true` when it goes to a proxy (requests use absolute URIs).
+    Plain(TokioIo<TcpStream>, bool),
     Tls(Box<TokioIo<TlsStream<TcpStream>>>),
 }
 
 impl Connection for Stream {
     fn connected(&self) -> Connected {
         match self {
-            Self::Plain(s) => s.connected(),
+            Self::Plain(s, proxied) => s.connected().proxy(*proxied),
             Self::Tls(s) => {
                 let (_, tls) = s.inner().get_ref();
                 let connected = Connected::new();
@@ -110,7 +129,7 @@ impl Read for Stream {
         buf: ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Self::Plain(s, _) => Pin::new(s).poll_read(cx, buf),
             Self::Tls(s) => Pin::new(&mut **s).poll_read(cx, buf),
         }
     }
@@ -123,28 +142,28 @@ impl Write for Stream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Self::Plain(s, _) => Pin::new(s).poll_write(cx, buf),
             Self::Tls(s) => Pin::new(&mut **s).poll_write(cx, buf),
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_flush(cx),
+            Self::Plain(s, _) => Pin::new(s).poll_flush(cx),
             Self::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Self::Plain(s, _) => Pin::new(s).poll_shutdown(cx),
             Self::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
         }
     }
 
     fn is_write_vectored(&self) -> bool {
         match self {
-            Self::Plain(s) => s.is_write_vectored(),
+            Self::Plain(s, _) => s.is_write_vectored(),
             Self::Tls(s) => s.is_write_vectored(),
         }
     }
@@ -155,7 +174,7 @@ impl Write for Stream {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Self::Plain(s, _) => Pin::new(s).poll_write_vectored(cx, bufs),
             Self::Tls(s) => Pin::new(&mut **s).poll_write_vectored(cx, bufs),
         }
     }

@@ -2,6 +2,7 @@
 //! layer stack a [`Config`] describes.
 
 mod connector;
+mod proxy;
 mod tls;
 
 pub(crate) use tls::parse_certs;
@@ -43,7 +44,13 @@ fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<Ht
         .as_deref()
         .map(tls::server_name)
         .transpose()?;
-    let connector = connector::Connector::new(config.connect_timeout, Arc::new(tls), server_name);
+    let proxy = config
+        .proxy_url
+        .as_deref()
+        .map(proxy::Proxy::parse)
+        .transpose()?;
+    let connector =
+        connector::Connector::new(config.connect_timeout, Arc::new(tls), server_name, proxy);
     let mut builder = HyperClient::builder(TokioExecutor::new());
     builder
         .timer(TokioTimer::new())

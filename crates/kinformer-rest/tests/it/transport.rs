@@ -368,3 +368,84 @@ async fn http2_pings_detect_a_dead_connection() {
         start.elapsed()
     );
 }
+
+/// A forwarding HTTP proxy: `CONNECT` tunnels and absolute-form requests; records request heads.
+async fn http_proxy(heads: Arc<std::sync::Mutex<Vec<String>>>) -> std::net::SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let heads = heads.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if client.read(&mut byte).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let text = String::from_utf8(head.clone()).unwrap();
+                heads.lock().unwrap().push(text.clone());
+                let target = text.split(' ').nth(1).unwrap().to_owned();
+                let mut upstream = if text.starts_with("CONNECT ") {
+                    let up = tokio::net::TcpStream::connect(&target).await.unwrap();
+                    client
+                        .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                        .await
+                        .unwrap();
+                    up
+                } else {
+                    let uri: http::Uri = target.parse().unwrap();
+                    let mut up = tokio::net::TcpStream::connect(uri.authority().unwrap().as_str())
+                        .await
+                        .unwrap();
+                    up.write_all(&head).await.unwrap();
+                    up
+                };
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn proxy_url_tunnels_https_and_forwards_http() {
+    let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let proxy = http_proxy(heads.clone()).await;
+
+    let pki = Pki::new("test-ca");
+    let options = Options {
+        tls: Some(pki.leaf(&["127.0.0.1"])),
+        ..Options::default()
+    };
+    let tls_server = serve(options, configmap_handler()).await;
+    let mut config = tls_config(tls_server.url("https"), &pki.ca_pem);
+    config.proxy_url = Some(format!("http://user:pw@{proxy}"));
+    get_cm(&config).await.unwrap();
+    let connect = heads.lock().unwrap()[0].clone();
+    assert!(
+        connect.starts_with(&format!("CONNECT {} HTTP/1.1\r\n", tls_server.addr)),
+        "{connect}"
+    );
+    assert!(connect.contains("Proxy-Authorization: Basic dXNlcjpwdw==\r\n"));
+
+    let plain = serve(Options::default(), configmap_handler()).await;
+    let mut config = Config::new(plain.url("http"));
+    config.proxy_url = Some(format!("http://{proxy}"));
+    get_cm(&config).await.unwrap();
+    let forwarded = heads.lock().unwrap()[1].clone();
+    assert!(
+        forwarded.starts_with(&format!(
+            "GET http://{}/api/v1/namespaces/ns/configmaps/cm HTTP/1.1",
+            plain.addr
+        )),
+        "{forwarded}"
+    );
+
+    let mut socks = Config::new(plain.url("http"));
+    socks.proxy_url = Some("socks5://127.0.0.1:1080".into());
+    assert!(get_cm(&socks).await.unwrap_err().is_config());
+}
