@@ -22,6 +22,7 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod config;
 mod error;
 mod index;
 mod indexer;
@@ -32,8 +33,9 @@ mod state;
 mod tests;
 
 // The public interface is:
+pub use config::Config;
 pub use error::{Error, Result};
 pub use index::IndexFunc;
-pub use indexer::{Config, Indexer};
+pub use indexer::Indexer;
 pub use key::{KeyFunc, NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
 pub use lister::{Lister, NamespacedLister};
