@@ -67,7 +67,7 @@ impl AuthLayer {
     /// A layer for `auth`.
     ///
     /// # Errors
-    /// A token or password that cannot be a header value.
+    /// A token or password that cannot be a header value, or an unreadable or empty token file.
     pub fn new(auth: &Auth) -> Result<Self> {
         Self::with_cert_slot(auth, None)
     }
@@ -86,7 +86,7 @@ impl AuthLayer {
                 Source::Static(value)
             }
             Auth::Bearer(token) => Source::Static(bearer(token.expose())?),
-            Auth::TokenFile(path) => Source::TokenFile(TokenFile::new(path.clone())),
+            Auth::TokenFile(path) => Source::TokenFile(TokenFile::new(path.clone())?),
             Auth::Exec(config) => Source::Exec(ExecAuth::new((**config).clone(), certs)),
         };
         Ok(Self {

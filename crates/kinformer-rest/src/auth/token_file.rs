@@ -18,11 +18,32 @@ pub(crate) struct TokenFile {
 }
 
 impl TokenFile {
-    pub(crate) fn new(path: PathBuf) -> Self {
-        Self {
+    /// Reads the file once, so a missing or empty token file fails at construction (as in
+    /// client-go) rather than on the first request.
+    pub(crate) fn new(path: PathBuf) -> Result<Self> {
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Error::new(
+                Kind::Auth,
+                format!("cannot read token file {}", path.display()),
+            )
+            .with_source(e)
+        })?;
+        let header = Self::parse(&path, &text)?;
+        Ok(Self {
             path,
-            cached: Mutex::new(None),
+            cached: Mutex::new(Some((header, Instant::now()))),
+        })
+    }
+
+    fn parse(path: &std::path::Path, text: &str) -> Result<HeaderValue> {
+        let token = text.trim();
+        if token.is_empty() {
+            return Err(Error::new(
+                Kind::Auth,
+                format!("token file {} is empty", path.display()),
+            ));
         }
+        super::layer::bearer(token)
     }
 
     /// The `Authorization` header, re-reading the file when the cached token is older than 50 s.
@@ -57,14 +78,7 @@ impl TokenFile {
             )
             .with_source(e)
         })?;
-        let token = text.trim();
-        if token.is_empty() {
-            return Err(Error::new(
-                Kind::Auth,
-                format!("token file {} is empty", self.path.display()),
-            ));
-        }
-        super::layer::bearer(token)
+        Self::parse(&self.path, &text)
     }
 
     /// Forgets the cached token, so the next request re-reads the file (after a 401).

@@ -62,7 +62,8 @@ pub struct Config {
     pub impersonate: Option<Impersonate>,
     /// An HTTP proxy (`http://[user:password@]host:port`, the kubeconfig's `proxy-url`):
     /// `CONNECT` tunnels to `https://` servers, absolute-form requests to `http://` ones.
-    /// Environment proxies (`HTTPS_PROXY`) are not read.
+    /// Proxy credentials are sent with `CONNECT` only; environment proxies (`HTTPS_PROXY`) are
+    /// not read.
     pub proxy_url: Option<String>,
     /// Requests per second of the client-side rate limiter: 0 means 5, negative disables it.
     pub qps: f32,

@@ -100,10 +100,15 @@ async fn token_file_rotation_and_401_reread() {
     std::fs::remove_file(&path).unwrap();
     tokio::time::advance(Duration::from_secs(51)).await;
     assert_eq!(send(&layer, &server).await.unwrap(), 200);
-    // No token at all is an auth error.
-    let missing = AuthLayer::new(&Auth::TokenFile(dir.join("nope"))).unwrap();
-    let err = crate::client::error_from_service(send(&missing, &server).await.unwrap_err());
-    assert!(err.is_auth(), "{err:?}");
+    // A missing or empty token file fails at construction.
+    let err = AuthLayer::new(&Auth::TokenFile(dir.join("nope"))).unwrap_err();
+    assert!(err.is_auth() && err.to_string().contains("nope"), "{err:?}");
+    std::fs::write(dir.join("empty"), " \n").unwrap();
+    assert!(
+        AuthLayer::new(&Auth::TokenFile(dir.join("empty")))
+            .unwrap_err()
+            .is_auth()
+    );
 }
 
 /// Writes a plugin printing `token-<n>` (n counts runs) with the given expiry.
