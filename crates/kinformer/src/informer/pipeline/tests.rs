@@ -17,6 +17,7 @@ use super::super::handler::HandlerFns;
 use super::super::shared::SharedIndexInformer;
 use super::super::testing::ScriptedQueue;
 use super::*;
+use kinformer_reflector::Counters;
 
 #[derive(Debug, thiserror::Error)]
 #[error("scripted failure")]
@@ -82,6 +83,7 @@ fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
 
 fn informer(
     failures: usize,
+    metrics: Arc<Counters>,
 ) -> (
     SharedIndexInformer<ConfigMap>,
     mpsc::UnboundedSender<Result<WatchEvent<ConfigMap>, Failure>>,
@@ -96,7 +98,8 @@ fn informer(
         source,
         Config::default()
             .name("configmaps")
-            .reflector(ReflectorConfig::default().seed(1)),
+            .reflector(ReflectorConfig::default().seed(1))
+            .metrics(metrics),
         |_known| ScriptedQueue::new(),
     );
     (informer, tx)
@@ -104,7 +107,7 @@ fn informer(
 
 #[tokio::test(start_paused = true)]
 async fn lists_then_watches_into_cache_and_handlers() {
-    let (informer, events) = informer(0);
+    let (informer, events) = informer(0, Arc::default());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
     informer
@@ -142,7 +145,8 @@ async fn lists_then_watches_into_cache_and_handlers() {
 
 #[tokio::test(start_paused = true)]
 async fn list_failures_reach_the_watch_error_handler_and_are_retried() {
-    let (informer, _events) = informer(2);
+    let counters = Arc::new(Counters::default());
+    let (informer, _events) = informer(2, Arc::clone(&counters));
     let errors = Arc::new(AtomicUsize::new(0));
     let counter = errors.clone();
     informer
@@ -157,6 +161,8 @@ async fn list_failures_reach_the_watch_error_handler_and_are_retried() {
     });
     assert!(informer.wait_for_cache_sync().await);
     assert_eq!(errors.load(Ordering::SeqCst), 2);
+    let seen = counters.snapshot();
+    assert_eq!(seen.lists, 3, "two failed lists, then one that worked");
     assert_eq!(informer.indexer().len(), 2);
     informer.shutdown();
     running.await.unwrap().unwrap();
