@@ -1,0 +1,103 @@
+//! kinformer: a shared pod informer with one handler and the default queue.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
+use kinformer_core::{DeletedState, StoreRead as _};
+use kinformer_listwatch::ListWatch;
+use kinformer_reflector::{Config as ReflectorConfig, Counters};
+use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions};
+use tokio::time::{Instant, sleep};
+
+use crate::Options;
+use crate::control::Control;
+use crate::measure::{Report, peak_rss, reset_peak, rss};
+
+pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
+    let started = Instant::now();
+    let config = Kubeconfig::read_from(&options.kubeconfig)
+        .and_then(|k| RestConfig::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
+        .map_err(|e| e.to_string())?;
+    let client = Client::from_config(&config).map_err(|e| e.to_string())?;
+    let counters = Arc::new(Counters::default());
+    let informer: SharedIndexInformer<Pod> = SharedIndexInformer::new(
+        ListWatch::<Pod, _>::for_type(client),
+        Config::default()
+            .reflector(ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged"))
+            .name("pods")
+            .keep_managed_fields(options.mode == "kinformer-keep")
+            .metrics(Arc::clone(&counters) as Arc<dyn kinformer_reflector::Metrics>),
+    );
+    let handled = Arc::new(AtomicU64::new(0));
+    let registration = informer
+        .add_event_handler(counting(&handled))
+        .map_err(|e| e.to_string())?;
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    if !informer.wait_for_cache_sync().await || !registration.wait_synced().await {
+        return Err("informer stopped before syncing".into());
+    }
+    let sync = started.elapsed();
+    let pods = informer.indexer().len();
+    report.set("sync_secs", sync.as_secs_f64());
+    report.set("pods", pods);
+    report.set("sync_peak_rss", peak_rss());
+    sleep(Duration::from_secs(1)).await;
+    report.set("steady_rss", rss());
+
+    let control = Control::new(&options.control)?;
+    let before = handled.load(Ordering::Relaxed);
+    let burst_started = Instant::now();
+    control.burst(options.burst).await?;
+    let deadline = burst_started + Duration::from_secs(120);
+    while handled.load(Ordering::Relaxed) - before < options.burst && Instant::now() < deadline {
+        sleep(Duration::from_millis(2)).await;
+    }
+    let seen = handled.load(Ordering::Relaxed) - before;
+    report.set("burst_events", seen);
+    report.set(
+        "events_per_sec",
+        seen as f64 / burst_started.elapsed().as_secs_f64(),
+    );
+
+    if options.relist {
+        sleep(Duration::from_millis(500)).await;
+        let lists_before = counters.snapshot().lists;
+        report.set("steady_rss_before_relist", rss());
+        reset_peak();
+        control.force_relist().await?;
+        sleep(options.relist_window(sync)).await;
+        report.set("relist_peak_rss", peak_rss());
+        report.set("relists", counters.snapshot().lists - lists_before);
+    }
+    informer.shutdown();
+    running
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
+}
+
+fn counting(handled: &Arc<AtomicU64>) -> HandlerFns<Pod> {
+    let (a, u, d) = (
+        Arc::clone(handled),
+        Arc::clone(handled),
+        Arc::clone(handled),
+    );
+    HandlerFns::new()
+        .add_fn(move |_: &Arc<Pod>, initial| {
+            if !initial {
+                a.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+        .update_fn(move |_: &Arc<Pod>, _: &Arc<Pod>| {
+            u.fetch_add(1, Ordering::Relaxed);
+        })
+        .delete_fn(move |_: &DeletedState<Pod>| {
+            d.fetch_add(1, Ordering::Relaxed);
+        })
+}

@@ -1,0 +1,117 @@
+//! The peer: kube-rs `watcher()` + `reflector()` into a `Store`, at its defaults, or with
+//! `.modify()` stripping managedFields.
+
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use k8s_openapi::api::core::v1::Pod;
+use kube::runtime::{WatchStreamExt as _, reflector, watcher};
+use kube::{Api, ResourceExt as _};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, sleep};
+
+use crate::Options;
+use crate::control::Control;
+use crate::measure::{Report, peak_rss, reset_peak, rss};
+
+/// What the stream consumer tells the measuring side.
+enum Seen {
+    Synced,
+    Event,
+    Relisted,
+}
+
+pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
+    let started = Instant::now();
+    let kubeconfig =
+        kube::config::Kubeconfig::read_from(&options.kubeconfig).map_err(|e| e.to_string())?;
+    let config = kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+    let api: Api<Pod> = Api::all(client);
+    let (reader, writer) = reflector::store();
+    let strip = options.mode == "kube-strip";
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let consumer = tokio::spawn(async move {
+        let stream = watcher(api, watcher::Config::default()).modify(move |pod| {
+            if strip {
+                pod.managed_fields_mut().clear();
+            }
+        });
+        let mut stream = std::pin::pin!(reflector(writer, stream));
+        let mut synced = false;
+        while let Some(event) = stream.next().await {
+            let seen = match event {
+                Ok(watcher::Event::InitDone) if !synced => {
+                    synced = true;
+                    Seen::Synced
+                }
+                Ok(watcher::Event::InitDone) => Seen::Relisted,
+                Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)) => Seen::Event,
+                Ok(_) | Err(_) => continue,
+            };
+            if tx.send(seen).is_err() {
+                break;
+            }
+        }
+    });
+    loop {
+        match rx.recv().await {
+            Some(Seen::Synced) => break,
+            Some(_) => {}
+            None => return Err("watcher ended before syncing".into()),
+        }
+    }
+    let sync = started.elapsed();
+    report.set("sync_secs", sync.as_secs_f64());
+    report.set("pods", reader.state().len());
+    report.set("sync_peak_rss", peak_rss());
+    sleep(Duration::from_secs(1)).await;
+    report.set("steady_rss", rss());
+
+    let control = Control::new(&options.control)?;
+    let burst_started = Instant::now();
+    control.burst(options.burst).await?;
+    let mut seen = 0;
+    let deadline = burst_started + Duration::from_secs(120);
+    while seen < options.burst {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Some(Seen::Event)) => seen += 1,
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    report.set("burst_events", seen);
+    report.set(
+        "events_per_sec",
+        seen as f64 / burst_started.elapsed().as_secs_f64(),
+    );
+
+    if options.relist {
+        sleep(Duration::from_millis(500)).await;
+        report.set("steady_rss_before_relist", rss());
+        reset_peak();
+        control.force_relist().await?;
+        let window = tokio::time::sleep(options.relist_window(sync));
+        tokio::pin!(window);
+        let mut relists = 0;
+        loop {
+            tokio::select! {
+                () = &mut window => break,
+                seen = rx.recv() => match seen {
+                    Some(Seen::Relisted) => relists += 1,
+                    Some(_) => {}
+                    None => break,
+                },
+            }
+        }
+        report.set("relist_peak_rss", peak_rss());
+        report.set("relists", relists);
+    }
+    consumer.abort();
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Benchmark clients; see the `bench-client` binary.

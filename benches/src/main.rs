@@ -1,0 +1,105 @@
+//! `bench-client MODE --kubeconfig FILE --control URL [--burst N] [--no-relist]`
+//!
+//! One benchmark client, run as its own process by `cargo xtask bench` so its memory is its own.
+//! It syncs a pod cache (or, for the floors, fetches and decodes the same list), then measures a
+//! watch burst and a forced relist, and prints one `BENCH key=value ...` line.
+//!
+//! Modes: `kinformer`, `kinformer-keep` (managedFields kept), `kinformer-paged` (no streaming list),
+//! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`, `floor-bytes`.
+
+mod control;
+mod floor;
+mod kinformer_client;
+mod kube_client;
+mod measure;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::measure::Report;
+
+/// Parsed command line.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) mode: String,
+    pub(crate) kubeconfig: String,
+    pub(crate) control: String,
+    pub(crate) burst: u64,
+    pub(crate) relist: bool,
+}
+
+impl Options {
+    fn parse() -> Result<Self, String> {
+        let mut args = std::env::args().skip(1);
+        let mode = args.next().ok_or("missing MODE")?;
+        let mut options = Self {
+            mode,
+            kubeconfig: String::new(),
+            control: String::new(),
+            burst: 20_000,
+            relist: true,
+        };
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--kubeconfig" => options.kubeconfig = value()?,
+                "--control" => options.control = value()?,
+                "--burst" => {
+                    options.burst = value()?.parse().map_err(|e| format!("--burst: {e}"))?
+                }
+                "--no-relist" => options.relist = false,
+                other => return Err(format!("unknown flag {other}")),
+            }
+        }
+        if options.kubeconfig.is_empty() || options.control.is_empty() {
+            return Err("--kubeconfig and --control are required".into());
+        }
+        Ok(options)
+    }
+
+    /// How long to watch memory during a forced relist: long enough for the slowest client.
+    pub(crate) fn relist_window(&self, sync: Duration) -> Duration {
+        (sync * 2).max(Duration::from_secs(3))
+    }
+}
+
+fn main() -> ExitCode {
+    let options = match Options::parse() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("bench-client: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bench-client: runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut report = Report::new(&options.mode);
+    let result = runtime.block_on(async {
+        match options.mode.as_str() {
+            "kinformer" | "kinformer-keep" | "kinformer-paged" => {
+                kinformer_client::run(&options, &mut report).await
+            }
+            "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,
+            "floor-decode" | "floor-bytes" => floor::run(&options, &mut report).await,
+            other => Err(format!("unknown mode {other}")),
+        }
+    });
+    match result {
+        Ok(()) => {
+            println!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bench-client {}: {e}", options.mode);
+            ExitCode::FAILURE
+        }
+    }
+}

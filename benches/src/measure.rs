@@ -1,0 +1,65 @@
+//! Memory readings and the report line.
+
+use std::fmt;
+
+/// Current resident set size in bytes.
+pub(crate) fn rss() -> u64 {
+    status_field("VmRSS:")
+}
+
+/// Peak resident set size in bytes since start or the last [`reset_peak`].
+pub(crate) fn peak_rss() -> u64 {
+    status_field("VmHWM:")
+}
+
+/// Resets the peak RSS counter (Linux: `5` into `/proc/self/clear_refs`).
+pub(crate) fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn status_field(name: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with(name))?.to_owned();
+            line[name.len()..]
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// `BENCH key=value ...`: flat, so the harness parses it with the standard library alone.
+#[derive(Debug)]
+pub(crate) struct Report {
+    fields: Vec<(&'static str, String)>,
+}
+
+impl Report {
+    pub(crate) fn new(mode: &str) -> Self {
+        Self {
+            fields: vec![
+                ("mode", mode.to_owned()),
+                ("baseline_rss", rss().to_string()),
+            ],
+        }
+    }
+
+    pub(crate) fn set(&mut self, key: &'static str, value: impl ToString) {
+        self.fields.retain(|(k, _)| *k != key);
+        self.fields.push((key, value.to_string()));
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("BENCH")?;
+        for (k, v) in &self.fields {
+            write!(f, " {k}={v}")?;
+        }
+        Ok(())
+    }
+}
