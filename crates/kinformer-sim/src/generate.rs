@@ -101,23 +101,48 @@ impl Shared {
                 }
             }
         }
-        let mut created = 0;
-        let mut attempt = 0u64;
-        while created < g.count && attempt < (g.count as u64) * 4 + 16 {
-            let mut r = Rng::derive(seed, created as u64 + (attempt << 40));
-            attempt += 1;
-            let ns = namespace_name(created % k);
-            let obj = object(&def, &mut r, created, g.count);
-            match self.store.create(&def, Some(&ns), obj) {
-                Ok(_) => created += 1,
-                // A name drawn twice: draw again.
-                Err(e) if e.reason == "AlreadyExists" => {}
-                Err(e) => return Err(e),
+        let count = g.count;
+        // Building the JSON is half the cost: a second thread draws objects while this one stores them.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Map<String, Value>>(PIPELINE);
+        std::thread::scope(|scope| {
+            let producer_def = def.clone();
+            scope.spawn(move || {
+                for i in 0..count {
+                    let obj = object(&producer_def, &mut Rng::derive(seed, i as u64), i, count);
+                    if tx.send(obj).is_err() {
+                        return;
+                    }
+                }
+            });
+            let mut created = 0;
+            for (i, mut obj) in rx.into_iter().enumerate() {
+                let ns = namespace_name(i % k);
+                // A name drawn twice: draw again, a bounded number of times.
+                for attempt in 1..=MAX_DRAWS {
+                    match self.store.create(&def, Some(&ns), obj) {
+                        Ok(_) => {
+                            created += 1;
+                            break;
+                        }
+                        Err(e) if e.reason == "AlreadyExists" && attempt < MAX_DRAWS => {
+                            let mut r = Rng::derive(seed, i as u64 + (attempt << 40));
+                            obj = object(&def, &mut r, i, count);
+                        }
+                        Err(e) if e.reason == "AlreadyExists" => break,
+                        // Dropping the receiver stops the producer.
+                        Err(e) => return Err(e),
+                    }
+                }
             }
-        }
-        Ok(created)
+            Ok(created)
+        })
     }
 }
+
+/// Objects drawn ahead of the writer.
+const PIPELINE: usize = 256;
+/// Draws per object before a name collision is given up on.
+const MAX_DRAWS: u64 = 8;
 
 /// One object of `def`, drawn from `r`.
 pub(crate) fn object(

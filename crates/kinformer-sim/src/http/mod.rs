@@ -45,6 +45,19 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response
 /// Non-watch responses above this size are gzipped for clients that accept it (APIResponseCompression).
 const GZIP_THRESHOLD: usize = 128 * 1024;
 
+/// Whether the `Accept` header (if any) lets us answer JSON.
+fn accepts_json(req: &Request<Bytes>) -> bool {
+    let mut values = req.headers().get_all(header::ACCEPT).iter().peekable();
+    if values.peek().is_none() {
+        return true;
+    }
+    values
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|t| t.split(';').next())
+        .any(|t| matches!(t.trim(), "application/json" | "application/*" | "*/*" | ""))
+}
+
 fn accepts_gzip(req: &Request<Bytes>) -> bool {
     req.headers()
         .get_all(header::ACCEPT_ENCODING)
@@ -102,6 +115,13 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         return Ok(resp);
     }
     authenticate(shared, &req)?;
+    if !accepts_json(&req) {
+        return Err(ApiError::new(
+            406,
+            "NotAcceptable",
+            "only the following media types are accepted: application/json",
+        ));
+    }
     if let Some(resp) = discovery::serve(shared, &path) {
         return Ok(resp);
     }

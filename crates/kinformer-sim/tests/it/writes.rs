@@ -210,6 +210,33 @@ async fn discovery_documents() {
     let apps = c.get("/apis/apps/v1").await.json();
     assert_eq!(apps["resources"][0]["name"], "deployments");
     assert_eq!(c.get("/readyz").await.status, 200);
+    let proto_only = c
+        .raw(Method::GET, "/api/v1/pods", None, "application/json")
+        .await;
+    assert_eq!(proto_only.status(), 200);
+    let req = http::Request::get("/api/v1/pods")
+        .header("accept", "application/vnd.kubernetes.protobuf")
+        .body(http_body_util::Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let resp = tower_service::Service::call(&mut sim.service(), req)
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 406);
+    let table = http::Request::get("/api/v1/pods")
+        .header(
+            "accept",
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+        )
+        .body(http_body_util::Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let resp = tower_service::Service::call(&mut sim.service(), table)
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.status(),
+        200,
+        "a Table request falls back to plain JSON"
+    );
 }
 
 #[tokio::test]
