@@ -94,8 +94,11 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(()) => {
-            println!("{report}");
-            ExitCode::SUCCESS
+            use std::io::Write as _;
+            match writeln!(std::io::stdout().lock(), "{report}") {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            }
         }
         Err(e) => {
             eprintln!("bench-client {}: {e}", options.mode);
