@@ -6,7 +6,8 @@
 //! The pods come from kinformer-sim (its generator, served in-process); the watch stream wraps
 //! those pods as `MODIFIED`/`ADDED` events, one per line, fed to the decoder in 64 KiB chunks as a
 //! socket would. Plain timing with `Instant`, best of three; run with
-//! `cargo bench -p kinformer-rest --bench decode` (set `DECODE_BENCH_PODS` for a smaller run).
+//! `cargo bench -p kinformer-rest --bench decode` (set `DECODE_BENCH_PODS` for a smaller run;
+//! under `cargo test` it runs 200 pods as a smoke test).
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)] // a benchmark reports on stdout
 
@@ -105,10 +106,12 @@ fn watch_stream(list: &[u8], events: usize) -> Vec<u8> {
 }
 
 fn main() {
+    // `cargo bench` passes `--bench`; under `cargo test --all-targets` this is a quick smoke run.
+    let full = std::env::args().any(|a| a == "--bench");
     let pods: usize = std::env::var("DECODE_BENCH_PODS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(50_000);
+        .unwrap_or(if full { 50_000 } else { 200 });
     let events = pods * 2;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
