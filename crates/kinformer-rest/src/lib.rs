@@ -12,6 +12,14 @@
 //! - [`Error`]: one opaque error with client-go's predicates, implementing
 //!   [`kinformer_core::ApiError`].
 //!
+//! # The stack
+//! [`Client::from_config`] builds, outermost first: [`TraceLayer`] (a span per attempt),
+//! [`RetryLayer`] (`Retry-After` and broken GET connections, optional [`UrlBackoff`]),
+//! [`RateLimitLayer`] (a shared token bucket, QPS 5 / burst 10), [`UserAgentLayer`],
+//! [`WarningLayer`], impersonation headers, [`AuthLayer`] (basic, bearer, token file, exec),
+//! [`DecompressionLayer`] (gzip), then hyper-util's pooled client over rustls (ALPN `h2` and
+//! `http/1.1`, HTTP/2 keepalive pings). Auth and rate limiting run again on every retry.
+//!
 //! # Examples
 //! A client from a kubeconfig (here the in-process simulator's, with TLS and a token), a typed
 //! list, and a watch from the list's resourceVersion:

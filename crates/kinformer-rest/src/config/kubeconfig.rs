@@ -1,4 +1,7 @@
 //! [`Kubeconfig`]: the kubectl configuration file, loaded and merged as client-go's `clientcmd`.
+//!
+//! YAML goes through `serde_yaml_ng`: the maintained continuation of `serde_yaml` (deprecated),
+//! with the same serde data model, so kubeconfig types are plain `#[derive(Deserialize)]` structs.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
