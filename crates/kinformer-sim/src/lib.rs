@@ -53,6 +53,7 @@ mod control;
 mod error;
 mod faults;
 mod generate;
+mod handle;
 mod http;
 mod kubeconfig;
 mod resource;
@@ -75,6 +76,7 @@ pub use control::{Compact, DropMode, ObjectOp, OpKind, OpResult, RequestRecord, 
 pub use error::{Error, Result};
 pub use faults::{Fault, FaultKind};
 pub use generate::Generate;
+pub use handle::SimHandle;
 pub use resource::{CustomResource, Scope};
 pub use service::SimService;
-pub use sim::{Sim, SimBuilder, SimHandle};
+pub use sim::{Sim, SimBuilder};
