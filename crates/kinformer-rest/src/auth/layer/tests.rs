@@ -189,3 +189,29 @@ async fn exec_plugin_errors_are_typed_and_secret_free() {
     let err = crate::client::error_from_service(send(&layer, &server).await.unwrap_err());
     assert!(err.to_string().contains("install kubelogin"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_requests_run_the_plugin_once() {
+    let dir = temp_dir("exec-concurrent");
+    let server = Server::default();
+    let config = plugin(
+        &dir,
+        "client.authentication.k8s.io/v1",
+        Some("2999-01-01T00:00:00Z"),
+    );
+    let layer = AuthLayer::new(&Auth::Exec(Box::new(config))).unwrap();
+    let tasks: Vec<_> = (0..20)
+        .map(|_| {
+            let (layer, server) = (layer.clone(), server.clone());
+            tokio::spawn(async move { send(&layer, &server).await.unwrap() })
+        })
+        .collect();
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), 200);
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("count")).unwrap().trim(),
+        "1"
+    );
+    assert!(server.seen().iter().all(|s| s == "Bearer token-1"));
+}
