@@ -22,6 +22,34 @@
 //!   `POST|GET|DELETE churn`, `POST compact`, `POST|GET|DELETE faults`, `POST watches/drop`,
 //!   `GET|DELETE requests`, `POST reset`, `POST resources`.
 //!
+//! # The control API
+//!
+//! Plain JSON under `/_control/`, without authentication; each route is also a [`SimHandle`] method.
+//!
+//! | route | body / answer |
+//! | --- | --- |
+//! | `GET stats` | [`Stats`]: `revision`, `compactedRevision`, `objects`, `events`, `openWatches`, `requests` |
+//! | `GET state?resource=R&summary=1` | [`State`]: `{"resourceVersion":"N","items":[...]}` (summary: namespace/name/uid/resourceVersion) |
+//! | `POST objects` | `{"ops":[`[`ObjectOp`]`]}` with `op` `create|update|upsert|patch|delete` → `{"results":[`[`OpResult`]`]}` |
+//! | `POST generate` | [`Generate`]: `{"resource":"pods","count":N,"namespaces":K,"seed":S}` |
+//! | `POST churn`, `GET churn`, `DELETE churn` | [`Churn`]: `{"rate":R,"count":N,"seed":S,"resources":["pods"],"mix":{"update":0.8,"create":0.1,"delete":0.1}}` → [`ChurnStatus`] |
+//! | `POST compact` | [`Compact`]: `{"keep":K}`, `{"revision":R}` or `{}` |
+//! | `POST faults`, `GET faults`, `DELETE faults` | one [`Fault`] or a list: `{"kind":"status","code":429,"retryAfter":2,"plainText":true}`, `{"kind":"too_large"}`, `{"kind":"delay","seconds":S}`, `{"kind":"watch_drop|watch_close|watch_malformed","afterEvents":K}`, `{"kind":"watch_stall","afterEvents":K,"seconds":S}`, `{"kind":"watch_error","afterEvents":K,"code":500}`; each with optional `count` (`-1`: forever), `verbs`, `resources` |
+//! | `POST watches/drop` | [`DropMode`]: `{"mode":"abrupt|clean|error410|malformed|stall","seconds":S}` |
+//! | `GET requests`, `DELETE requests` | [`RequestRecord`]s: method, path with query, status (control routes are not logged) |
+//! | `POST reset` | stops churn, ends watches, clears faults, objects and the request log |
+//! | `POST resources` | [`CustomResource`]: `{"group":"example.com","version":"v1","plural":"widgets","kind":"Widget","scope":"Namespaced"}` |
+//!
+//! # Performance
+//!
+//! Each revision is serialized once, as its watch event line; the list item (without
+//! `kind`/`apiVersion`, as built-in lists send them) and the object are slices of that buffer. A list
+//! page is a concatenation of those slices, and every watcher gets the same shared line. Watchers
+//! read the per-resource event log from a cursor, so a slow watcher costs no memory: it gets an
+//! `ERROR` 410 once compaction (or the bounded history, [`SimBuilder::max_history`]) overtakes it.
+//! Writes that change only metadata (labels, annotations, as churn does) copy the rest of the
+//! stored object as raw JSON.
+//!
 //! # Examples
 //! ```
 //! use kinformer_sim::{Fault, FaultKind, Sim};
