@@ -9,17 +9,32 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     step(
         "clippy",
         &cargo,
-        &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
         &[],
     )?;
-    step("test", &cargo, &["test", "--workspace", "--all-targets"], &[])?;
+    step(
+        "test",
+        &cargo,
+        &["test", "--workspace", "--all-targets"],
+        &[],
+    )?;
     step("doctest", &cargo, &["test", "--workspace", "--doc"], &[])?;
     if !args.iter().any(|a| a == "--no-doc") {
         step(
             "doc",
             &cargo,
             &["doc", "--workspace", "--no-deps"],
-            &[("RUSTDOCFLAGS", "-D warnings -D rustdoc::broken_intra_doc_links")],
+            &[(
+                "RUSTDOCFLAGS",
+                "-D warnings -D rustdoc::broken_intra_doc_links",
+            )],
         )?;
     }
     eprintln!("xtask ci: all steps passed");

@@ -7,8 +7,8 @@ use std::env;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-mod ci;
 mod bench;
+mod ci;
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -16,7 +16,9 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci [--no-doc] | bench [sim|rest|indexer|deltafifo|all]>");
+            eprintln!(
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all]>"
+            );
             return ExitCode::from(2);
         }
     };
@@ -39,5 +41,9 @@ fn step(name: &str, program: &str, args: &[&str], envs: &[(&str, &str)]) -> Resu
         .status()
         .map_err(|e| format!("{name}: could not start {program}: {e}"))?;
     eprintln!("<== {name}: {:.1}s", started.elapsed().as_secs_f64());
-    if status.success() { Ok(()) } else { Err(format!("{name} failed ({status})")) }
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{name} failed ({status})"))
+    }
 }

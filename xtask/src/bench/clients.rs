@@ -1,0 +1,65 @@
+//! Running the benchmark clients, each as its own process, in alternating rounds.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+use super::Options;
+use super::sim_process::SimProcess;
+
+/// One client run: its `BENCH key=value` fields.
+pub(crate) type Run = BTreeMap<String, String>;
+
+/// Every run of every client at one scale: client name -> runs.
+pub(crate) type Runs = BTreeMap<String, Vec<Run>>;
+
+/// Runs each client once per round, alternating clients within a round.
+pub(crate) fn run_rounds(options: &Options, sim: &SimProcess, pods: usize) -> Result<Runs, String> {
+    let mut runs = Runs::new();
+    for round in 1..=options.rounds {
+        for client in &options.clients {
+            eprintln!("round {round}/{}: {client} ({pods} pods)", options.rounds);
+            let run = run_client(client, sim, options.burst)?;
+            eprintln!("  {}", summary(&run));
+            runs.entry(client.clone()).or_default().push(run);
+        }
+    }
+    Ok(runs)
+}
+
+fn run_client(client: &str, sim: &SimProcess, burst: u64) -> Result<Run, String> {
+    let output = Command::new("target/release/bench-client")
+        .arg(client)
+        .arg("--kubeconfig")
+        .arg(&sim.kubeconfig)
+        .args(["--control", &sim.control, "--burst", &burst.to_string()])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("starting bench-client {client}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("bench-client {client} failed ({})", output.status));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("BENCH "))
+        .ok_or_else(|| format!("bench-client {client} printed no BENCH line"))?;
+    Ok(line
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect())
+}
+
+fn summary(run: &Run) -> String {
+    [
+        "sync_secs",
+        "pods",
+        "steady_rss",
+        "events_per_sec",
+        "relist_peak_rss",
+    ]
+    .iter()
+    .filter_map(|k| run.get(*k).map(|v| format!("{k}={v}")))
+    .collect::<Vec<_>>()
+    .join(" ")
+}

@@ -1,0 +1,231 @@
+//! The markdown table, the JSON file and the charts of a comparison run.
+
+use std::fmt::Write as _;
+
+use super::Options;
+use super::clients::Runs;
+use super::stats::{self, Metric, Summary, summarize};
+use super::svg;
+
+/// Each reported metric: key, column title, how to compute it.
+const METRICS: &[(&str, &str, Metric)] = &[
+    ("sync_secs", "sync (s)", stats::sync_secs),
+    (
+        "sync_peak_mib",
+        "peak RSS in sync (MiB)",
+        stats::sync_peak_mib,
+    ),
+    ("steady_mib", "steady RSS (MiB)", stats::steady_mib),
+    ("bytes_per_pod", "RSS per pod (B)", stats::bytes_per_pod),
+    ("events_per_sec", "watch events/s", stats::events_per_sec),
+    (
+        "relist_peak_ratio",
+        "relist peak / steady",
+        stats::relist_peak_ratio,
+    ),
+];
+
+/// A goal: `client` / `peer` of `metric` must be at most (or at least) `bound`.
+struct Goal {
+    text: &'static str,
+    metric: Metric,
+    client: &'static str,
+    /// `None`: the metric itself is compared with the bound.
+    peer: Option<&'static str>,
+    bound: f64,
+    at_most: bool,
+}
+
+const GOALS: &[Goal] = &[
+    Goal {
+        text: "initial sync vs kube-rs (defaults)",
+        metric: stats::sync_secs,
+        client: "kinformer",
+        peer: Some("kube"),
+        bound: 0.5,
+        at_most: true,
+    },
+    Goal {
+        text: "initial sync vs decode-only floor",
+        metric: stats::sync_secs,
+        client: "kinformer",
+        peer: Some("floor-decode"),
+        bound: 1.3,
+        at_most: true,
+    },
+    Goal {
+        text: "memory per pod vs kube-rs (defaults)",
+        metric: stats::bytes_per_pod,
+        client: "kinformer",
+        peer: Some("kube"),
+        bound: 0.5,
+        at_most: true,
+    },
+    Goal {
+        text: "memory per pod vs kube-rs (both strip managedFields)",
+        metric: stats::bytes_per_pod,
+        client: "kinformer",
+        peer: Some("kube-strip"),
+        bound: 0.85,
+        at_most: true,
+    },
+    Goal {
+        text: "relist peak / steady RSS",
+        metric: stats::relist_peak_ratio,
+        client: "kinformer",
+        peer: None,
+        bound: 1.25,
+        at_most: true,
+    },
+    Goal {
+        text: "watch events/s vs kube-rs",
+        metric: stats::events_per_sec,
+        client: "kinformer",
+        peer: Some("kube"),
+        bound: 1.5,
+        at_most: false,
+    },
+    Goal {
+        text: "watch events/s vs decode-only floor",
+        metric: stats::events_per_sec,
+        client: "kinformer",
+        peer: Some("floor-decode"),
+        bound: 0.7,
+        at_most: false,
+    },
+];
+
+/// Writes `report.md`, `report.json` and the SVG charts, and prints the markdown.
+pub(crate) fn write(options: &Options, all: &[(usize, Runs)]) -> Result<(), String> {
+    let mut md = String::from("# kinformer benchmark\n\n");
+    let _ = writeln!(
+        md,
+        "`cargo xtask bench` — {} round(s), clients alternating; median [min–max]. Burst: {} updates.\n",
+        options.rounds, options.burst
+    );
+    let mut json = String::from("{\"scales\":[");
+    for (i, (pods, runs)) in all.iter().enumerate() {
+        md.push_str(&results_table(*pods, runs));
+        md.push_str(&goals_table(runs));
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(&scale_json(*pods, runs));
+        for (key, title, metric) in METRICS {
+            let bars: Vec<(String, f64)> = runs
+                .iter()
+                .filter_map(|(client, r)| Some((client.clone(), summarize(r, *metric)?.median)))
+                .collect();
+            if !bars.is_empty() {
+                let path = options.out_dir.join(format!("{key}-{pods}.svg"));
+                std::fs::write(
+                    &path,
+                    svg::bar_chart(&format!("{title}, {pods} pods"), &bars),
+                )
+                .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            }
+        }
+    }
+    json.push_str("]}\n");
+    let md_path = options.out_dir.join("report.md");
+    std::fs::write(&md_path, &md).map_err(|e| format!("writing {}: {e}", md_path.display()))?;
+    let json_path = options.out_dir.join("report.json");
+    std::fs::write(&json_path, &json)
+        .map_err(|e| format!("writing {}: {e}", json_path.display()))?;
+    eprintln!(
+        "{md}\nwritten: {}, {}, and one SVG per metric",
+        md_path.display(),
+        json_path.display()
+    );
+    Ok(())
+}
+
+fn cell(s: Option<Summary>) -> String {
+    s.map_or_else(
+        || "–".to_owned(),
+        |s| format!("{} [{}–{}]", num(s.median), num(s.min), num(s.max)),
+    )
+}
+
+fn num(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn results_table(pods: usize, runs: &Runs) -> String {
+    let mut md = format!("## {pods} pods\n\n| client |");
+    for (_, title, _) in METRICS {
+        let _ = write!(md, " {title} |");
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---|".repeat(METRICS.len()));
+    md.push('\n');
+    for (client, r) in runs {
+        let _ = write!(md, "| {client} |");
+        for (_, _, metric) in METRICS {
+            let _ = write!(md, " {} |", cell(summarize(r, *metric)));
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+    md
+}
+
+fn goals_table(runs: &Runs) -> String {
+    let mut md = String::from("| goal | bound | measured | met |\n|---|---|---|---|\n");
+    for goal in GOALS {
+        let value = |client: &str| {
+            runs.get(client)
+                .and_then(|r| summarize(r, goal.metric))
+                .map(|s| s.median)
+        };
+        let measured = match goal.peer {
+            Some(peer) => value(goal.client).zip(value(peer)).map(|(a, b)| a / b),
+            None => value(goal.client),
+        };
+        let op = if goal.at_most { "≤" } else { "≥" };
+        let (shown, met) = match measured {
+            Some(m) => {
+                let met = if goal.at_most {
+                    m <= goal.bound
+                } else {
+                    m >= goal.bound
+                };
+                (format!("{m:.2}x"), if met { "yes" } else { "no" })
+            }
+            None => ("–".to_owned(), "not measured"),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {op} {}x | {shown} | {met} |",
+            goal.text, goal.bound
+        );
+    }
+    md.push('\n');
+    md
+}
+
+fn scale_json(pods: usize, runs: &Runs) -> String {
+    let mut json = format!("{{\"pods\":{pods},\"clients\":{{");
+    for (i, (client, r)) in runs.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        let _ = write!(json, "\"{client}\":{{\"runs\":{}", r.len());
+        for (key, _, metric) in METRICS {
+            if let Some(s) = summarize(r, *metric) {
+                let _ = write!(
+                    json,
+                    ",\"{key}\":{{\"median\":{},\"min\":{},\"max\":{}}}",
+                    s.median, s.min, s.max
+                );
+            }
+        }
+        json.push('}');
+    }
+    json.push_str("}}");
+    json
+}

@@ -1,0 +1,106 @@
+//! Medians, minima and maxima of a metric across runs.
+
+use super::clients::Run;
+
+/// Median, min and max of one metric.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Summary {
+    pub(crate) median: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+}
+
+/// A metric derived from one run's raw fields.
+pub(crate) type Metric = fn(&Run) -> Option<f64>;
+
+fn field(run: &Run, key: &str) -> Option<f64> {
+    run.get(key)?.parse().ok()
+}
+
+pub(crate) fn sync_secs(run: &Run) -> Option<f64> {
+    field(run, "sync_secs")
+}
+
+pub(crate) fn steady_mib(run: &Run) -> Option<f64> {
+    field(run, "steady_rss").map(|b| b / 1_048_576.0)
+}
+
+pub(crate) fn sync_peak_mib(run: &Run) -> Option<f64> {
+    field(run, "sync_peak_rss").map(|b| b / 1_048_576.0)
+}
+
+/// RSS the cache added, per cached pod.
+pub(crate) fn bytes_per_pod(run: &Run) -> Option<f64> {
+    let grown = field(run, "steady_rss")? - field(run, "baseline_rss")?;
+    let pods = field(run, "pods")?;
+    (pods > 0.0).then(|| grown / pods)
+}
+
+pub(crate) fn events_per_sec(run: &Run) -> Option<f64> {
+    field(run, "events_per_sec")
+}
+
+/// Peak RSS during a forced relist, as a multiple of the RSS just before it.
+pub(crate) fn relist_peak_ratio(run: &Run) -> Option<f64> {
+    Some(field(run, "relist_peak_rss")? / field(run, "steady_rss_before_relist")?)
+}
+
+/// The summary of `metric` over `runs`; `None` when no run has it.
+pub(crate) fn summarize(runs: &[Run], metric: Metric) -> Option<Summary> {
+    let mut values: Vec<f64> = runs
+        .iter()
+        .filter_map(metric)
+        .filter(|v| v.is_finite())
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    let median = if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    };
+    Some(Summary {
+        median,
+        min: values[0],
+        max: values[values.len() - 1],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(pairs: &[(&str, &str)]) -> Run {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn median_min_max_and_derived_metrics() {
+        let runs = vec![
+            run(&[
+                ("sync_secs", "3"),
+                ("pods", "10"),
+                ("steady_rss", "2000"),
+                ("baseline_rss", "1000"),
+            ]),
+            run(&[
+                ("sync_secs", "1"),
+                ("pods", "10"),
+                ("steady_rss", "3000"),
+                ("baseline_rss", "1000"),
+            ]),
+            run(&[("sync_secs", "2")]),
+        ];
+        let s = summarize(&runs, sync_secs).unwrap();
+        assert_eq!((s.median, s.min, s.max), (2.0, 1.0, 3.0));
+        let b = summarize(&runs, bytes_per_pod).unwrap();
+        assert_eq!((b.median, b.min, b.max), (150.0, 100.0, 200.0));
+        assert!(summarize(&runs, events_per_sec).is_none());
+    }
+}
