@@ -54,7 +54,8 @@ pub struct Config<K> {
     pub transform: Option<Transform<K>>,
     /// The queue between reflector and cache.
     pub queue: QueueKind,
-    /// The reflector's options (its resync period is set by the informer).
+    /// The reflector's options (its resync period is set by the informer, and its name too
+    /// when left at the default).
     pub reflector: ReflectorConfig,
     /// Skips watch objects of the wrong kind (for dynamic objects).
     pub type_check: Option<TypeCheck<K>>,
@@ -99,7 +100,6 @@ impl<K: Object> Config<K> {
     #[must_use]
     pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
         self.name = name.into();
-        self.reflector = self.reflector.name(self.name.to_string());
         self
     }
 

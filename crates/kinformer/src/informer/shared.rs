@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use kinformer_core::{ListerWatcher, Object, StoreRead};
 use kinformer_indexer::{Config as IndexerConfig, IndexFunc, Indexer, Lister};
+use kinformer_reflector::Config as ReflectorConfig;
 use tokio::sync::watch;
 
 use super::config::Config;
@@ -188,9 +189,13 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
             .fold(IndexerConfig::default(), |c, (name, func)| {
                 c.index(name, func)
             });
+        let mut reflector = config.reflector;
+        if reflector.name == ReflectorConfig::default().name && !config.name.is_empty() {
+            reflector = reflector.name(config.name.to_string());
+        }
         let pipeline = reflector_pipeline(
             source,
-            config.reflector,
+            reflector,
             config.type_check,
             config.metrics,
             make_queue,
