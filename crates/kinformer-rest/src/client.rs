@@ -163,7 +163,15 @@ impl Client {
         request: http::Request<Body>,
     ) -> Result<http::Response<ResponseBody>> {
         let service = self.inner.service.clone();
-        service.oneshot(request).await.map_err(error_from_service)
+        // Path only: query strings may carry selectors, never worth leaking into logs.
+        let what = format!("{} {}", request.method(), request.uri().path());
+        service
+            .oneshot(request)
+            .await
+            .map_err(|e| match e.downcast::<Error>() {
+                Ok(err) => *err,
+                Err(err) => Error::new(Kind::Transport, format!("{what} failed")).with_source(err),
+            })
     }
 }
 
