@@ -248,6 +248,105 @@ mod tests {
         assert_eq!(s.next_ready_at(), None);
     }
 
+    /// What the state machine must do, written as plainly as possible.
+    #[derive(Default)]
+    struct Model {
+        ready: Vec<u8>,
+        dirty: Vec<u8>,
+        processing: Vec<u8>,
+        shutting_down: bool,
+    }
+
+    impl Model {
+        fn add(&mut self, item: u8) {
+            if self.shutting_down || self.dirty.contains(&item) {
+                return;
+            }
+            self.dirty.push(item);
+            if !self.processing.contains(&item) {
+                self.ready.push(item);
+            }
+        }
+        fn take(&mut self) -> Option<u8> {
+            if self.ready.is_empty() {
+                return None;
+            }
+            let item = self.ready.remove(0);
+            self.dirty.retain(|d| *d != item);
+            self.processing.push(item);
+            Some(item)
+        }
+        fn done(&mut self, item: u8) {
+            if let Some(i) = self.processing.iter().position(|p| *p == item) {
+                self.processing.remove(i);
+                if self.dirty.contains(&item) {
+                    self.ready.push(item);
+                }
+            }
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Add(u8),
+        Take,
+        Done(u8),
+        Shutdown,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            8 => (0u8..6).prop_map(Op::Add),
+            6 => Just(Op::Take),
+            6 => (0u8..6).prop_map(Op::Done),
+            1 => Just(Op::Shutdown),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Against the model: same hand-out order, nothing handed out twice while processing,
+        /// nothing queued twice.
+        #[test]
+        fn behaves_like_the_model(ops in proptest::collection::vec(op(), 0..200)) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+            rt.block_on(async {
+                let t = Instant::now();
+                let mut state: State<u8> = State::new(Arc::new(NoopMetrics));
+                let mut model = Model::default();
+                for op in ops {
+                    match op {
+                        Op::Add(i) => {
+                            state.add(i, t);
+                            model.add(i);
+                        }
+                        Op::Take => {
+                            let got = state.take(t);
+                            assert_eq!(got, model.take());
+                            if let Some(item) = got {
+                                assert_eq!(model.processing.iter().filter(|p| **p == item).count(), 1);
+                            }
+                        }
+                        Op::Done(i) => {
+                            state.done(&i, t);
+                            model.done(i);
+                        }
+                        Op::Shutdown => {
+                            state.shut_down(false);
+                            model.shutting_down = true;
+                        }
+                    }
+                    assert_eq!(state.len(), model.ready.len());
+                    assert_eq!(state.processing_len(), model.processing.len());
+                    let mut ready = model.ready.clone();
+                    ready.sort_unstable();
+                    ready.dedup();
+                    assert_eq!(ready.len(), model.ready.len(), "queued twice");
+                }
+            });
+        }
+    }
+
     #[tokio::test(start_paused = true)]
     async fn unfinished_work_sums_and_finds_longest() {
         let t0 = Instant::now();
