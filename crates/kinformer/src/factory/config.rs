@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kinformer_core::{ApiResource, ListOptions, ObjectMeta};
+use kinformer_reflector::Config as ReflectorConfig;
 
 use crate::informer::QueueKind;
 
@@ -42,6 +43,8 @@ pub struct FactoryConfig {
     pub keep_managed_fields: bool,
     /// The queue every informer uses.
     pub queue: QueueKind,
+    /// The reflector options every informer starts from (each gets its own name).
+    pub reflector: ReflectorConfig,
     pub(crate) custom_resync: HashMap<ApiResource, Duration>,
     pub(crate) tweak: Option<OptionsTweak>,
     pub(crate) transform: Option<MetadataTransform>,
@@ -107,6 +110,13 @@ impl FactoryConfig {
         self
     }
 
+    /// Sets the reflector options of every informer (streaming lists, page size, backoff...).
+    #[must_use]
+    pub fn reflector(mut self, reflector: ReflectorConfig) -> Self {
+        self.reflector = reflector;
+        self
+    }
+
     /// Chooses the queue of every informer.
     #[must_use]
     pub fn queue(mut self, queue: QueueKind) -> Self {
@@ -129,6 +139,7 @@ impl fmt::Debug for FactoryConfig {
             .field("namespace", &self.namespace)
             .field("keep_managed_fields", &self.keep_managed_fields)
             .field("queue", &self.queue)
+            .field("reflector", &self.reflector)
             .field("custom_resync", &self.custom_resync)
             .field("tweak", &self.tweak.is_some())
             .field("transform", &self.transform.is_some())

@@ -167,7 +167,8 @@ impl SharedInformerFactory {
             .name(resource.plural.clone())
             .resync_period(options.resync_of(resource))
             .keep_managed_fields(options.keep_managed_fields)
-            .queue(options.queue);
+            .queue(options.queue)
+            .reflector(options.reflector.clone().name(describe(resource, false)));
         if let Some(transform) = options.transform.clone() {
             config = config.transform(Transform::new(move |obj: &mut K| {
                 transform(obj.meta_mut());

@@ -90,6 +90,7 @@ async fn namespace_and_tweaks_reach_the_list_watch() {
     let factory = SharedInformerFactory::new(
         Client::new(sim.service()),
         FactoryConfig::default()
+            .reflector(kinformer_reflector::Config::default().streaming_list(false))
             .namespace("ns-1")
             .tweak_list_options(|o| o.field_selector = Some("metadata.namespace=ns-1".into()))
             .resync_for::<Pod>(Duration::from_secs(60)),
