@@ -1,11 +1,25 @@
-//! Shared informers: one list-watch feeding a cache and any number of event handlers.
+//! Shared informers: one list-watch feeding a cache and any number of event handlers
+//! (client-go's `tools/cache` shared informer).
 //!
+//! - [`SharedIndexInformer`]: reflector, then a delta queue ([`QueueKind`]), then an indexed
+//!   cache, then the handlers; built from a [`Config`];
 //! - [`EventHandler`], [`HandlerFns`] and [`FilteringHandler`]: what receives changes;
-//! - [`Registration`]: the handle of one added handler (per-handler `has_synced`, removal).
+//! - [`Registration`]: the handle of one added handler (per-handler `has_synced`, backlog,
+//!   removal);
+//! - [`Transform`]: a change applied to every object once, as it enters the queue.
 //!
-//! Each handler has its own unbounded, ordered buffer drained by its own task, so a slow handler
-//! delays only itself. Handlers added after the informer started first receive a synthetic add
-//! for every object in the cache.
+//! Guarantees, as in client-go:
+//! - the cache is updated before any handler hears of the change, and converges to the server;
+//! - per object, the states a handler sees are a subsequence of the real ones, in order; a
+//!   delete and re-create under one name may look like one update (compare UIDs);
+//! - a delete the informer missed arrives as [`DeletedState::Unknown`](crate::core::DeletedState)
+//!   (a tombstone) with the last known object;
+//! - each handler has its own unbounded, ordered buffer drained by its own task, so a slow
+//!   handler delays only itself; a handler added after start first receives a synthetic add for
+//!   every cached object.
+//!
+//! `metadata.managedFields` is dropped by a transform after decoding; skipping it while parsing
+//! needs the list-watch source to decode without it.
 
 mod config;
 mod handler;
