@@ -5,7 +5,7 @@
 //! arrives in 64 KiB chunks (`ListDecoder`, what `Request::list` does), and a watch stream.
 //! The pods come from kinformer-sim (its generator, served in-process); the watch stream wraps
 //! those pods as `MODIFIED`/`ADDED` events, one per line, fed to the decoder in 64 KiB chunks as a
-//! socket would. Plain timing with `Instant`, best of three; run with
+//! socket would. Plain timing with `Instant`, best of five (interleaved); run with
 //! `cargo bench -p kinformer-rest --bench decode` (set `DECODE_BENCH_PODS` for a smaller run;
 //! under `cargo test` it runs 200 pods as a smoke test).
 
@@ -23,6 +23,8 @@ use serde_json::value::RawValue;
 use tower::ServiceExt;
 
 const CHUNK: usize = 64 * 1024;
+/// Rounds per measurement; the best time counts (a shared machine is noisy).
+const ROUNDS: usize = 5;
 
 #[derive(Deserialize)]
 struct RawList<'a> {
@@ -39,7 +41,7 @@ struct FloorEvent {
     _object: Pod,
 }
 
-/// Times `ours` and `floor` alternately, three rounds each, keeping each one's best time, so
+/// Times `ours` and `floor` alternately, `ROUNDS` rounds each, keeping each one's best time, so
 /// neither profits from running second (a warm allocator). Results are dropped outside the timed
 /// regions (freeing is not decoding); the last ones are returned for checking.
 fn interleaved<T, U>(
@@ -48,7 +50,7 @@ fn interleaved<T, U>(
 ) -> (Duration, T, Duration, U) {
     let (mut best_ours, mut best_floor) = (Duration::MAX, Duration::MAX);
     let (mut out_ours, mut out_floor) = (None, None);
-    for _ in 0..3 {
+    for _ in 0..ROUNDS {
         drop(out_ours.take());
         let start = Instant::now();
         out_ours = Some(ours());
