@@ -210,6 +210,16 @@ impl WatchTask {
                         return stop;
                     }
                     if more {
+                        // A watcher that never catches up still ends at its timeout and still gets
+                        // drop commands.
+                        if Instant::now() >= self.deadline {
+                            return Stop::Clean;
+                        }
+                        if let Ok(cmd) = ctl.try_recv() {
+                            if let Err(stop) = self.on_command(cmd).await {
+                                return stop;
+                            }
+                        }
                         continue;
                     }
                 }
