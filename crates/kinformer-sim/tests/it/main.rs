@@ -15,5 +15,6 @@ mod faults;
 mod kubectl;
 mod list;
 mod prop;
+mod tls;
 mod watch;
 mod writes;
