@@ -1,9 +1,10 @@
 //! [`ListDecoder`]: decodes a list body while it arrives, item by item, so a large list never
 //! exists as one buffer next to its decoded objects.
 //!
-//! A small scanner walks the top-level object: it keeps strings, nesting depth and the current
-//! member in its state, so scanning resumes where the previous chunk ended. Each item is decoded
-//! by serde_json from its own byte range as soon as that range is complete, then dropped.
+//! A small scanner walks the top-level object (strings, nesting depth and the current member are
+//! its state, so it resumes where the previous chunk ended). Items are not scanned: serde_json
+//! decodes each one straight from the buffer and reports where it ended; an item cut by the end
+//! of the data so far is retried when more has arrived. Consumed bytes are dropped.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -82,6 +83,8 @@ pub struct ListDecoder<K> {
     start: usize,
     phase: Phase,
     scan: ValueScan,
+    /// Bytes of the current item that were buffered at the last incomplete attempt.
+    attempted: usize,
     meta: ListMeta,
     items: Vec<Arc<K>>,
     _kind: PhantomData<fn() -> K>,
@@ -109,6 +112,7 @@ impl<K: DeserializeOwned> ListDecoder<K> {
             start: 0,
             phase: Phase::Start,
             scan: ValueScan::default(),
+            attempted: 0,
             meta: ListMeta::default(),
             items: Vec::new(),
             _kind: PhantomData,
@@ -138,6 +142,11 @@ impl<K: DeserializeOwned> ListDecoder<K> {
     /// # Errors
     /// A body that ended before the list object did.
     pub fn finish(mut self) -> Result<ObjectList<K>> {
+        // An item whose retry was deferred gets its last chance with the whole body.
+        if self.phase == Phase::Item {
+            self.attempted = 0;
+            self.run()?;
+        }
         // A scalar member value may end exactly at the end of the body.
         if let Phase::Value(member) = self.phase {
             if self.scan.scalar {
@@ -153,6 +162,25 @@ impl<K: DeserializeOwned> ListDecoder<K> {
             .with_continue(self.meta.continue_token);
         list.remaining_item_count = self.meta.remaining_item_count;
         Ok(list)
+    }
+
+    /// Decodes the item starting at `start` straight from the buffer: one pass, no separate
+    /// scan for its end. False when the buffer holds only part of it.
+    fn try_item(&mut self) -> Result<bool> {
+        let mut values =
+            serde_json::Deserializer::from_slice(&self.buf[self.start..]).into_iter::<K>();
+        match values.next() {
+            Some(Ok(item)) => {
+                let end = self.start + values.byte_offset();
+                self.items.push(Arc::new(item));
+                self.pos = end;
+                self.phase = Phase::AfterItem;
+                Ok(true)
+            }
+            Some(Err(e)) if e.is_eof() => Ok(false),
+            Some(Err(e)) => Err(malformed(format!("item {}", self.items.len())).with_source(e)),
+            None => Ok(false),
+        }
     }
 
     /// The next non-whitespace byte at or after `pos`, advancing `pos` to it.
@@ -183,7 +211,8 @@ impl<K: DeserializeOwned> ListDecoder<K> {
                         self.pos += 1;
                         self.phase = Phase::AfterMember;
                     } else {
-                        self.begin_value(b);
+                        self.start = self.pos;
+                        self.attempted = 0;
                         self.phase = Phase::Item;
                     }
                 }
@@ -191,18 +220,15 @@ impl<K: DeserializeOwned> ListDecoder<K> {
                     Some(end) => self.end_value(member, end)?,
                     None => return Ok(()),
                 },
-                Phase::Item => match self.scan_value() {
-                    Some(end) => {
-                        let item: K =
-                            serde_json::from_slice(&self.buf[self.start..end]).map_err(|e| {
-                                malformed(format!("item {}", self.items.len())).with_source(e)
-                            })?;
-                        self.items.push(Arc::new(item));
-                        self.pos = end;
-                        self.phase = Phase::AfterItem;
+                Phase::Item => {
+                    // Retry an incomplete item only once twice as many bytes are buffered, so
+                    // an item split over many small chunks costs at most about twice its size.
+                    let available = self.buf.len() - self.start;
+                    if available < self.attempted.saturating_mul(2) || !self.try_item()? {
+                        self.attempted = self.attempted.max(available).max(1);
+                        return Ok(());
                     }
-                    None => return Ok(()),
-                },
+                }
                 Phase::AfterItem => match self.next_token() {
                     Some(b',') => {
                         self.pos += 1;

@@ -115,3 +115,16 @@ proptest! {
         prop_assert_eq!(summary(&d.finish().unwrap()), expected);
     }
 }
+
+#[test]
+fn a_large_item_in_tiny_chunks() {
+    let big = "x".repeat(200_000);
+    let body = serde_json::to_vec(&serde_json::json!({
+        "metadata": {"resourceVersion": "1"},
+        "items": [{"metadata": {"name": "big"}, "data": {"k": big}}, {"metadata": {"name": "small"}}],
+    }))
+    .unwrap();
+    let list = streamed(&body, 100).unwrap();
+    assert_eq!(list.items.len(), 2);
+    assert_eq!(list.items[0].data.as_ref().unwrap()["k"].len(), 200_000);
+}
