@@ -1,1 +1,43 @@
-//! Examples live as binaries next to this file.
+//! What every example shares: connect to `--kubeconfig FILE` if given, else start the embedded server.
+
+use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions};
+use kinformer::sim::{SimBuilder, SimHandle};
+
+/// A client, and the embedded server when no `--kubeconfig` was given (kept alive by the caller).
+#[derive(Debug)]
+pub struct Connection {
+    /// The client every example talks through.
+    pub client: Client,
+    /// The embedded server, when the example runs on it.
+    pub sim: Option<SimHandle>,
+}
+
+/// Connects as the command line says; `sim` describes the embedded server to start otherwise.
+///
+/// # Errors
+/// An unreadable kubeconfig, or a server that fails to start.
+pub async fn connect(sim: SimBuilder) -> anyhow::Result<Connection> {
+    let args: Vec<String> = std::env::args().collect();
+    let kubeconfig = args
+        .iter()
+        .position(|a| a == "--kubeconfig")
+        .and_then(|i| args.get(i + 1));
+    let (yaml, sim) = match kubeconfig {
+        Some(path) => (std::fs::read_to_string(path)?, None),
+        None => {
+            let sim = sim.start().await?;
+            (sim.kubeconfig(), Some(sim))
+        }
+    };
+    let mut config = Config::from_custom_kubeconfig(
+        Kubeconfig::from_yaml(&yaml, None)?,
+        &KubeconfigOptions::default(),
+    )?;
+    // Controllers that write raise client-go's 5 qps / burst 10 default, as kube-controller-manager does.
+    config.qps = 50.0;
+    config.burst = 100;
+    Ok(Connection {
+        client: Client::from_config(&config)?,
+        sim,
+    })
+}

@@ -1,0 +1,37 @@
+//! CI runs every example on the embedded server; each must finish on its own and succeed.
+
+use std::process::Command;
+
+fn run(bin: &str) -> String {
+    let out = Command::new(bin).output().expect("the example starts");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{bin} failed: {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn pod_informer_reads_through_its_index_and_lister() {
+    let out = run(env!("CARGO_BIN_EXE_pod_informer"));
+    assert!(out.starts_with("2000 pods cached on "), "{out}");
+    assert!(out.contains("pods match app in (api,web)"), "{out}");
+}
+
+#[test]
+fn configmap_controller_reconciles_every_configmap() {
+    let out = run(env!("CARGO_BIN_EXE_configmap_controller"));
+    assert!(
+        out.contains("reconciled 300 configmaps with 300 writes; 0 pending"),
+        "{out}"
+    );
+}
+
+#[test]
+fn custom_resource_informer_caches_dynamic_objects() {
+    let out = run(env!("CARGO_BIN_EXE_custom_resource"));
+    assert!(out.contains("5 widgets cached, 5 adds handled"), "{out}");
+    assert!(out.contains("default/w3 replicas=3"), "{out}");
+}
