@@ -4,8 +4,8 @@ use kinformer_core::Object;
 
 use crate::{IndexFunc, KeyFunc};
 
-/// How to build an [`Indexer`]: the key function and the indexes besides the built-in
-/// [`NAMESPACE_INDEX`].
+/// How to build an [`Indexer`](crate::Indexer): the key function and the indexes besides the built-in
+/// [`NAMESPACE_INDEX`](crate::NAMESPACE_INDEX).
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;

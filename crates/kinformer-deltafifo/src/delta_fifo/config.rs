@@ -11,7 +11,7 @@ use crate::{KeyFunc, TransformFunc};
 /// `KnownObjects`.
 pub type KnownObjects<K> = Arc<dyn StoreRead<K>>;
 
-/// How to build a [`DeltaFifo`].
+/// How to build a [`DeltaFifo`](crate::DeltaFifo).
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;
@@ -58,7 +58,7 @@ impl<K: Object> Config<K> {
         self
     }
 
-    /// Relisted objects arrive as [`Delta::Replaced`] instead of [`Delta::Sync`] (client-go's
+    /// Relisted objects arrive as [`Delta::Replaced`](kinformer_core::Delta::Replaced) instead of [`Delta::Sync`](kinformer_core::Delta::Sync) (client-go's
     /// `EmitDeltaTypeReplaced`; default false, informers set it).
     #[must_use]
     pub fn emit_replaced(mut self, emit: bool) -> Self {
