@@ -3,7 +3,6 @@
 
 use std::hash::{BuildHasher, RandomState};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::time::Duration;
 
 use kinformer_core::{Bookmark, Lister, ListerWatcher, Object, Store, WatchEvent, Watcher};
@@ -165,24 +164,26 @@ where
     /// Applies one object event or bookmark to the store; false when it was skipped.
     pub(crate) fn apply(&self, event: WatchEvent<K>, propagate_rv: &mut bool) -> bool {
         let store = &self.parts.store;
-        let (obj, result, added) = match event {
+        // Only the resourceVersion outlives the store call: holding another Arc of the object would
+        // make every copy-on-write transform downstream (managedFields stripping) deep-clone it.
+        let (rv, result, added) = match event {
             WatchEvent::Added(obj) => {
                 if !self.accepts(&obj) {
                     return self.skip(&obj);
                 }
-                (Arc::clone(&obj), store.add(obj), true)
+                (owned_rv(obj.as_ref()), store.add(obj), true)
             }
             WatchEvent::Modified(obj) => {
                 if !self.accepts(&obj) {
                     return self.skip(&obj);
                 }
-                (Arc::clone(&obj), store.update(obj), false)
+                (owned_rv(obj.as_ref()), store.update(obj), false)
             }
             WatchEvent::Deleted(obj) => {
                 if !self.accepts(&obj) {
                     return self.skip(&obj);
                 }
-                (Arc::clone(&obj), store.delete(obj), false)
+                (owned_rv(obj.as_ref()), store.delete(obj), false)
             }
             WatchEvent::Bookmark(Bookmark {
                 resource_version, ..
@@ -202,7 +203,7 @@ where
         self.parts.metrics.event();
         *propagate_rv |= !added;
         if *propagate_rv {
-            self.advance(obj.resource_version().unwrap_or(""));
+            self.advance(&rv);
         }
         true
     }
@@ -215,4 +216,9 @@ where
         );
         false
     }
+}
+
+/// The object's resourceVersion, copied so the object itself can be handed on.
+fn owned_rv<K: Object>(obj: &K) -> String {
+    obj.resource_version().unwrap_or("").to_owned()
 }

@@ -342,3 +342,51 @@ async fn synthetic_added_events_of_a_watch_from_empty_rv_do_not_move_the_rv() {
     );
     assert_eq!(source.queries()[1], "WATCH allowWatchBookmarks=true");
 }
+
+/// A store that records how many references each object it is handed has.
+#[derive(Default)]
+struct RefCountStore(Mutex<Vec<usize>>);
+
+impl kinformer_core::Store<DynamicObject> for RefCountStore {
+    fn add(&self, obj: Arc<DynamicObject>) -> Result<(), kinformer_core::StoreError> {
+        self.0.lock().unwrap().push(Arc::strong_count(&obj));
+        Ok(())
+    }
+    fn update(&self, obj: Arc<DynamicObject>) -> Result<(), kinformer_core::StoreError> {
+        self.add(obj)
+    }
+    fn delete(&self, obj: Arc<DynamicObject>) -> Result<(), kinformer_core::StoreError> {
+        self.add(obj)
+    }
+    fn replace(
+        &self,
+        list: Vec<Arc<DynamicObject>>,
+        _: &str,
+    ) -> Result<(), kinformer_core::StoreError> {
+        let mut counts = self.0.lock().unwrap();
+        counts.extend(list.iter().map(Arc::strong_count));
+        Ok(())
+    }
+    fn resync(&self) -> Result<(), kinformer_core::StoreError> {
+        Ok(())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_store_receives_the_only_reference_to_each_object() {
+    // A second reference would make copy-on-write transforms (managedFields stripping) deep-clone.
+    let source = listed_then(vec![Reply::Watch(Ok(vec![
+        event(WatchEvent::Added(obj("c", "11"))),
+        event(WatchEvent::Modified(obj("c", "12"))),
+        event(WatchEvent::Deleted(obj("c", "13"))),
+        Step::Wait(SECOND * 5),
+    ]))]);
+    let store = Arc::new(RefCountStore::default());
+    let reflector = crate::Reflector::new(
+        Arc::clone(&source),
+        Arc::clone(&store),
+        Config::default().seed(1),
+    );
+    reflector.run_until(tokio::time::sleep(SECOND * 3)).await;
+    assert_eq!(*store.0.lock().unwrap(), vec![1, 1, 1, 1, 1]);
+}
