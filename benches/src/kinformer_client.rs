@@ -23,14 +23,18 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .map_err(|e| e.to_string())?;
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let counters = Arc::new(Counters::default());
-    let informer: SharedIndexInformer<Pod> = SharedIndexInformer::new(
-        ListWatch::<Pod, _>::for_type(client),
-        Config::default()
-            .reflector(ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged"))
-            .name("pods")
-            .keep_managed_fields(options.mode == "kinformer-keep")
-            .metrics(Arc::clone(&counters) as Arc<dyn kinformer_reflector::Metrics>),
-    );
+    let keep = options.mode == "kinformer-keep";
+    let source = ListWatch::<Pod, _>::for_type(client);
+    let config = Config::default()
+        .reflector(ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged"))
+        .name("pods")
+        .keep_managed_fields(keep)
+        .metrics(Arc::clone(&counters) as Arc<dyn kinformer_reflector::Metrics>);
+    let informer: SharedIndexInformer<Pod> = if keep {
+        SharedIndexInformer::new(source, config)
+    } else {
+        SharedIndexInformer::new(source.without_managed_fields(), config)
+    };
     let handled = Arc::new(AtomicU64::new(0));
     let registration = informer
         .add_event_handler(counting(&handled))

@@ -62,7 +62,12 @@ where
         .keep_managed_fields(setup.keep_managed_fields)
         .queue(setup.queue)
         .metrics(counters);
-    SharedIndexInformer::new(source, config)
+    if setup.keep_managed_fields {
+        SharedIndexInformer::new(source, config)
+    } else {
+        // Skipped by the parser, so they are never built only to be dropped.
+        SharedIndexInformer::new(source.without_managed_fields(), config)
+    }
 }
 
 /// Runs `informer` on its own task; the handle yields its result after `shutdown`.

@@ -80,7 +80,10 @@ pub use client::{Client, DEFAULT_MAX_WATCH_FRAME};
 pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
-pub use decode::{ByteStream, ListDecoder, WatchDecoder, WatchStream, decode_list};
+pub use decode::{
+    ByteStream, Decoding, FullObjects, ListDecoder, SkipManagedFields, WatchDecoder, WatchStream,
+    decode_list,
+};
 pub use error::{Error, Result};
 pub use layers::{
     DecompressionLayer, DecompressionService, DedupWarningLogger, NoWarnings, RateLimitLayer,

@@ -13,8 +13,10 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, 
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
+use super::mode::{Decoding, FullObjects};
+
 /// Deserialises one envelope into a `WatchEvent<K>`.
-pub(crate) struct EventSeed<K>(pub(crate) PhantomData<fn() -> K>);
+pub(crate) struct EventSeed<K, M = FullObjects>(pub(crate) PhantomData<fn() -> (K, M)>);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EventType {
@@ -78,17 +80,24 @@ impl BookmarkObject {
     }
 }
 
-/// Decodes the object of an event whose type is known.
-struct ObjectSeed<K>(EventType, PhantomData<fn() -> K>);
+/// Decodes one object the way `M` says.
+fn object<'de, K: DeserializeOwned, M: Decoding, D: Deserializer<'de>>(
+    d: D,
+) -> Result<K, D::Error> {
+    M::Decoded::<K>::deserialize(d).map(M::into_object)
+}
 
-impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<K> {
+/// Decodes the object of an event whose type is known.
+struct ObjectSeed<K, M>(EventType, PhantomData<fn() -> (K, M)>);
+
+impl<'de, K: DeserializeOwned, M: Decoding> DeserializeSeed<'de> for ObjectSeed<K, M> {
     type Value = WatchEvent<K>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         Ok(match self.0 {
-            EventType::Added => WatchEvent::Added(Arc::new(K::deserialize(d)?)),
-            EventType::Modified => WatchEvent::Modified(Arc::new(K::deserialize(d)?)),
-            EventType::Deleted => WatchEvent::Deleted(Arc::new(K::deserialize(d)?)),
+            EventType::Added => WatchEvent::Added(Arc::new(object::<K, M, D>(d)?)),
+            EventType::Modified => WatchEvent::Modified(Arc::new(object::<K, M, D>(d)?)),
+            EventType::Deleted => WatchEvent::Deleted(Arc::new(object::<K, M, D>(d)?)),
             EventType::Bookmark => {
                 WatchEvent::Bookmark(BookmarkObject::deserialize(d)?.into_bookmark())
             }
@@ -97,7 +106,7 @@ impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<K> {
     }
 }
 
-impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for EventSeed<K> {
+impl<'de, K: DeserializeOwned, M: Decoding> DeserializeSeed<'de> for EventSeed<K, M> {
     type Value = WatchEvent<K>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -105,7 +114,7 @@ impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for EventSeed<K> {
     }
 }
 
-impl<'de, K: DeserializeOwned> Visitor<'de> for EventSeed<K> {
+impl<'de, K: DeserializeOwned, M: Decoding> Visitor<'de> for EventSeed<K, M> {
     type Value = WatchEvent<K>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -124,7 +133,9 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventSeed<K> {
                     return Err(de::Error::duplicate_field("object"));
                 }
                 Field::Object => match ty {
-                    Some(t) => event = Some(map.next_value_seed(ObjectSeed(t, PhantomData))?),
+                    Some(t) => {
+                        event = Some(map.next_value_seed(ObjectSeed::<K, M>(t, PhantomData))?);
+                    }
                     None => raw = Some(map.next_value()?),
                 },
                 Field::Other => {
@@ -138,7 +149,7 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventSeed<K> {
         }
         let raw = raw.ok_or_else(|| de::Error::missing_field("object"))?;
         let mut de = serde_json::Deserializer::from_str(raw.get());
-        ObjectSeed(ty, PhantomData)
+        ObjectSeed::<K, M>(ty, PhantomData)
             .deserialize(&mut de)
             .map_err(|e| {
                 de::Error::custom(format_args!("unable to decode watch event object: {e}"))
@@ -153,7 +164,26 @@ mod tests {
 
     fn decode(s: &str) -> Result<WatchEvent<Pod>, serde_json::Error> {
         let mut de = serde_json::Deserializer::from_str(s);
-        EventSeed(PhantomData).deserialize(&mut de)
+        EventSeed::<Pod, FullObjects>(PhantomData).deserialize(&mut de)
+    }
+
+    #[test]
+    fn skip_managed_fields_mode_drops_them_in_either_field_order() {
+        use crate::SkipManagedFields;
+        for s in [
+            r#"{"type":"MODIFIED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}}"#,
+            r#"{"object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}},"type":"MODIFIED"}"#,
+        ] {
+            let mut de = serde_json::Deserializer::from_str(s);
+            let event = EventSeed::<Pod, SkipManagedFields>(PhantomData)
+                .deserialize(&mut de)
+                .unwrap();
+            let pod = event.object().unwrap();
+            assert_eq!(pod.metadata.name.as_deref(), Some("a"));
+            assert!(pod.metadata.managed_fields.is_none(), "{s}");
+            let full = decode(s).unwrap();
+            assert!(full.object().unwrap().metadata.managed_fields.is_some());
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Deserializer};
 
 use super::event::EventSeed;
+use super::mode::{Decoding, FullObjects};
 use crate::error::{Error, Kind, Result};
 
 /// Incremental decoder of a JSON watch stream into [`WatchEvent<K>`].
@@ -39,22 +40,24 @@ use crate::error::{Error, Kind, Result};
 /// let kinds: Vec<_> = events.into_iter().map(|e| e.unwrap().type_name()).collect();
 /// assert_eq!(kinds, ["ADDED", "DELETED"]);
 /// ```
-pub struct WatchDecoder<K> {
+pub struct WatchDecoder<K, M = FullObjects> {
     buf: BytesMut,
     /// Bytes of `buf` already searched for a newline.
     scanned: usize,
     max_frame: usize,
     seen_newline: bool,
     finished: bool,
-    _kind: PhantomData<fn() -> K>,
+    _kind: PhantomData<fn() -> (K, M)>,
 }
 
 /// `WatchEvent<K>` as a `Deserialize` type, so serde_json's stream deserializer can drive it.
-struct Envelope<K>(WatchEvent<K>);
+struct Envelope<K, M>(WatchEvent<K>, PhantomData<fn() -> M>);
 
-impl<'de, K: DeserializeOwned> Deserialize<'de> for Envelope<K> {
+impl<'de, K: DeserializeOwned, M: Decoding> Deserialize<'de> for Envelope<K, M> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        EventSeed(PhantomData).deserialize(d).map(Envelope)
+        EventSeed::<K, M>(PhantomData)
+            .deserialize(d)
+            .map(|event| Self(event, PhantomData))
     }
 }
 
@@ -66,7 +69,7 @@ enum Scan {
     Malformed(serde_json::Error),
 }
 
-impl<K: DeserializeOwned> WatchDecoder<K> {
+impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
     /// A decoder accepting events up to `max_frame` bytes.
     pub fn new(max_frame: usize) -> Self {
         Self {
@@ -183,11 +186,11 @@ impl<K: DeserializeOwned> WatchDecoder<K> {
 
     /// Decodes the complete JSON values at the start of `window`.
     fn parse(window: &[u8], out: &mut VecDeque<Result<WatchEvent<K>>>) -> Scan {
-        let mut values = serde_json::Deserializer::from_slice(window).into_iter::<Envelope<K>>();
+        let mut values = serde_json::Deserializer::from_slice(window).into_iter::<Envelope<K, M>>();
         loop {
             match values.next() {
                 None => return Scan::Consumed(window.len()),
-                Some(Ok(Envelope(event))) => out.push_back(Ok(event)),
+                Some(Ok(Envelope(event, _))) => out.push_back(Ok(event)),
                 Some(Err(e)) if e.is_eof() => return Scan::Consumed(values.byte_offset()),
                 Some(Err(e)) => return Scan::Malformed(e),
             }
@@ -203,7 +206,7 @@ fn malformed(e: serde_json::Error) -> Error {
     .with_source(e)
 }
 
-impl<K> fmt::Debug for WatchDecoder<K> {
+impl<K, M> fmt::Debug for WatchDecoder<K, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WatchDecoder")
             .field("buffered", &self.buf.len())

@@ -15,6 +15,7 @@ use kinformer_core::ObjectList;
 use serde::de::DeserializeOwned;
 
 use super::list::ListMeta;
+use super::mode::{Decoding, FullObjects};
 use crate::error::{Error, Kind, Result};
 
 /// Where the scanner is in the top-level object.
@@ -75,7 +76,7 @@ struct ValueScan {
 /// assert_eq!((list.resource_version.as_str(), list.items.len()), ("9", 2));
 /// # Ok::<(), kinformer_rest::Error>(())
 /// ```
-pub struct ListDecoder<K> {
+pub struct ListDecoder<K, M = FullObjects> {
     buf: BytesMut,
     /// Next byte of `buf` to scan.
     pos: usize,
@@ -87,7 +88,7 @@ pub struct ListDecoder<K> {
     attempted: usize,
     meta: ListMeta,
     items: Vec<Arc<K>>,
-    _kind: PhantomData<fn() -> K>,
+    _kind: PhantomData<fn() -> (K, M)>,
 }
 
 fn malformed(what: impl Into<String>) -> Error {
@@ -97,13 +98,13 @@ fn malformed(what: impl Into<String>) -> Error {
     )
 }
 
-impl<K: DeserializeOwned> Default for ListDecoder<K> {
+impl<K: DeserializeOwned, M: Decoding> Default for ListDecoder<K, M> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<K: DeserializeOwned> ListDecoder<K> {
+impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
     /// A decoder for one list body.
     pub fn new() -> Self {
         Self {
@@ -167,12 +168,12 @@ impl<K: DeserializeOwned> ListDecoder<K> {
     /// Decodes the item starting at `start` straight from the buffer: one pass, no separate
     /// scan for its end. False when the buffer holds only part of it.
     fn try_item(&mut self) -> Result<bool> {
-        let mut values =
-            serde_json::Deserializer::from_slice(&self.buf[self.start..]).into_iter::<K>();
+        let mut values = serde_json::Deserializer::from_slice(&self.buf[self.start..])
+            .into_iter::<M::Decoded<K>>();
         match values.next() {
             Some(Ok(item)) => {
                 let end = self.start + values.byte_offset();
-                self.items.push(Arc::new(item));
+                self.items.push(Arc::new(M::into_object(item)));
                 self.pos = end;
                 self.phase = Phase::AfterItem;
                 Ok(true)
@@ -420,7 +421,7 @@ impl<K: DeserializeOwned> ListDecoder<K> {
     }
 }
 
-impl<K> fmt::Debug for ListDecoder<K> {
+impl<K, M> fmt::Debug for ListDecoder<K, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListDecoder")
             .field("buffered", &self.buf.len())

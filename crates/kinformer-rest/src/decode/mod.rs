@@ -4,9 +4,11 @@ mod event;
 mod frame;
 mod list;
 mod list_stream;
+mod mode;
 mod stream;
 
 pub use frame::WatchDecoder;
 pub use list::decode_list;
 pub use list_stream::ListDecoder;
+pub use mode::{Decoding, FullObjects, SkipManagedFields};
 pub use stream::{ByteStream, WatchStream};

@@ -12,6 +12,7 @@ use kinformer_core::WatchEvent;
 use serde::de::DeserializeOwned;
 
 use super::frame::WatchDecoder;
+use super::mode::{Decoding, FullObjects};
 use crate::body::ResponseBody;
 use crate::error::{BoxError, Error, Kind, Result};
 
@@ -20,13 +21,13 @@ use crate::error::{BoxError, Error, Kind, Result};
 /// Yields `Ok` events (including `ERROR` events, as [`WatchEvent::Error`]) until the server ends
 /// the watch; a broken connection or a malformed event yields one `Err` and ends the stream.
 /// Dropping the stream closes the watch.
-pub struct WatchStream<K> {
+pub struct WatchStream<K, M = FullObjects> {
     body: Option<ResponseBody>,
-    decoder: WatchDecoder<K>,
+    decoder: WatchDecoder<K, M>,
     ready: VecDeque<Result<WatchEvent<K>>>,
 }
 
-impl<K: DeserializeOwned> WatchStream<K> {
+impl<K: DeserializeOwned, M: Decoding> WatchStream<K, M> {
     pub(crate) fn new(body: ResponseBody, max_frame: usize) -> Self {
         Self {
             body: Some(body),
@@ -36,7 +37,7 @@ impl<K: DeserializeOwned> WatchStream<K> {
     }
 }
 
-impl<K: DeserializeOwned> Stream for WatchStream<K> {
+impl<K: DeserializeOwned, M: Decoding> Stream for WatchStream<K, M> {
     type Item = Result<WatchEvent<K>>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -81,7 +82,7 @@ fn body_error(err: BoxError, what: &str) -> Error {
     }
 }
 
-impl<K> fmt::Debug for WatchStream<K> {
+impl<K, M> fmt::Debug for WatchStream<K, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WatchStream")
             .field("open", &self.body.is_some())

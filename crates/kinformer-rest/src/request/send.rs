@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use super::{MaxRetries, NoTransportRetry, Request, WatchRequest};
 use crate::body::{Body, ResponseBody};
 use crate::client::Client;
-use crate::decode::{ByteStream, ListDecoder, WatchStream};
+use crate::decode::{ByteStream, Decoding, FullObjects, ListDecoder, WatchStream};
 use crate::error::{Error, Kind, Result};
 use crate::response::{error_from_response, read_body};
 
@@ -139,8 +139,20 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future abandons the request.
     pub async fn list<K: DeserializeOwned>(self) -> Result<ObjectList<K>> {
+        self.list_as::<K, FullObjects>().await
+    }
+
+    /// Like [`list`](Self::list), decoding each item the way `M` says; with
+    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`.
+    ///
+    /// # Errors
+    /// As [`list`](Self::list).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request.
+    pub async fn list_as<K: DeserializeOwned, M: Decoding>(self) -> Result<ObjectList<K>> {
         self.execute(|mut body| async move {
-            let mut decoder = ListDecoder::new();
+            let mut decoder = ListDecoder::<K, M>::new();
             while let Some(frame) = body.frame().await {
                 let frame = frame.map_err(crate::client::error_from_service)?;
                 if let Ok(data) = frame.into_data() {
@@ -164,8 +176,22 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future or the stream closes the watch.
     pub async fn watch<K: DeserializeOwned + Send + Sync + 'static>(
-        mut self,
+        self,
     ) -> Result<WatchStream<K>> {
+        self.watch_as::<K, FullObjects>().await
+    }
+
+    /// Like [`watch`](Self::watch), decoding each object the way `M` says; with
+    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`.
+    ///
+    /// # Errors
+    /// As [`watch`](Self::watch).
+    ///
+    /// # Cancel safety
+    /// Dropping the future or the stream closes the watch.
+    pub async fn watch_as<K: DeserializeOwned + Send + Sync + 'static, M: Decoding>(
+        mut self,
+    ) -> Result<WatchStream<K, M>> {
         self.take_error()?;
         if !self.params.iter().any(|(k, _)| k == "watch") {
             self.params.push(("watch".to_owned(), "true".to_owned()));

@@ -177,7 +177,12 @@ impl SharedInformerFactory {
         if let Some(check) = type_check {
             config = config.type_check(check);
         }
-        SharedIndexInformer::with_queue(source, config, make_queue)
+        if options.keep_managed_fields {
+            SharedIndexInformer::with_queue(source, config, make_queue)
+        } else {
+            // Skipped by the parser, so they are never built only to be dropped.
+            SharedIndexInformer::with_queue(source.without_managed_fields(), config, make_queue)
+        }
     }
 
     /// Starts every informer that is not running yet, each on its own task; safe to call again

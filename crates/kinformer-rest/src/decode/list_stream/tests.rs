@@ -128,3 +128,27 @@ fn a_large_item_in_tiny_chunks() {
     assert_eq!(list.items.len(), 2);
     assert_eq!(list.items[0].data.as_ref().unwrap()["k"].len(), 200_000);
 }
+
+#[test]
+fn skip_managed_fields_mode_drops_them_from_every_item() {
+    let body = br#"{"metadata":{"resourceVersion":"9"},"items":[
+        {"metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:data":{}}}]},"data":{"k":"v"}},
+        {"metadata":{"name":"b"}}]}"#;
+    for chunk in [1, 7, body.len()] {
+        let mut d = ListDecoder::<ConfigMap, crate::SkipManagedFields>::new();
+        for c in body.chunks(chunk) {
+            d.decode(c).unwrap();
+        }
+        let list = d.finish().unwrap();
+        assert_eq!(list.resource_version, "9");
+        assert_eq!(list.items.len(), 2);
+        assert!(
+            list.items
+                .iter()
+                .all(|c| c.metadata.managed_fields.is_none())
+        );
+        assert_eq!(list.items[0].data.as_ref().unwrap()["k"], "v");
+    }
+    let full = streamed(body, 5).unwrap();
+    assert!(full.items[0].metadata.managed_fields.is_some());
+}
