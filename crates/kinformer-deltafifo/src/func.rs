@@ -1,42 +1,9 @@
-//! [`KeyFunc`] and [`TransformFunc`]: how a queue keys and transforms what enters it.
+//! [`TransformFunc`]: how a queue transforms what enters it.
 
 use std::fmt;
 use std::sync::Arc;
 
-use kinformer_core::{Object, object_key};
-
-/// Computes an object's queue key; the default is `namespace/name` (or `name`).
-pub struct KeyFunc<K>(Arc<dyn Fn(&K) -> String + Send + Sync>);
-
-impl<K> KeyFunc<K> {
-    /// A key function from a closure.
-    pub fn new(f: impl Fn(&K) -> String + Send + Sync + 'static) -> Self {
-        Self(Arc::new(f))
-    }
-
-    /// The key of `obj`.
-    pub fn key(&self, obj: &K) -> String {
-        (self.0)(obj)
-    }
-}
-
-impl<K: Object> Default for KeyFunc<K> {
-    fn default() -> Self {
-        Self::new(|obj: &K| object_key(obj))
-    }
-}
-
-impl<K> Clone for KeyFunc<K> {
-    fn clone(&self) -> Self {
-        Self(Arc::clone(&self.0))
-    }
-}
-
-impl<K> fmt::Debug for KeyFunc<K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("KeyFunc")
-    }
-}
+use kinformer_core::Object;
 
 /// Rewrites an object once as it enters a queue (client-go's `TransformFunc`), typically to
 /// drop fields the program never reads, such as `managedFields`.

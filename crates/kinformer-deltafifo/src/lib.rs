@@ -36,6 +36,8 @@ mod tests;
 pub use delta_fifo::{Config, DeltaFifo, KnownObjects};
 pub use either::EitherQueue;
 pub use error::{Error, Result};
-pub use func::{KeyFunc, TransformFunc};
+pub use func::TransformFunc;
+/// Re-exported from core: the queues and the indexer share one key function type.
+pub use kinformer_core::KeyFunc;
 pub use queue::{Popped, Queue, QueueItem};
 pub use real_fifo::{RealFifo, RealFifoConfig};

@@ -37,5 +37,7 @@ pub use config::Config;
 pub use error::{Error, Result};
 pub use index::IndexFunc;
 pub use indexer::Indexer;
-pub use key::{KeyFunc, NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
+pub use key::{NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
+/// Re-exported from core: the indexer and the queues share one key function type.
+pub use kinformer_core::KeyFunc;
 pub use lister::{Lister, NamespacedLister};
