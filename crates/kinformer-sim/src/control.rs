@@ -2,6 +2,7 @@
 //! under `/_control/` and the `SimHandle` methods both call these.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -27,6 +28,10 @@ pub struct Stats {
     pub open_watches: usize,
     /// Entries in the request log.
     pub requests: usize,
+    /// TCP connections accepted since the sim started.
+    pub connections_accepted: u64,
+    /// TCP connections open now.
+    pub connections_open: u64,
 }
 
 /// The ground truth for one resource (`GET /_control/state`).
@@ -228,6 +233,8 @@ impl Shared {
             events,
             open_watches: self.watches.open(),
             requests: self.requests().len(),
+            connections_accepted: self.connections.accepted.load(Ordering::Relaxed),
+            connections_open: self.connections.open.load(Ordering::Relaxed),
         }
     }
 

@@ -17,7 +17,7 @@ use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
 use crate::body::SimBody;
-use crate::shared::Shared;
+use crate::shared::{OpenConnection, Shared};
 use crate::status::ApiError;
 
 /// Accepts connections until the task is aborted; aborting it drops every connection.
@@ -44,6 +44,7 @@ pub(crate) async fn serve(
 }
 
 async fn connection(stream: TcpStream, shared: Arc<Shared>, tls: Option<TlsAcceptor>) {
+    let _open = OpenConnection::new(shared.clone());
     let service = service_fn(move |req: Request<Incoming>| {
         let shared = shared.clone();
         async move { Ok::<_, Infallible>(handle_incoming(shared, req).await) }

@@ -41,6 +41,33 @@ pub(crate) struct Shared {
     pub(crate) watches: Arc<WatchRegistry>,
     requests: Mutex<VecDeque<RequestRecord>>,
     pub(crate) churn: Mutex<Option<ChurnTask>>,
+    /// TCP connections accepted since start, and those still open: how a test sees that
+    /// many informers share one HTTP/2 connection.
+    pub(crate) connections: ConnectionCounts,
+}
+
+/// Counters of the listener's connections.
+#[derive(Debug, Default)]
+pub(crate) struct ConnectionCounts {
+    pub(crate) accepted: AtomicU64,
+    pub(crate) open: AtomicU64,
+}
+
+/// Keeps a connection counted as open until it is dropped, however the connection ends.
+pub(crate) struct OpenConnection(pub(crate) Arc<Shared>);
+
+impl OpenConnection {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        shared.connections.accepted.fetch_add(1, Ordering::Relaxed);
+        shared.connections.open.fetch_add(1, Ordering::Relaxed);
+        Self(shared)
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.connections.open.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Shared {
@@ -53,6 +80,7 @@ impl Shared {
             watches: Arc::default(),
             requests: Mutex::new(VecDeque::new()),
             churn: Mutex::new(None),
+            connections: ConnectionCounts::default(),
         })
     }
 
