@@ -15,6 +15,7 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 
 use super::proxy::Proxy;
+use super::single_h2::{LiveH2, SingleH2};
 use crate::error::{BoxError, Error, Kind};
 
 /// TLS handshakes that take longer than this fail (client-go's `TLSHandshakeTimeout`).
@@ -26,6 +27,8 @@ pub(crate) struct Connector {
     tls: TlsConnector,
     server_name: Option<ServerName<'static>>,
     proxy: Option<Proxy>,
+    /// Set when ALPN offers `h2`: TLS dials then take turns (see [`SingleH2`]).
+    single_h2: Option<Arc<SingleH2>>,
 }
 
 impl Connector {
@@ -40,8 +43,10 @@ impl Connector {
         http.set_connect_timeout(Some(connect_timeout));
         http.set_keepalive(Some(Duration::from_secs(30)));
         http.set_nodelay(true);
+        let offers_h2 = tls.alpn_protocols.iter().any(|p| p == b"h2");
         Self {
             http,
+            single_h2: offers_h2.then(Arc::default),
             tls: TlsConnector::from(tls),
             server_name,
             proxy,
@@ -74,9 +79,15 @@ impl tower::Service<http::Uri> for Connector {
         let dial = proxy
             .as_ref()
             .map_or_else(|| uri.clone(), |p| p.uri.clone());
-        let connecting = tower::Service::<http::Uri>::call(&mut self.http, dial);
+        // Dialled inside the future, after this dial's turn; `HttpConnector` is always ready.
+        let mut http = self.http.clone();
+        let single_h2 = self.single_h2.clone().filter(|_| https);
         Box::pin(async move {
-            let tcp = connecting.await?;
+            let turn = match &single_h2 {
+                Some(gate) => Some(gate.turn().await),
+                None => None,
+            };
+            let tcp = tower::Service::<http::Uri>::call(&mut http, dial).await?;
             if !https {
                 return Ok(Stream::Plain(tcp, proxy.is_some()));
             }
@@ -93,7 +104,14 @@ impl tower::Service<http::Uri> for Connector {
                 .map_err(|_| {
                     io::Error::new(io::ErrorKind::TimedOut, "TLS handshake timed out")
                 })??;
-            Ok(Stream::Tls(Box::new(TokioIo::new(stream))))
+            let live = match &single_h2 {
+                Some(gate) if stream.get_ref().1.alpn_protocol() == Some(b"h2") => {
+                    Some(gate.alive())
+                }
+                _ => None,
+            };
+            drop(turn);
+            Ok(Stream::Tls(Box::new(TokioIo::new(stream)), live))
         })
     }
 }
@@ -102,14 +120,19 @@ impl tower::Service<http::Uri> for Connector {
 pub(crate) enum Stream {
     /// A cleartext connection; `true` when it goes to a proxy (requests use absolute URIs).
     Plain(TokioIo<TcpStream>, bool),
-    Tls(Box<TokioIo<TlsStream<TcpStream>>>),
+    /// A TLS connection; with a token while it is the client's live HTTP/2 connection.
+    Tls(
+        Box<TokioIo<TlsStream<TcpStream>>>,
+        // Never read: dropped with the connection, which lets the next dial go.
+        #[allow(dead_code)] Option<LiveH2>,
+    ),
 }
 
 impl Connection for Stream {
     fn connected(&self) -> Connected {
         match self {
             Self::Plain(s, proxied) => s.connected().proxy(*proxied),
-            Self::Tls(s) => {
+            Self::Tls(s, _) => {
                 let (_, tls) = s.inner().get_ref();
                 let connected = Connected::new();
                 if tls.alpn_protocol() == Some(b"h2") {
@@ -130,7 +153,7 @@ impl Read for Stream {
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Self::Plain(s, _) => Pin::new(s).poll_read(cx, buf),
-            Self::Tls(s) => Pin::new(&mut **s).poll_read(cx, buf),
+            Self::Tls(s, _) => Pin::new(&mut **s).poll_read(cx, buf),
         }
     }
 }
@@ -143,28 +166,28 @@ impl Write for Stream {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Self::Plain(s, _) => Pin::new(s).poll_write(cx, buf),
-            Self::Tls(s) => Pin::new(&mut **s).poll_write(cx, buf),
+            Self::Tls(s, _) => Pin::new(&mut **s).poll_write(cx, buf),
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Self::Plain(s, _) => Pin::new(s).poll_flush(cx),
-            Self::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
+            Self::Tls(s, _) => Pin::new(&mut **s).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Self::Plain(s, _) => Pin::new(s).poll_shutdown(cx),
-            Self::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
+            Self::Tls(s, _) => Pin::new(&mut **s).poll_shutdown(cx),
         }
     }
 
     fn is_write_vectored(&self) -> bool {
         match self {
             Self::Plain(s, _) => s.is_write_vectored(),
-            Self::Tls(s) => s.is_write_vectored(),
+            Self::Tls(s, _) => s.is_write_vectored(),
         }
     }
 
@@ -175,7 +198,7 @@ impl Write for Stream {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Self::Plain(s, _) => Pin::new(s).poll_write_vectored(cx, bufs),
-            Self::Tls(s) => Pin::new(&mut **s).poll_write_vectored(cx, bufs),
+            Self::Tls(s, _) => Pin::new(&mut **s).poll_write_vectored(cx, bufs),
         }
     }
 }

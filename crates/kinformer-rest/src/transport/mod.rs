@@ -3,6 +3,7 @@
 
 mod connector;
 mod proxy;
+mod single_h2;
 mod tls;
 
 pub(crate) use tls::parse_certs;
@@ -166,7 +167,9 @@ impl Client {
             .to_owned();
         let client = Self::from_http_service(service, base)
             .with_default_namespace(config.default_namespace.clone())
-            .with_max_watch_frame(config.max_watch_frame);
+            .with_max_watch_frame(config.max_watch_frame)
+            .with_max_list_item(config.max_list_item)
+            .with_max_list_body(config.max_list_body);
         Ok(match config.timeout {
             Some(t) => client.with_default_timeout(t),
             None => client,

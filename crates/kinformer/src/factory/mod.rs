@@ -303,3 +303,6 @@ fn describe(resource: &ApiResource, dynamic: bool) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod connection_tests;
