@@ -8,14 +8,12 @@ use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 
 use crate::body::{Body, ResponseBody, boxed};
+use crate::decode::Limits;
 use crate::error::{BoxError, Error, Kind, Result};
 
 /// The type-erased service every request goes through.
 pub(crate) type HttpService =
     BoxCloneSyncService<http::Request<Body>, http::Response<ResponseBody>, BoxError>;
-
-/// Default maximum size of one watch event (client-go's streaming decoder limit).
-pub const DEFAULT_MAX_WATCH_FRAME: usize = 16 * 1024 * 1024;
 
 /// A client for one API server: a shared tower service plus the URL it is rooted at.
 ///
@@ -57,7 +55,7 @@ struct Inner {
     /// `scheme://authority/prefix` without a trailing slash; empty for path-only URIs.
     base_url: String,
     default_namespace: String,
-    max_watch_frame: usize,
+    limits: Limits,
     default_timeout: Option<std::time::Duration>,
 }
 
@@ -91,7 +89,7 @@ impl Client {
                 service,
                 base_url,
                 default_namespace: "default".to_owned(),
-                max_watch_frame: DEFAULT_MAX_WATCH_FRAME,
+                limits: Limits::default(),
                 default_timeout: None,
             }),
         }
@@ -102,7 +100,7 @@ impl Client {
             service: self.inner.service.clone(),
             base_url: self.inner.base_url.clone(),
             default_namespace: self.inner.default_namespace.clone(),
-            max_watch_frame: self.inner.max_watch_frame,
+            limits: self.inner.limits,
             default_timeout: self.inner.default_timeout,
         };
         f(&mut inner);
@@ -127,10 +125,24 @@ impl Client {
     }
 
     /// Sets the largest watch event accepted, in bytes (default 16 MiB); a larger event ends the
-    /// watch with an error for which [`Error::is_frame_too_large`] is true.
+    /// watch with an error for which [`Error::is_response_too_large`] is true.
     #[must_use]
     pub fn with_max_watch_frame(self, bytes: usize) -> Self {
-        self.map_inner(|i| i.max_watch_frame = bytes.max(1))
+        self.map_inner(|i| i.limits.watch_frame = bytes.max(1))
+    }
+
+    /// Sets the largest list item accepted, in bytes (default 16 MiB); see
+    /// [`Config::max_list_item`](crate::Config::max_list_item).
+    #[must_use]
+    pub fn with_max_list_item(self, bytes: usize) -> Self {
+        self.map_inner(|i| i.limits.list_item = bytes.max(1))
+    }
+
+    /// Sets the largest list body accepted, in bytes (default `None`: unbounded); see
+    /// [`Config::max_list_body`](crate::Config::max_list_body).
+    #[must_use]
+    pub fn with_max_list_body(self, bytes: Option<usize>) -> Self {
+        self.map_inner(|i| i.limits.list_body = bytes)
     }
 
     /// Sets the timeout of requests that set none (not applied to watches and streams).
@@ -153,8 +165,8 @@ impl Client {
         &self.inner.base_url
     }
 
-    pub(crate) fn max_watch_frame(&self) -> usize {
-        self.inner.max_watch_frame
+    pub(crate) fn limits(&self) -> Limits {
+        self.inner.limits
     }
 
     /// Sends one request through the stack.

@@ -59,8 +59,8 @@ pub(crate) enum Kind {
     Timeout,
     /// A response body could not be decoded.
     Decode,
-    /// A watch frame exceeded the configured maximum size.
-    FrameTooLarge,
+    /// A watch event, list item or list body exceeded its configured maximum size.
+    TooLarge,
     /// The request was malformed before it was sent (bad path segment, bad header).
     Request,
     /// Configuration could not be loaded or is invalid.
@@ -209,12 +209,15 @@ impl Error {
 
     /// A response body or watch frame could not be decoded.
     pub fn is_decode(&self) -> bool {
-        matches!(self.kind(), Kind::Decode | Kind::FrameTooLarge)
+        matches!(self.kind(), Kind::Decode | Kind::TooLarge)
     }
 
-    /// A watch frame exceeded the configured maximum frame size.
-    pub fn is_frame_too_large(&self) -> bool {
-        self.kind() == Kind::FrameTooLarge
+    /// A watch event, list item or list body exceeded its configured maximum size
+    /// ([`Config::max_watch_frame`](crate::Config::max_watch_frame),
+    /// [`max_list_item`](crate::Config::max_list_item),
+    /// [`max_list_body`](crate::Config::max_list_body)); the decoder stopped buffering at the limit.
+    pub fn is_response_too_large(&self) -> bool {
+        self.kind() == Kind::TooLarge
     }
 
     /// The error came from a watch `ERROR` event (the stream itself worked).
@@ -284,7 +287,7 @@ impl fmt::Display for Error {
             Kind::Transport => "transport error",
             Kind::Timeout => "timeout",
             Kind::Decode => "decode error",
-            Kind::FrameTooLarge => "watch frame too large",
+            Kind::TooLarge => "response too large",
             Kind::Request => "invalid request",
             Kind::Config => "configuration error",
             Kind::Auth => "authentication error",

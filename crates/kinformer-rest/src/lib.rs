@@ -76,13 +76,13 @@ mod transport;
 // The public interface is:
 pub use auth::{Auth, AuthLayer, AuthService, ExecConfig, InteractiveMode, Secret};
 pub use body::Body;
-pub use client::{Client, DEFAULT_MAX_WATCH_FRAME};
+pub use client::Client;
 pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
 pub use decode::{
-    ByteStream, Decoding, FullObjects, ListDecoder, SkipManagedFields, WatchDecoder, WatchStream,
-    decode_list,
+    ByteStream, DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, Decoding, FullObjects, ListDecoder,
+    SkipManagedFields, WatchDecoder, WatchStream, decode_list,
 };
 pub use error::{Error, Result};
 pub use layers::{

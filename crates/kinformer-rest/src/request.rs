@@ -9,6 +9,7 @@ use kinformer_core::ListOptions;
 
 use crate::body::Body;
 use crate::client::Client;
+use crate::decode::Limits;
 use crate::error::{Error, Kind, Result};
 
 mod send;
@@ -68,6 +69,7 @@ pub struct Request {
     body: Body,
     timeout: Option<Duration>,
     max_retries: Option<u32>,
+    limits: Limits,
     /// The first builder error's message.
     error: Option<String>,
 }
@@ -76,6 +78,7 @@ impl Request {
     /// A request on `client` under `base_path` (a group-version path such as `/api/v1`).
     pub fn new(client: Client, method: Method, base_path: impl Into<String>) -> Self {
         let timeout = client.default_timeout();
+        let limits = client.limits();
         Self {
             client,
             base_path: base_path.into(),
@@ -89,6 +92,7 @@ impl Request {
             body: Body::empty(),
             timeout,
             max_retries: None,
+            limits,
             error: None,
         }
     }
@@ -225,6 +229,27 @@ impl Request {
     /// Caps the retries of this request (default 10).
     pub fn max_retries(mut self, retries: u32) -> Self {
         self.max_retries = Some(retries);
+        self
+    }
+
+    /// The largest watch event accepted by [`watch`](Self::watch), in bytes (default: the
+    /// client's, 16 MiB).
+    pub fn max_watch_frame(mut self, bytes: usize) -> Self {
+        self.limits.watch_frame = bytes.max(1);
+        self
+    }
+
+    /// The largest item accepted by [`list`](Self::list), in bytes (default: the client's,
+    /// 16 MiB).
+    pub fn max_list_item(mut self, bytes: usize) -> Self {
+        self.limits.list_item = bytes.max(1);
+        self
+    }
+
+    /// The largest body accepted by [`list`](Self::list), in bytes (default: the client's,
+    /// unbounded).
+    pub fn max_list_body(mut self, bytes: Option<usize>) -> Self {
+        self.limits.list_body = bytes;
         self
     }
 

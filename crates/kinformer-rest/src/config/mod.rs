@@ -15,7 +15,7 @@ pub use impersonate::Impersonate;
 pub use kubeconfig::{Kubeconfig, KubeconfigOptions};
 
 use crate::auth::Auth;
-use crate::client::DEFAULT_MAX_WATCH_FRAME;
+use crate::decode::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 use crate::error::{Error, Kind, Result};
 use crate::layers::{
     DedupWarningLogger, RateLimiter, UrlBackoff, WarningHandler, default_user_agent,
@@ -93,8 +93,18 @@ pub struct Config {
     pub http2_keepalive_timeout: Duration,
     /// Do not ask for gzip responses.
     pub disable_compression: bool,
-    /// The largest accepted watch event, in bytes.
+    /// The largest accepted watch event, in bytes (default [`DEFAULT_MAX_WATCH_FRAME`], 16 MiB).
+    /// A larger event ends the watch with an error for which
+    /// [`Error::is_response_too_large`] is true; the decoder never buffers more than this plus
+    /// one chunk.
     pub max_watch_frame: usize,
+    /// The largest accepted list item, in bytes (default [`DEFAULT_MAX_LIST_ITEM`], 16 MiB):
+    /// lists are decoded item by item, so this bounds what the decoder buffers.
+    pub max_list_item: usize,
+    /// The largest accepted list body, in bytes. `None` (the default) accepts any size: a
+    /// legitimate list of 150 000 pods is about 750 MB, the decoder holds only one item of it
+    /// as bytes, and the decoded items are the result itself; paginate with `limit` instead.
+    pub max_list_body: Option<usize>,
     /// Receives `Warning` headers; the default logs each distinct warning once.
     pub warning_handler: Arc<dyn WarningHandler>,
     accept_invalid_certs: bool,
@@ -138,6 +148,8 @@ impl Config {
             http2_keepalive_timeout: Duration::from_secs(ping),
             disable_compression: false,
             max_watch_frame: DEFAULT_MAX_WATCH_FRAME,
+            max_list_item: DEFAULT_MAX_LIST_ITEM,
+            max_list_body: None,
             warning_handler: Arc::new(DedupWarningLogger::default()),
             accept_invalid_certs: false,
         }

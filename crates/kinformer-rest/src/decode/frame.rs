@@ -14,6 +14,7 @@ use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Deserializer};
 
 use super::event::EventSeed;
+use super::limits::too_large;
 use super::mode::{Decoding, FullObjects};
 use crate::error::{Error, Kind, Result};
 
@@ -96,6 +97,11 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
             // Fast path: decode straight from the chunk and keep only its incomplete tail.
             let consumed = self.scan(chunk, 0, out);
             if let Some(consumed) = consumed {
+                if chunk.len() - consumed > self.max_frame {
+                    // Not even copied: the tail alone is over the limit.
+                    self.fail(out, too_large("a watch event", self.max_frame));
+                    return;
+                }
                 self.buf.extend_from_slice(&chunk[consumed..]);
                 self.scanned = chunk.len() - consumed;
             }
@@ -110,17 +116,10 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
                 self.scanned = self.buf.len();
             }
         }
+        // What stays buffered is one incomplete event: at most `max_frame` bytes survive a call,
+        // so the buffer never holds more than the limit plus one chunk.
         if !self.finished && self.buf.len() > self.max_frame {
-            self.fail(
-                out,
-                Error::new(
-                    Kind::FrameTooLarge,
-                    format!(
-                        "a watch event exceeds the maximum of {} bytes",
-                        self.max_frame
-                    ),
-                ),
-            );
+            self.fail(out, too_large("a watch event", self.max_frame));
         }
     }
 
@@ -162,6 +161,12 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
         while let Some(rel) = memchr::memchr(b'\n', &data[from..]) {
             self.seen_newline = true;
             let end = from + rel + 1;
+            // One event per line, as servers write them: a longer line is rejected however the
+            // chunks fell, before it is decoded.
+            if data[consumed..end].trim_ascii().len() > self.max_frame {
+                self.fail(out, too_large("a watch event", self.max_frame));
+                return None;
+            }
             match Self::parse(&data[consumed..end], out) {
                 Scan::Consumed(n) => consumed += n,
                 Scan::Malformed(e) => {
@@ -173,6 +178,10 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
         }
         // A producer that never writes newlines: try when the data ends like an object does.
         if !self.seen_newline && data[consumed..].trim_ascii_end().ends_with(b"}") {
+            if data[consumed..].trim_ascii().len() > self.max_frame {
+                self.fail(out, too_large("a watch event", self.max_frame));
+                return None;
+            }
             match Self::parse(&data[consumed..], out) {
                 Scan::Consumed(n) => consumed += n,
                 Scan::Malformed(e) => {

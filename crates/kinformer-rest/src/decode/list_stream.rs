@@ -14,6 +14,7 @@ use bytes::{Buf, BytesMut};
 use kinformer_core::ObjectList;
 use serde::de::DeserializeOwned;
 
+use super::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
 use super::list::ListMeta;
 use super::mode::{Decoding, FullObjects};
 use crate::error::{Error, Kind, Result};
@@ -88,6 +89,12 @@ pub struct ListDecoder<K, M = FullObjects> {
     attempted: usize,
     meta: ListMeta,
     items: Vec<Arc<K>>,
+    /// The largest value (item or member) that may be buffered.
+    max_item: usize,
+    /// The largest body accepted, when bounded.
+    max_body: Option<usize>,
+    /// Bytes of the body received so far.
+    received: usize,
     _kind: PhantomData<fn() -> (K, M)>,
 }
 
@@ -105,7 +112,10 @@ impl<K: DeserializeOwned, M: Decoding> Default for ListDecoder<K, M> {
 }
 
 impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
-    /// A decoder for one list body.
+    /// A decoder for one list body, accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a
+    /// body of any size.
+    ///
+    /// [`DEFAULT_MAX_LIST_ITEM`]: crate::DEFAULT_MAX_LIST_ITEM
     pub fn new() -> Self {
         Self {
             buf: BytesMut::new(),
@@ -116,15 +126,38 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
             attempted: 0,
             meta: ListMeta::default(),
             items: Vec::new(),
+            max_item: DEFAULT_MAX_LIST_ITEM,
+            max_body: None,
+            received: 0,
             _kind: PhantomData,
         }
+    }
+
+    /// Sets the largest item (or other member value) accepted, in bytes. Only the value in
+    /// progress is buffered, so this bounds the decoder's buffer to `max_item` plus one chunk.
+    #[must_use]
+    pub fn with_max_item(mut self, max_item: usize) -> Self {
+        self.max_item = max_item;
+        self
+    }
+
+    /// Sets the largest body accepted, in bytes (`None`: unbounded).
+    #[must_use]
+    pub fn with_max_body(mut self, max_body: Option<usize>) -> Self {
+        self.max_body = max_body;
+        self
     }
 
     /// Feeds the next chunk; complete items are decoded at once.
     ///
     /// # Errors
-    /// A body that is not a JSON list object, or an item that is not a `K`.
+    /// A body that is not a JSON list object, an item that is not a `K`, or an item or body over
+    /// its limit ([`Error::is_response_too_large`]).
     pub fn decode(&mut self, chunk: &[u8]) -> Result<()> {
+        self.received = self.received.saturating_add(chunk.len());
+        if let Some(max) = self.max_body.filter(|max| self.received > *max) {
+            return Err(too_large("the list body", max));
+        }
         self.buf.extend_from_slice(chunk);
         self.run()?;
         // Drop what is fully consumed, keeping the value in progress.
@@ -135,6 +168,13 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
         self.buf.advance(keep_from);
         self.pos -= keep_from;
         self.start -= keep_from.min(self.start);
+        // What is left is one value in progress (or bytes not scanned yet).
+        if self.buf.len() > self.max_item {
+            return Err(too_large(
+                &format!("list item {}", self.items.len()),
+                self.max_item,
+            ));
+        }
         Ok(())
     }
 
@@ -168,7 +208,10 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
     /// Decodes the item starting at `start` straight from the buffer: one pass, no separate
     /// scan for its end. False when the buffer holds only part of it.
     fn try_item(&mut self) -> Result<bool> {
-        let mut values = serde_json::Deserializer::from_slice(&self.buf[self.start..])
+        // Parsing at most `max_item` bytes makes an oversized item look incomplete whatever the
+        // chunking, so it is never decoded, and `decode` rejects it once it is buffered.
+        let window_end = self.buf.len().min(self.start.saturating_add(self.max_item));
+        let mut values = serde_json::Deserializer::from_slice(&self.buf[self.start..window_end])
             .into_iter::<M::Decoded<K>>();
         match values.next() {
             Some(Ok(item)) => {
@@ -224,9 +267,17 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
                 Phase::Item => {
                     // Retry an incomplete item only once twice as many bytes are buffered, so
                     // an item split over many small chunks costs at most about twice its size.
+                    // Past the item limit there is no waiting: this is the item's last chance.
                     let available = self.buf.len() - self.start;
-                    if available < self.attempted.saturating_mul(2) || !self.try_item()? {
-                        self.attempted = self.attempted.max(available).max(1);
+                    let wait =
+                        available < self.attempted.saturating_mul(2) && available <= self.max_item;
+                    if wait {
+                        return Ok(());
+                    }
+                    if !self.try_item()? {
+                        // Only a real attempt moves the mark: bumping it while waiting would
+                        // put the retry off until the end of the body.
+                        self.attempted = available.max(1);
                         return Ok(());
                     }
                 }

@@ -2,12 +2,15 @@
 
 mod event;
 mod frame;
+mod limits;
 mod list;
 mod list_stream;
 mod mode;
 mod stream;
 
 pub use frame::WatchDecoder;
+pub(crate) use limits::Limits;
+pub use limits::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 pub use list::decode_list;
 pub use list_stream::ListDecoder;
 pub use mode::{Decoding, FullObjects, SkipManagedFields};

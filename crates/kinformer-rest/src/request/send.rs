@@ -134,7 +134,8 @@ impl Request {
     /// the list's resourceVersion, continue token and remaining item count.
     ///
     /// # Errors
-    /// As [`into`](Self::into).
+    /// As [`into`](Self::into), plus an item or body over its limit
+    /// ([`max_list_item`](Self::max_list_item), [`max_list_body`](Self::max_list_body)).
     ///
     /// # Cancel safety
     /// Dropping the future abandons the request.
@@ -151,8 +152,11 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future abandons the request.
     pub async fn list_as<K: DeserializeOwned, M: Decoding>(self) -> Result<ObjectList<K>> {
+        let limits = self.limits;
         self.execute(|mut body| async move {
-            let mut decoder = ListDecoder::<K, M>::new();
+            let mut decoder = ListDecoder::<K, M>::new()
+                .with_max_item(limits.list_item)
+                .with_max_body(limits.list_body);
             while let Some(frame) = body.frame().await {
                 let frame = frame.map_err(crate::client::error_from_service)?;
                 if let Ok(data) = frame.into_data() {
@@ -168,7 +172,8 @@ impl Request {
     ///
     /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
     /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
-    /// malformed event yields one decode error and ends the stream.
+    /// malformed event, or one over [`max_watch_frame`](Self::max_watch_frame), yields one error
+    /// and ends the stream.
     ///
     /// # Errors
     /// A builder error, a transport error, or a non-200 status.
@@ -196,7 +201,7 @@ impl Request {
         if !self.params.iter().any(|(k, _)| k == "watch") {
             self.params.push(("watch".to_owned(), "true".to_owned()));
         }
-        let max_frame = self.client.max_watch_frame();
+        let max_frame = self.limits.watch_frame;
         let (client, mut request) = self.into_http("application/json")?;
         request.extensions_mut().insert(WatchRequest);
         let body = open_stream(&client, request, true).await?;

@@ -106,7 +106,7 @@ fn oversized_frame_is_typed() {
     let mut out = VecDeque::new();
     d.decode(&big.as_bytes()[..3000], &mut out);
     let err = out.pop_front().unwrap().unwrap_err();
-    assert!(err.is_frame_too_large() && err.is_decode());
+    assert!(err.is_response_too_large() && err.is_decode());
     d.decode(b"\n", &mut out);
     d.finish(&mut out);
     assert!(out.is_empty());
@@ -135,4 +135,64 @@ proptest! {
         chunks.push(&bytes[last..]);
         prop_assert_eq!(decode_chunks(&chunks, 1 << 20), expected);
     }
+}
+
+#[test]
+fn buffer_never_grows_past_limit_plus_chunk() {
+    const LIMIT: usize = 10_000;
+    const CHUNK: usize = 999;
+    let mut d = WatchDecoder::<Pod>::new(LIMIT);
+    let mut out = VecDeque::new();
+    // A small event, then one that never ends (a hostile or broken server).
+    let first = format!("{}\n", event("ADDED", "a", 1));
+    d.decode(first.as_bytes(), &mut out);
+    d.decode(
+        br#"{"type":"ADDED","object":{"metadata":{"name":""#,
+        &mut out,
+    );
+    let endless = vec![b'x'; CHUNK];
+    let mut fed = 0;
+    while !d.is_finished() {
+        assert!(fed < 100, "the limit was never enforced");
+        d.decode(&endless, &mut out);
+        fed += 1;
+        assert!(d.buf.len() <= LIMIT + CHUNK, "buffered {}", d.buf.len());
+        assert!(
+            d.buf.capacity() <= 2 * (LIMIT + CHUNK),
+            "{}",
+            d.buf.capacity()
+        );
+    }
+    assert!(fed <= LIMIT / CHUNK + 1, "fed {fed} chunks");
+    assert!(matches!(out.pop_front(), Some(Ok(WatchEvent::Added(_)))));
+    let err = out.pop_front().unwrap().unwrap_err();
+    assert!(err.is_response_too_large(), "{err:?}");
+    assert!(err.to_string().contains("10000 bytes"), "{err}");
+    d.decode(b"\n", &mut out);
+    d.finish(&mut out);
+    assert!(out.is_empty(), "the stream ends after the error");
+}
+
+#[test]
+fn oversized_event_is_rejected_however_it_is_chunked() {
+    let big = format!("{}\n", event("ADDED", &"x".repeat(5000), 1));
+    let limit = big.len() - 100;
+    for chunk in [big.len(), 1000, 7] {
+        let chunks: Vec<&[u8]> = big.as_bytes().chunks(chunk).collect();
+        let events = decode_chunks(&chunks, limit);
+        assert_eq!(events.len(), 1, "chunk {chunk}: {events:?}");
+        assert!(
+            events[0].starts_with("Err response too large"),
+            "{events:?}"
+        );
+        // Within the limit, the same event decodes.
+        assert_eq!(decode_chunks(&chunks, big.len())[0].get(..5), Some("ADDED"));
+    }
+    // A producer without newlines is held to the same limit.
+    let bare = event("ADDED", &"y".repeat(5000), 1);
+    let events = decode_chunks(&[bare.as_bytes()], bare.len() - 1);
+    assert!(
+        events[0].starts_with("Err response too large"),
+        "{events:?}"
+    );
 }

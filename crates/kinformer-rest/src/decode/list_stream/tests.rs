@@ -152,3 +152,90 @@ fn skip_managed_fields_mode_drops_them_from_every_item() {
     let full = streamed(body, 5).unwrap();
     assert!(full.items[0].metadata.managed_fields.is_some());
 }
+
+#[test]
+fn list_buffer_never_grows_past_item_limit_plus_chunk() {
+    const LIMIT: usize = 10_000;
+    const CHUNK: usize = 999;
+    let mut d = ListDecoder::<ConfigMap>::new().with_max_item(LIMIT);
+    d.decode(
+        br#"{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"a"}},{"data":{"k":""#,
+    )
+    .unwrap();
+    let endless = vec![b'x'; CHUNK];
+    let mut fed = 0;
+    let err = loop {
+        assert!(fed < 100, "the limit was never enforced");
+        fed += 1;
+        match d.decode(&endless) {
+            Ok(()) => assert!(d.buf.len() <= LIMIT, "buffered {}", d.buf.len()),
+            Err(e) => break e,
+        }
+        assert!(
+            d.buf.capacity() <= 2 * (LIMIT + CHUNK),
+            "{}",
+            d.buf.capacity()
+        );
+    };
+    assert!(d.buf.len() <= LIMIT + CHUNK);
+    assert!(fed <= LIMIT / CHUNK + 1, "fed {fed} chunks");
+    assert!(err.is_response_too_large() && err.is_decode(), "{err:?}");
+    assert!(err.to_string().contains("list item 1"), "{err}");
+}
+
+#[test]
+fn item_and_body_limits_hold_however_the_body_is_chunked() {
+    let body = serde_json::to_vec(&serde_json::json!({
+        "metadata": {"resourceVersion": "1"},
+        "items": [{"metadata": {"name": "small"}}, {"metadata": {"name": "big"}, "data": {"k": "x".repeat(5000)}}],
+    }))
+    .unwrap();
+    let decode = |chunk: usize, item: usize, body_limit: Option<usize>| {
+        let mut d = ListDecoder::<ConfigMap>::new()
+            .with_max_item(item)
+            .with_max_body(body_limit);
+        for c in body.chunks(chunk) {
+            d.decode(c)?;
+        }
+        d.finish()
+    };
+    for chunk in [body.len(), 1000, 7] {
+        let err = decode(chunk, 5000, None).unwrap_err();
+        assert!(err.is_response_too_large(), "chunk {chunk}: {err:?}");
+        assert!(
+            err.to_string().contains("list item 1"),
+            "chunk {chunk}: {err}"
+        );
+        assert_eq!(decode(chunk, 5100, None).unwrap().items.len(), 2);
+        let err = decode(chunk, 5100, Some(body.len() - 1)).unwrap_err();
+        assert!(err.is_response_too_large(), "chunk {chunk}: {err:?}");
+        assert!(err.to_string().contains("list body"), "{err}");
+        assert_eq!(
+            decode(chunk, 5100, Some(body.len())).unwrap().items.len(),
+            2
+        );
+    }
+}
+
+#[test]
+fn items_are_decoded_while_tiny_chunks_arrive() {
+    let item = serde_json::json!({"metadata": {"name": "n"}, "data": {"k": "v".repeat(300)}});
+    let body = serde_json::to_vec(&serde_json::json!({
+        "metadata": {"resourceVersion": "1"},
+        "items": vec![item; 50],
+    }))
+    .unwrap();
+    let mut d = ListDecoder::<ConfigMap>::new();
+    let mut most = 0;
+    for c in body.chunks(7) {
+        d.decode(c).unwrap();
+        most = most.max(d.buf.len());
+    }
+    // One item in progress (about 350 bytes, retried at twice that), never the whole body.
+    assert!(
+        most < 1000,
+        "buffered up to {most} bytes of a {} byte body",
+        body.len()
+    );
+    assert_eq!(d.finish().unwrap().items.len(), 50);
+}
