@@ -3,6 +3,9 @@
 //! Reconciling a configmap stamps the annotation `example.kinformer.dev/reconciled` with its
 //! `data` size, through the REST client. The stamp itself comes back as an update, is seen to be
 //! current, and is not written again: reconciliation is idempotent, as a controller's must be.
+//!
+//! The informer and the queue report to one Prometheus registry, printed at the end as a
+//! `/metrics` endpoint would serve it.
 
 use std::io::Write as _;
 use std::sync::Arc;
@@ -11,23 +14,36 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::core::{DeletedState, StoreRead as _, object_key};
-use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
+use kinformer::informer::{Config, HandlerFns, InformerMetrics, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
 use kinformer::rest::{Client, PatchType, RestClient};
 use kinformer::sim::Sim;
-use kinformer::workqueue::RateLimitingQueue;
+use kinformer::workqueue::{
+    PrometheusMetrics, QueueConfig, RateLimitingQueue, default_controller_rate_limiter,
+};
 use kinformer_examples::connect;
+use prometheus_client::registry::Registry;
 
 const ANNOTATION: &str = "example.kinformer.dev/reconciled";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let conn = connect(Sim::builder().configmaps(300).namespaces(4).seed(9)).await?;
+    let mut registry = Registry::default();
+    let informer_metrics = InformerMetrics::register(&mut registry);
+    let queue_metrics = PrometheusMetrics::register(&mut registry);
     let informer: SharedIndexInformer<ConfigMap> = SharedIndexInformer::new(
         ListWatch::<ConfigMap, _>::for_type(conn.client.clone()),
-        Config::default().name("configmaps"),
+        Config::default()
+            .name("configmaps")
+            .metrics(informer_metrics.for_informer("configmaps")),
     );
-    let queue: RateLimitingQueue<String> = RateLimitingQueue::new();
+    let queue: RateLimitingQueue<String> = RateLimitingQueue::with_rate_limiter(
+        default_controller_rate_limiter(),
+        QueueConfig::default()
+            .name("configmaps")
+            .metrics(queue_metrics.for_queue("configmaps")),
+    );
     let enqueue = |queue: &RateLimitingQueue<String>| {
         let (a, u, d) = (queue.clone(), queue.clone(), queue.clone());
         HandlerFns::new()
@@ -37,7 +53,8 @@ async fn main() -> anyhow::Result<()> {
             })
             .delete_fn(move |s: &DeletedState<ConfigMap>| d.add(object_key(s.object().as_ref())))
     };
-    informer.add_event_handler(enqueue(&queue))?;
+    let registration = informer.add_event_handler(enqueue(&queue))?;
+    informer_metrics.track_handler("configmaps", "enqueue", &registration);
     let running = tokio::spawn({
         let informer = informer.clone();
         async move { informer.run().await }
@@ -91,6 +108,13 @@ async fn main() -> anyhow::Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    let mut scrape = String::new();
+    prometheus_client::encoding::text::encode(&mut scrape, &registry)?;
+    let mut out = std::io::stdout().lock();
+    for line in scrape.lines().filter(|l| !l.starts_with('#')) {
+        writeln!(out, "metric {line}")?;
+    }
+    drop(out);
     queue.shutdown_with_drain().await;
     for w in workers {
         w.await?;

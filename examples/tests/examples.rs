@@ -27,6 +27,19 @@ fn configmap_controller_reconciles_every_configmap() {
         out.contains("reconciled 300 configmaps with 300 writes; 0 pending"),
         "{out}"
     );
+    // The informer and the queue report to one registry.
+    assert!(
+        out.contains(r#"metric reflector_lists_total{name="configmaps"} 1"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"metric workqueue_adds_total{name="configmaps"}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"metric informer_handler_pending{name="configmaps",handler="enqueue"}"#),
+        "{out}"
+    );
 }
 
 #[test]

@@ -79,8 +79,8 @@
 //! # Feature flags
 //! - `rest` (default): the REST client, as `kinformer::rest`.
 //! - `sim`: the in-process API server, as `kinformer::sim`.
-//! - `prometheus`: `workqueue::PrometheusMetrics` (over `prometheus-client`), client-go's metric
-//!   names.
+//! - `prometheus`: `workqueue::PrometheusMetrics` and `informer::InformerMetrics` (over
+//!   `prometheus-client`), with client-go's metric names where it has them.
 //!
 //! # MSRV
 //! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger

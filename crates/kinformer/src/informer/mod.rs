@@ -28,6 +28,8 @@ mod notification;
 mod pipeline;
 mod process;
 mod processor;
+#[cfg(feature = "prometheus")]
+mod prometheus;
 mod queue;
 mod queues;
 mod registration;
@@ -50,6 +52,9 @@ pub(crate) use testing::ScriptedQueue;
 pub use config::{Config, QueueKind};
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};
 pub use processor::MINIMUM_RESYNC_PERIOD;
+#[cfg(feature = "prometheus")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
+pub use prometheus::InformerMetrics;
 pub use registration::Registration;
 pub use shared::SharedIndexInformer;
 pub use transform::Transform;
