@@ -207,6 +207,26 @@ impl Error {
         self.kind() == Kind::Transport
     }
 
+    /// The TLS handshake failed: the server's certificate is not trusted (an unknown
+    /// authority, expired, issued for another host name) or the server refused ours. Such an
+    /// error is also [`is_transport`](Self::is_transport); the `rustls::Error` in its
+    /// [`source`](std::error::Error::source) chain says which check failed.
+    pub fn is_tls(&self) -> bool {
+        let mut cause = std::error::Error::source(self);
+        while let Some(err) = cause {
+            // `io::Error::source` skips the error it wraps, so look inside explicitly.
+            let wrapped = err
+                .downcast_ref::<std::io::Error>()
+                .and_then(std::io::Error::get_ref)
+                .is_some_and(|inner| inner.is::<rustls::Error>());
+            if wrapped || err.is::<rustls::Error>() {
+                return true;
+            }
+            cause = err.source();
+        }
+        false
+    }
+
     /// A response body or watch frame could not be decoded.
     pub fn is_decode(&self) -> bool {
         matches!(self.kind(), Kind::Decode | Kind::TooLarge)

@@ -94,16 +94,16 @@ impl tower::Service<http::Uri> for Connector {
             let name = name?;
             let mut tcp = tcp.into_inner();
             if let Some(proxy) = &proxy {
-                let target =
-                    target.ok_or_else(|| Error::new(Kind::Config, "the server URL has no host"))?;
-                proxy.connect(&mut tcp, &target).await?;
+                let target = target
+                    .as_deref()
+                    .ok_or_else(|| Error::new(Kind::Config, "the server URL has no host"))?;
+                proxy.connect(&mut tcp, target).await?;
             }
             let handshake = tls.connect(name, tcp);
             let stream = tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake)
                 .await
-                .map_err(|_| {
-                    io::Error::new(io::ErrorKind::TimedOut, "TLS handshake timed out")
-                })??;
+                .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "TLS handshake timed out"))?
+                .map_err(|e| handshake_error(e, target.as_deref()))?;
             let live = match &single_h2 {
                 Some(gate) if stream.get_ref().1.alpn_protocol() == Some(b"h2") => {
                     Some(gate.alive())
@@ -114,6 +114,21 @@ impl tower::Service<http::Uri> for Connector {
             Ok(Stream::Tls(Box::new(TokioIo::new(stream)), live))
         })
     }
+}
+
+/// A failed handshake, named as one: a certificate problem (unknown authority, expired, issued
+/// for another name) carries the `rustls::Error`, so [`Error::is_tls`] sees it.
+fn handshake_error(err: io::Error, target: Option<&str>) -> BoxError {
+    let message = format!(
+        "TLS handshake with {} failed",
+        target.unwrap_or("the server")
+    );
+    let err: BoxError = if err.get_ref().is_some_and(|e| e.is::<rustls::Error>()) {
+        err.into_inner().unwrap_or_else(|| message.clone().into())
+    } else {
+        err.into()
+    };
+    Error::new(Kind::Transport, message).with_source(err).into()
 }
 
 /// A plain or TLS connection.

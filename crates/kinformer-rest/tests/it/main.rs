@@ -5,4 +5,5 @@ mod limits;
 mod server;
 mod sim;
 mod stack;
+mod tls;
 mod transport;

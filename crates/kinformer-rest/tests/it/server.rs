@@ -42,12 +42,36 @@ impl Pki {
 
     /// A leaf certificate (PEM cert, PEM key) for `names` (DNS names or IP addresses).
     pub(crate) fn leaf(&self, names: &[&str]) -> (String, String) {
-        let names: Vec<String> = names.iter().map(|s| (*s).to_owned()).collect();
-        let params = CertificateParams::new(names).unwrap();
+        self.leaf_with(CertificateParams::new(strings(names)).unwrap())
+    }
+
+    /// A leaf for `names` that expired in 2020.
+    pub(crate) fn expired_leaf(&self, names: &[&str]) -> (String, String) {
+        let mut params = CertificateParams::new(strings(names)).unwrap();
+        params.not_before = rcgen::date_time_ymd(2019, 1, 1);
+        params.not_after = rcgen::date_time_ymd(2020, 1, 1);
+        self.leaf_with(params)
+    }
+
+    fn leaf_with(&self, params: CertificateParams) -> (String, String) {
         let key = KeyPair::generate().unwrap();
         let cert = params.signed_by(&key, &self.issuer).unwrap();
         (cert.pem(), key.serialize_pem())
     }
+}
+
+fn strings(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// A self-signed server certificate for `names`, issued by no authority.
+pub(crate) fn self_signed(names: &[&str]) -> (String, String) {
+    let key = KeyPair::generate().unwrap();
+    let cert = CertificateParams::new(strings(names))
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    (cert.pem(), key.serialize_pem())
 }
 
 #[derive(Default)]

@@ -151,7 +151,7 @@ async fn connection_refused_is_transport() {
     let err = get_cm(&Config::new(format!("http://{addr}").parse().unwrap()))
         .await
         .unwrap_err();
-    assert!(err.is_transport(), "{err:?}");
+    assert!(err.is_transport() && !err.is_tls(), "{err:?}");
 }
 
 #[tokio::test]
