@@ -41,7 +41,7 @@ pub struct Stats {
 pub struct State {
     /// The revision this state is at.
     pub resource_version: String,
-    /// Every object, in key order (with `summary`, only namespace/name/uid/resourceVersion).
+    /// Every object, in key order (with `summary`, only namespace/name/uid/resourceVersion/labels).
     pub items: Vec<Value>,
 }
 
@@ -248,8 +248,14 @@ impl Shared {
             .iter()
             .map(|r| {
                 if summary {
+                    let labels: serde_json::Map<String, Value> = r
+                        .meta
+                        .labels
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), Value::from(&**v)))
+                        .collect();
                     serde_json::json!({"namespace": &*r.meta.namespace, "name": &*r.meta.name,
-                        "uid": &*r.meta.uid, "resourceVersion": r.rev.to_string()})
+                        "uid": &*r.meta.uid, "resourceVersion": r.rev.to_string(), "labels": labels})
                 } else {
                     record_value(r)
                 }

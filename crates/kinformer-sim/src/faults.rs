@@ -104,6 +104,7 @@ pub struct Fault {
     #[serde(default = "one")]
     pub count: i64,
     /// Verbs it applies to (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`); empty is all.
+    /// `continue` names only the pages of a paged list after the first; `list` covers every page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verbs: Vec<String>,
     /// Resources it applies to (`pods`, `widgets.example.com`); empty is all.
@@ -151,7 +152,9 @@ impl Fault {
         if self.kind.is_watch_only() && verb != "watch" {
             return false;
         }
-        (self.verbs.is_empty() || self.verbs.iter().any(|v| v == verb))
+        // A continue page is a list request too: `list` rules cover it, `continue` rules only it.
+        let verb_matches = |v: &String| v == verb || (v == "list" && verb == "continue");
+        (self.verbs.is_empty() || self.verbs.iter().any(verb_matches))
             && (self.resources.is_empty()
                 || self
                     .resources
@@ -246,5 +249,23 @@ mod tests {
         ));
         assert_eq!(faults.list().len(), 1);
         assert!(faults.check("get", "pods", "pods").action.is_none());
+    }
+
+    #[test]
+    fn continue_rules_match_only_continue_pages_and_list_rules_match_both() {
+        let faults = Faults::default();
+        let expired = FaultKind::Status {
+            code: 410,
+            retry_after: None,
+            plain_text: false,
+            message: None,
+        };
+        faults.add([Fault::new(expired.clone()).verbs(["continue"])]);
+        assert!(faults.check("list", "pods", "pods").action.is_none());
+        assert!(faults.check("continue", "pods", "pods").action.is_some());
+        faults.add([Fault::new(expired).verbs(["list"]).count(2)]);
+        assert!(faults.check("continue", "pods", "pods").action.is_some());
+        assert!(faults.check("list", "pods", "pods").action.is_some());
+        assert!(faults.list().is_empty());
     }
 }

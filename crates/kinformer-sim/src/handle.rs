@@ -2,11 +2,15 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use rustls::ServerConfig;
 use serde_json::Value;
+use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+use crate::audit::AuditEntry;
 use crate::churn::{Churn, ChurnStatus};
 use crate::control::{
     Compact, DropMode, ObjectOp, OpResult, RequestRecord, State, Stats, record_value,
@@ -15,9 +19,9 @@ use crate::faults::Fault;
 use crate::generate::Generate;
 use crate::resource::CustomResource;
 use crate::service::SimService;
-use crate::shared::Shared;
+use crate::shared::{Shared, lock};
 use crate::status::ApiError;
-use crate::{Error, Result, kubeconfig};
+use crate::{Error, Result, kubeconfig, server};
 
 /// A running simulator. Dropping it stops the server, churn and compaction, and ends every stream.
 ///
@@ -57,11 +61,20 @@ pub struct SimHandle {
     pub(crate) ca_pem: Option<String>,
     pub(crate) token: Option<String>,
     pub(crate) shared: Arc<Shared>,
+    pub(crate) tls: Option<Arc<ServerConfig>>,
+    /// The listener's task; aborting it drops every connection. `None` while restarting.
+    pub(crate) server: Mutex<Option<JoinHandle<()>>>,
     pub(crate) tasks: Vec<JoinHandle<()>>,
 }
 
+/// How long a restart keeps trying to bind its port again.
+const REBIND_ATTEMPTS: u32 = 50;
+
 impl Drop for SimHandle {
     fn drop(&mut self) {
+        if let Some(server) = lock(&self.server).take() {
+            server.abort();
+        }
         for t in &self.tasks {
             t.abort();
         }
@@ -114,7 +127,7 @@ impl SimHandle {
         self.shared.stats()
     }
 
-    /// Every object of `resource` at the latest revision (`summary`: identity fields only).
+    /// Every object of `resource` at the latest revision (`summary`: identity fields and labels only).
     ///
     /// # Errors
     /// [`Error::Api`] 404 for an unknown resource.
@@ -208,6 +221,52 @@ impl SimHandle {
     /// [`Error::Api`] 400 when a field is empty.
     pub async fn register(&self, cr: CustomResource) -> Result<()> {
         Ok(self.shared.register(&cr)?)
+    }
+
+    /// Every write to `resource` since start (or the last reset), oldest first, when the builder
+    /// enabled [`audit`](crate::SimBuilder::audit); empty otherwise. Compaction does not shorten it.
+    pub async fn audit(&self, resource: &str) -> Vec<AuditEntry> {
+        let id = self.shared.resource(resource).map(|d| d.id.clone());
+        match (&self.shared.store.audit, id) {
+            (Some(audit), Some(id)) => audit.entries(&id),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Restarts the server as an apiserver rollout does, keeping the data: every connection (and
+    /// with it every watch) is cut, nothing listens on the port for `down`, then the same port
+    /// serves again from the same store, revisions and faults.
+    ///
+    /// # Errors
+    /// [`Error::Bind`] when the port cannot be bound again (another process took it).
+    pub async fn restart(&self, down: Duration) -> Result<()> {
+        let old = lock(&self.server).take();
+        if let Some(server) = old {
+            server.abort();
+            // Cancelled is the expected outcome; the listener and connections are gone either way.
+            let _ = server.await;
+        }
+        // In-process services have no connection to cut: end their watches too.
+        self.shared.watches.drop_all(&DropMode::Abrupt);
+        tokio::time::sleep(down).await;
+        let mut attempt = 0;
+        let listener = loop {
+            match TcpListener::bind(self.addr).await {
+                Ok(listener) => break listener,
+                Err(_) if attempt < REBIND_ATTEMPTS => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => return Err(Error::Bind(e)),
+            }
+        };
+        let task = tokio::spawn(server::serve(
+            listener,
+            self.shared.clone(),
+            self.tls.clone(),
+        ));
+        *lock(&self.server) = Some(task);
+        Ok(())
     }
 
     /// Stops serving (the same as dropping the handle).

@@ -29,7 +29,7 @@
 //! | route | body / answer |
 //! | --- | --- |
 //! | `GET stats` | [`Stats`]: `revision`, `compactedRevision`, `objects`, `events`, `openWatches`, `requests` |
-//! | `GET state?resource=R&summary=1` | [`State`]: `{"resourceVersion":"N","items":[...]}` (summary: namespace/name/uid/resourceVersion) |
+//! | `GET state?resource=R&summary=1` | [`State`]: `{"resourceVersion":"N","items":[...]}` (summary: namespace/name/uid/resourceVersion/labels) |
 //! | `POST objects` | `{"ops":[`[`ObjectOp`]`]}` with `op` `create|update|upsert|patch|delete` → `{"results":[`[`OpResult`]`]}` |
 //! | `POST generate` | [`Generate`]: `{"resource":"pods","count":N,"namespaces":K,"seed":S}` |
 //! | `POST churn`, `GET churn`, `DELETE churn` | [`Churn`]: `{"rate":R,"count":N,"seed":S,"resources":["pods"],"mix":{"update":0.8,"create":0.1,"delete":0.1}}` → [`ChurnStatus`] |
@@ -73,6 +73,7 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod audit;
 mod body;
 mod churn;
 pub mod cli;
@@ -98,6 +99,7 @@ mod token;
 mod watcher;
 
 // The public interface is:
+pub use audit::{AuditEntry, AuditKind};
 pub use body::SimBody;
 pub use churn::{Churn, ChurnStatus, Mix};
 pub use control::{Compact, DropMode, ObjectOp, OpKind, OpResult, RequestRecord, State, Stats};

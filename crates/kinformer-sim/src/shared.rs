@@ -27,6 +27,8 @@ pub(crate) struct Config {
     pub(crate) max_history: u64,
     /// Gzip large non-watch responses for clients that send `Accept-Encoding: gzip`.
     pub(crate) gzip: bool,
+    /// Keep the write audit ([`crate::SimHandle::audit`]).
+    pub(crate) audit: bool,
 }
 
 /// The most requests the request log keeps.
@@ -73,7 +75,7 @@ impl Drop for OpenConnection {
 impl Shared {
     pub(crate) fn new(config: Config) -> Arc<Self> {
         Arc::new(Self {
-            store: Store::new(config.seed, config.max_history),
+            store: Store::new(config.seed, config.max_history).with_audit(config.audit),
             registry: RwLock::new(Registry::default()),
             config,
             faults: Faults::default(),

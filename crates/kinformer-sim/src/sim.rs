@@ -53,6 +53,7 @@ pub struct SimBuilder {
     churn: Option<Churn>,
     max_history: u64,
     gzip: bool,
+    audit: bool,
 }
 
 impl Default for SimBuilder {
@@ -73,6 +74,7 @@ impl Default for SimBuilder {
             churn: None,
             max_history: 200_000,
             gzip: true,
+            audit: false,
         }
     }
 }
@@ -166,6 +168,13 @@ impl SimBuilder {
         self
     }
 
+    /// Keeps the write audit ([`SimHandle::audit`]): every revision's identity and labels,
+    /// forever (default off; it grows with every write).
+    pub fn audit(mut self, on: bool) -> Self {
+        self.audit = on;
+        self
+    }
+
     /// Starts churn as soon as the server is up.
     pub fn churn(mut self, churn: Churn) -> Self {
         self.churn = Some(churn);
@@ -188,6 +197,7 @@ impl SimBuilder {
             default_watch_timeout: self.watch_timeout,
             max_history: self.max_history,
             gzip: self.gzip,
+            audit: self.audit,
         });
         if let Some(ns) = shared.resource("namespaces") {
             for name in ["default", "kube-system", "kube-public"] {
@@ -215,11 +225,8 @@ impl SimBuilder {
             None
         };
         let scheme = if material.is_some() { "https" } else { "http" };
-        let server = tokio::spawn(server::serve(
-            listener,
-            shared.clone(),
-            material.as_ref().map(|m| m.config.clone()),
-        ));
+        let tls_config = material.as_ref().map(|m| m.config.clone());
+        let server = tokio::spawn(server::serve(listener, shared.clone(), tls_config.clone()));
         let compactor = self.compact_interval.map(|every| {
             tokio::spawn(compact_periodically(
                 shared.clone(),
@@ -236,7 +243,9 @@ impl SimBuilder {
             ca_pem: material.map(|m| m.ca_pem),
             token: self.token,
             shared,
-            tasks: vec![server].into_iter().chain(compactor).collect(),
+            tls: tls_config,
+            server: std::sync::Mutex::new(Some(server)),
+            tasks: compactor.into_iter().collect(),
         })
     }
 }

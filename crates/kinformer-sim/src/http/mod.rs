@@ -147,9 +147,15 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
             ));
         }
     };
+    // Faults can single out continue pages; the request is served as a list either way.
+    let fault_verb = if verb == "list" && params.continue_token.is_some() {
+        "continue"
+    } else {
+        verb
+    };
     let triggered = shared
         .faults
-        .check(verb, &target.def.id, &target.def.plural);
+        .check(fault_verb, &target.def.id, &target.def.plural);
     if !triggered.delay.is_zero() {
         tokio::time::sleep(triggered.delay).await;
     }

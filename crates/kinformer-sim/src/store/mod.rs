@@ -14,6 +14,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::watch;
 
+use crate::audit::Audit;
 use crate::resource::ResourceDef;
 
 pub(crate) use read::{ListPage, ReadAt, ReadError};
@@ -136,6 +137,8 @@ pub(crate) struct Store {
     /// Revisions of history kept at most (0: unbounded); older ones are compacted on the way, as
     /// the watch cache's capacity bounds its window.
     max_history: u64,
+    /// Every write's identity and labels, when the builder asked for an audit.
+    pub(crate) audit: Option<Audit>,
 }
 
 impl Store {
@@ -148,7 +151,14 @@ impl Store {
             revision_tx: watch::channel(1).0,
             salt,
             max_history,
+            audit: None,
         }
+    }
+
+    /// Records every write from now on (see [`Audit`]).
+    pub(crate) fn with_audit(mut self, on: bool) -> Self {
+        self.audit = on.then(Audit::default);
+        self
     }
 
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, Inner> {
@@ -204,6 +214,9 @@ impl Store {
             c.notify.send_replace(rev);
         }
         drop(inner);
+        if let Some(audit) = &self.audit {
+            audit.clear();
+        }
         self.revision_tx.send_replace(rev);
     }
 

@@ -291,6 +291,9 @@ impl Store {
             left: OnceLock::new(),
         };
         coll.log.push_back(Arc::new(event));
+        if let Some(audit) = &self.audit {
+            audit.record(&def.id, &record);
+        }
         coll.notify.send_replace(rev);
         if self.max_history > 0 && rev - inner.compacted > self.max_history {
             inner.compact_to(rev - self.max_history / 2);

@@ -15,6 +15,7 @@ mod faults;
 mod kubectl;
 mod list;
 mod prop;
+mod restart;
 mod tls;
 mod watch;
 mod writes;
