@@ -1,1 +1,3 @@
 //! Integration tests against kinformer-sim: one binary, one module per area.
+
+mod chaos;

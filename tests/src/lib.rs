@@ -1,1 +1,4 @@
-//! Integration tests live in `it/`; this library is empty.
+//! Integration tests live in `it/`; this library holds their shared engines.
+//! [`chaos`]: the chaos convergence engine, run briefly by `it` and at length by `cargo xtask chaos`.
+
+pub mod chaos;

@@ -1,0 +1,96 @@
+//! The long chaos run: `chaos [--schedules N] [--seed S] [--profile full|ci]`.
+//!
+//! Runs the schedules of seeds `S, S+1, ..., S+N-1` one after another, prints one line each,
+//! and exits non-zero if any failed, listing their seeds. `cargo xtask chaos` builds it in
+//! release mode and runs it.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use kinformer_tests::chaos::{Profile, run_seed};
+
+struct Args {
+    schedules: u64,
+    seed: u64,
+    profile: Profile,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut out = Args {
+        schedules: 20,
+        seed: 1,
+        profile: Profile::Full,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{flag} needs a value"))
+                .cloned()
+        };
+        match flag.as_str() {
+            "--schedules" => {
+                out.schedules = value()?.parse().map_err(|e| format!("--schedules: {e}"))?;
+            }
+            "--seed" => out.seed = value()?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--profile" => {
+                let name = value()?;
+                out.profile = Profile::parse(&name)
+                    .ok_or_else(|| format!("--profile: {name:?} is not ci or full"))?;
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(out)
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = match parse(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("chaos: {e}\nusage: chaos [--schedules N] [--seed S] [--profile full|ci]");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("chaos: cannot start a runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut failed = Vec::new();
+    for seed in args.seed..args.seed.saturating_add(args.schedules) {
+        let report = runtime.block_on(run_seed(seed, args.profile));
+        say(&report.line());
+        if !report.passed() {
+            failed.push(seed);
+        }
+    }
+    let passed = args.schedules - failed.len() as u64;
+    say(&format!(
+        "chaos: {passed}/{} schedules passed (profile {}, seeds {}..{})",
+        args.schedules,
+        args.profile.name(),
+        args.seed,
+        args.seed.saturating_add(args.schedules)
+    ));
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        say(&format!("chaos: failed seeds: {failed:?}"));
+        ExitCode::FAILURE
+    }
+}
+
+/// One line on stdout, flushed at once so a long run can be followed; a closed pipe is ignored.
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
