@@ -2,12 +2,14 @@
 //!
 //! - `ci`: formatting, lints, tests and docs, exactly what CI runs.
 //! - `bench [AREA]`: release-mode benchmarks of one area (`sim`, `rest`, `indexer`, `deltafifo`) or all.
+//! - `chaos [--schedules N] [--seed S] [--profile full|ci]`: the long chaos convergence run.
 
 use std::env;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 mod bench;
+mod chaos;
 mod ci;
 
 fn main() -> ExitCode {
@@ -15,9 +17,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("chaos") => chaos::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all]>"
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci]>"
             );
             return ExitCode::from(2);
         }
