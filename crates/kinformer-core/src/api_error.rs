@@ -42,6 +42,14 @@ pub trait ApiError: std::error::Error + Send + Sync + 'static {
             .is_some_and(|s| s.code == Some(429) || s.reason.as_deref() == Some("TooManyRequests"))
     }
 
+    /// HTTP 5xx: the server failed (overloaded, restarting, a proxy in front of it) but said
+    /// nothing about the request itself, so the same request may succeed later.
+    fn is_server_error(&self) -> bool {
+        self.status()
+            .and_then(|s| s.code)
+            .is_some_and(|code| (500..600).contains(&code))
+    }
+
     /// The request was rejected as invalid (400 or 422): a feature the server does not support.
     fn is_invalid(&self) -> bool {
         self.status().is_some_and(|s| {

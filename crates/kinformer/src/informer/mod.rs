@@ -25,6 +25,8 @@ mod config;
 mod handler;
 mod listener;
 mod notification;
+#[cfg(all(test, feature = "rest"))]
+mod outage_tests;
 mod pipeline;
 mod process;
 mod processor;
