@@ -21,9 +21,16 @@ use crate::error::BoxError;
 /// assert_eq!(body.size_hint().exact(), Some(14));
 /// assert!(Body::empty().is_end_stream());
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Body {
     data: Option<Bytes>,
+}
+
+/// The size only: a body may carry a Secret object or credentials being created.
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Body({} bytes)", self.bytes().len())
+    }
 }
 
 impl Body {

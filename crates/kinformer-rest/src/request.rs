@@ -54,7 +54,6 @@ pub(crate) struct MaxRetries(pub(crate) u32);
 /// );
 /// # Ok::<(), kinformer_rest::Error>(())
 /// ```
-#[derive(Debug)]
 #[must_use = "a request does nothing until a terminal call such as `into` or `watch`"]
 pub struct Request {
     client: Client,
@@ -72,6 +71,29 @@ pub struct Request {
     limits: Limits,
     /// The first builder error's message.
     error: Option<String>,
+}
+
+/// Header values, parameter values and the body are left out: any of them may carry a credential
+/// (an `Authorization` header set by hand, a Secret being created).
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let params: Vec<&str> = self.params.iter().map(|(k, _)| k.as_str()).collect();
+        let headers: Vec<&str> = self.headers.keys().map(HeaderName::as_str).collect();
+        f.debug_struct("Request")
+            .field("client", &self.client)
+            .field("method", &self.method)
+            .field("base_path", &self.base_path)
+            .field("namespace", &self.namespace)
+            .field("resource", &self.resource)
+            .field("name", &self.name)
+            .field("sub_resource", &self.sub_resource)
+            .field("params", &params)
+            .field("headers", &headers)
+            .field("body", &self.body)
+            .field("timeout", &self.timeout)
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Request {

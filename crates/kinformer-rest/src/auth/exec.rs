@@ -26,8 +26,9 @@ pub enum InteractiveMode {
 
 /// An exec credential plugin, as in a kubeconfig user's `exec` section.
 ///
-/// `Debug` shows the command and argument count, never environment values.
-#[derive(Clone, Debug)]
+/// `Debug` shows the command, the argument count and the environment's names, never argument
+/// or environment values (either may carry a credential).
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ExecConfig {
     /// `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.
@@ -61,6 +62,20 @@ impl ExecConfig {
             interactive_mode: InteractiveMode::default(),
             cluster_info: None,
         }
+    }
+}
+
+impl std::fmt::Debug for ExecConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("ExecConfig")
+            .field("api_version", &self.api_version)
+            .field("command", &self.command)
+            .field("args", &format_args!("{} arguments", self.args.len()))
+            .field("env", &env)
+            .field("provide_cluster_info", &self.provide_cluster_info)
+            .field("interactive_mode", &self.interactive_mode)
+            .finish_non_exhaustive()
     }
 }
 
@@ -202,10 +217,15 @@ impl ExecAuth {
         if !output.status.success() {
             return Err(self.error(format_args!("exited with {}", output.status)));
         }
-        // The output holds the credential: errors name the problem, never the content.
+        // The output holds the credential: errors name the problem and where, never the
+        // content — not even through the JSON error, whose message may quote a value.
         let cred: ExecCredential = serde_json::from_slice(&output.stdout).map_err(|e| {
-            self.error("printed an invalid ExecCredential")
-                .with_source(e)
+            self.error(format_args!(
+                "printed an invalid ExecCredential ({:?} error at line {}, column {})",
+                e.classify(),
+                e.line(),
+                e.column()
+            ))
         })?;
         if cred.api_version != c.api_version {
             return Err(self.error(format_args!(

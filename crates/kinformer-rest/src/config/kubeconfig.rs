@@ -4,6 +4,7 @@
 //! with the same serde data model, so kubeconfig types are plain `#[derive(Deserialize)]` structs.
 
 use std::collections::HashSet;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -62,7 +63,10 @@ impl KubeconfigOptions {
 /// assert_eq!(config.cluster_url, "http://127.0.0.1:8080/");
 /// # Ok::<(), kinformer_rest::Error>(())
 /// ```
-#[derive(Clone, Debug, Default, Deserialize)]
+///
+/// `Debug` lists the clusters, users and contexts by name, never a credential, an exec
+/// argument or a proxy password.
+#[derive(Clone, Default, Deserialize)]
 pub struct Kubeconfig {
     #[serde(default, deserialize_with = "null_as_default")]
     pub(crate) clusters: Vec<Named<ClusterEntry>>,
@@ -72,6 +76,27 @@ pub struct Kubeconfig {
     pub(crate) contexts: Vec<Named<ContextEntry>>,
     #[serde(rename = "current-context", default)]
     pub(crate) current_context: Option<String>,
+}
+
+impl fmt::Debug for Kubeconfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let clusters: Vec<(&str, Option<String>)> = self
+            .clusters
+            .iter()
+            .map(|c| {
+                let server = c.value.as_ref().and_then(|v| v.server.as_deref());
+                (c.name.as_str(), server.map(super::without_userinfo))
+            })
+            .collect();
+        let users: Vec<&str> = self.auth_infos.iter().map(|u| u.name.as_str()).collect();
+        let contexts: Vec<&str> = self.contexts.iter().map(|c| c.name.as_str()).collect();
+        f.debug_struct("Kubeconfig")
+            .field("clusters", &clusters)
+            .field("users", &users)
+            .field("contexts", &contexts)
+            .field("current_context", &self.current_context)
+            .finish()
+    }
 }
 
 fn null_as_default<'de, D, T>(d: D) -> std::result::Result<T, D::Error>

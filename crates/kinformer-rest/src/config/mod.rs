@@ -263,12 +263,31 @@ impl fmt::Debug for Config {
             .field("identity", &self.identity)
             .field("auth", &self.auth)
             .field("impersonate", &self.impersonate)
-            .field("proxy_url", &self.proxy_url)
+            .field(
+                "proxy_url",
+                &self.proxy_url.as_deref().map(without_userinfo),
+            )
             .field("qps", &self.qps)
             .field("burst", &self.burst)
             .field("timeout", &self.timeout)
             .field("http2", &self.http2)
             .field("accept_invalid_certs", &self.accept_invalid_certs)
             .finish_non_exhaustive()
+    }
+}
+
+/// A URL with its `user:password@` part replaced, for `Debug` output.
+pub(crate) fn without_userinfo(url: &str) -> String {
+    let scheme_end = url.find("://").map_or(0, |i| i + 3);
+    let authority_end = url[scheme_end..]
+        .find('/')
+        .map_or(url.len(), |i| scheme_end + i);
+    match url[scheme_end..authority_end].rfind('@') {
+        Some(at) => format!(
+            "{}<redacted>@{}",
+            &url[..scheme_end],
+            &url[scheme_end + at + 1..]
+        ),
+        None => url.to_owned(),
     }
 }

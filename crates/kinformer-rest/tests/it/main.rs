@@ -1,7 +1,9 @@
 //! Integration tests of kinformer-rest over real loopback sockets (TLS, HTTP/1.1, HTTP/2, gzip,
 //! client certificates) and against the in-process simulator.
 
+mod capture;
 mod limits;
+mod secrets;
 mod server;
 mod sim;
 mod stack;
