@@ -74,7 +74,15 @@ pub struct Churn {
     /// The operation mix.
     #[serde(default)]
     pub mix: Mix,
+    /// Stamp each update and create with the annotation `kinformer.dev/written-at`: the wall-clock
+    /// time of the write in unix nanoseconds, so a client can measure the lag from the write to its
+    /// handler.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stamp_written_at: bool,
 }
+
+/// The annotation churn sets when [`Churn::stamp_written_at`] is on: unix time in nanoseconds.
+pub(crate) const WRITTEN_AT: &str = "kinformer.dev/written-at";
 
 impl Churn {
     /// Churn of pods at `rate` operations per second, forever, with the default mix.
@@ -92,6 +100,7 @@ impl Churn {
             seed: None,
             resources: default_resources(),
             mix: Mix::default(),
+            stamp_written_at: false,
         }
     }
 
@@ -116,6 +125,19 @@ impl Churn {
     /// Sets the mix.
     pub fn mix(mut self, mix: Mix) -> Self {
         self.mix = mix;
+        self
+    }
+
+    /// Stamps each write with its wall-clock time in the `kinformer.dev/written-at` annotation.
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::Churn;
+    /// let c = Churn::new(5_000.0).stamp_written_at(true);
+    /// assert!(c.stamp_written_at);
+    /// ```
+    pub fn stamp_written_at(mut self, on: bool) -> Self {
+        self.stamp_written_at = on;
         self
     }
 }
@@ -231,12 +253,21 @@ async fn run(shared: Arc<Shared>, spec: Churn, defs: Vec<Arc<ResourceDef>>, done
             let roll = rng.unit();
             let key = shared.store.random_key(def, rng.next_u64());
             match key {
-                Some(key) if roll < pu => update(&shared, def, &key, &mut rng, n),
+                Some(key) if roll < pu => {
+                    update(&shared, def, &key, &mut rng, n, spec.stamp_written_at)
+                }
                 Some(key) if roll >= pu + pc => {
                     let (ns, name) = split(def, &key);
                     let _ = shared.store.delete(def, ns, name);
                 }
-                _ => create(&shared, def, key.as_deref(), &mut rng, n),
+                _ => create(
+                    &shared,
+                    def,
+                    key.as_deref(),
+                    &mut rng,
+                    n,
+                    spec.stamp_written_at,
+                ),
             }
         }
     }
@@ -250,7 +281,7 @@ fn split<'a>(def: &ResourceDef, key: &'a str) -> (&'a str, &'a str) {
     }
 }
 
-fn update(shared: &Shared, def: &Arc<ResourceDef>, key: &str, rng: &mut Rng, n: u64) {
+fn update(shared: &Shared, def: &Arc<ResourceDef>, key: &str, rng: &mut Rng, n: u64, stamp: bool) {
     let (ns, name) = split(def, key);
     let tier = *rng.pick(&["frontend", "backend", "cache", "batch"]);
     // A lost race (deleted meanwhile) is fine: churn only needs a steady stream of writes.
@@ -261,7 +292,18 @@ fn update(shared: &Shared, def: &Arc<ResourceDef>, key: &str, rng: &mut Rng, n: 
             &["annotations", "kinformer.io/churn"],
             json!(n.to_string()),
         );
+        if stamp {
+            set_path(md, &["annotations", WRITTEN_AT], json!(unix_nanos()));
+        }
     });
+}
+
+/// Now, in nanoseconds since the unix epoch, as a string (a u64 would not survive every JSON reader).
+fn unix_nanos() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+        .to_string()
 }
 
 fn create(
@@ -270,12 +312,16 @@ fn create(
     sample_key: Option<&str>,
     rng: &mut Rng,
     n: u64,
+    stamp: bool,
 ) {
     let ns = match sample_key {
         Some(k) if def.namespaced => split(def, k).0.to_owned(),
         _ => "default".to_owned(),
     };
-    let obj = generate::object(def, rng, n as usize, 1000);
+    let mut obj = generate::object(def, rng, n as usize, 1000);
+    if stamp && let Some(md) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        set_path(md, &["annotations", WRITTEN_AT], json!(unix_nanos()));
+    }
     let _ = shared.store.create(def, Some(&ns), obj);
 }
 
@@ -292,4 +338,63 @@ fn set_path(map: &mut serde_json::Map<String, Value>, path: &[&str], value: Valu
         cur = next;
     }
     cur.insert((*last).to_owned(), value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{WRITTEN_AT, unix_nanos};
+    use crate::{Churn, Mix, Sim};
+
+    fn stamps(items: &[serde_json::Value]) -> Vec<u128> {
+        items
+            .iter()
+            .filter_map(|o| o["metadata"]["annotations"][WRITTEN_AT].as_str())
+            .map(|s| s.parse().unwrap())
+            .collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stamped_writes_carry_their_wall_clock_time_and_unstamped_do_not() {
+        let sim = Sim::builder().pods(20).seed(4).start().await.unwrap();
+        let json: Churn =
+            serde_json::from_str(r#"{"rate": 1000, "count": 10, "stamp_written_at": true}"#)
+                .unwrap();
+        assert!(json.stamp_written_at);
+        let before: u128 = unix_nanos().parse().unwrap();
+        sim.churn_start(json.mix(Mix::new(0.5, 0.5, 0.0)).seed(9))
+            .await
+            .unwrap();
+        for _ in 0..1000 {
+            if !sim.churn_status().await.running {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let after: u128 = unix_nanos().parse().unwrap();
+        let stamped = stamps(&sim.state("pods", false).await.unwrap().items);
+        assert!(!stamped.is_empty());
+        assert!(
+            stamped.iter().all(|t| (before..=after).contains(t)),
+            "{stamped:?}"
+        );
+
+        let plain = Sim::builder().pods(20).seed(4).start().await.unwrap();
+        plain
+            .churn_start(Churn::new(1000.0).count(10).mix(Mix::new(0.5, 0.5, 0.0)))
+            .await
+            .unwrap();
+        for _ in 0..1000 {
+            if !plain.churn_status().await.running {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(plain.churn_status().await.done, 10);
+        assert!(stamps(&plain.state("pods", false).await.unwrap().items).is_empty());
+        assert!(
+            !serde_json::to_string(&Churn::new(1.0))
+                .unwrap()
+                .contains("stamp")
+        );
+    }
 }
