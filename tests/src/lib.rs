@@ -1,4 +1,7 @@
 //! Integration tests live in `it/`; this library holds their shared engines.
 //! [`chaos`]: the chaos convergence engine, run briefly by `it` and at length by `cargo xtask chaos`.
+//! [`fuzz_targets`]: the fuzz target bodies, shared with the fuzz/ crate and replayed over the
+//! committed corpus by `it`.
 
 pub mod chaos;
+pub mod fuzz_targets;
