@@ -192,7 +192,7 @@ impl ExecAuth {
             "kind": "ExecCredential",
             "spec": spec,
         });
-        let mut cmd = tokio::process::Command::new(&c.command);
+        let mut cmd = tokio::process::Command::new(program(&c.command, &c.env));
         cmd.args(&c.args)
             .envs(c.env.iter().map(|(k, v)| (k, v.expose())))
             .env("KUBERNETES_EXEC_INFO", info.to_string())
@@ -255,6 +255,21 @@ impl ExecAuth {
             expires: status.expiration.map(|t| t.0.as_second()),
         })
     }
+}
+
+/// The program to start. Like client-go, a bare name is looked up on this process's `PATH`, even
+/// when the plugin's `env` sets another one (which `Command` would search instead).
+fn program(command: &str, env: &[(String, Secret)]) -> std::path::PathBuf {
+    if command.contains(std::path::MAIN_SEPARATOR) || !env.iter().any(|(k, _)| k == "PATH") {
+        return command.into();
+    }
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(command))
+                .find(|candidate| candidate.is_file())
+        })
+        .unwrap_or_else(|| command.into())
 }
 
 /// The wall clock in Unix seconds (credential expiry is wall-clock time).

@@ -319,8 +319,10 @@ impl Kubeconfig {
             resolve(&mut user.client_key);
             resolve(&mut user.token_file);
             if let Some(exec) = user.exec.as_mut() {
+                // As client-go: a command with a path separator is a file path (relative ones
+                // are relative to this file); a bare name is looked up on PATH when run.
                 let command = Path::new(&exec.command);
-                if command.is_relative() && command.components().count() > 1 {
+                if exec.command.contains(std::path::MAIN_SEPARATOR) && command.is_relative() {
                     exec.command = dir.join(command).display().to_string();
                 }
             }

@@ -2,6 +2,7 @@
 //! client certificates) and against the in-process simulator.
 
 mod capture;
+mod exec;
 mod limits;
 mod secrets;
 mod server;
