@@ -70,6 +70,17 @@ pub trait Store<K>: Send + Sync {
     /// Receives every resourceVersion the reflector has synced to (client-go's
     /// `ResourceVersionUpdater`); the default ignores it.
     fn update_resource_version(&self, _resource_version: &str) {}
+
+    /// The copy this store already holds of `obj` when it is the same revision (same UID and
+    /// resourceVersion), or `None` (the default).
+    ///
+    /// A reflector asks for each object of a relist as its page arrives, keeps the held copy
+    /// and drops the fresh one at once: a relist of an unchanged cache then costs a page of
+    /// memory instead of a second copy of the cache. The held copy has been through the store's
+    /// own transforms already.
+    fn same_revision(&self, _obj: &K) -> Option<Arc<K>> {
+        None
+    }
 }
 
 /// The read side of a cache.
@@ -103,6 +114,7 @@ macro_rules! forward_store {
             }
             fn resync(&self) -> Result<(), StoreError> { (**self).resync() }
             fn update_resource_version(&self, rv: &str) { (**self).update_resource_version(rv) }
+            fn same_revision(&self, obj: &K) -> Option<Arc<K>> { (**self).same_revision(obj) }
         }
 
         impl<K, S: StoreRead<K> + ?Sized> StoreRead<K> for $ptr {

@@ -1,7 +1,7 @@
 //! The list step (client-go's `Reflector.list`): choose the resourceVersion and page size, list
 //! through the pager, replace the store.
 
-use kinformer_core::{ApiError, ListOptions, Lister, ListerWatcher, Object, Store};
+use kinformer_core::{ApiError, ListOptions, Lister, ListerWatcher, Object, ObjectList, Store};
 use kinformer_pager::{DEFAULT_PAGE_SIZE, Pager};
 use tracing::Instrument;
 
@@ -45,7 +45,11 @@ where
     /// with RV `""` (same page size, as client-go reuses its pager).
     pub(crate) async fn list(&mut self) -> Result<(), Error<<L as Lister<K>>::Error>> {
         let rv = self.relist_resource_version();
-        let pager = Pager::new(&self.parts.source).page_size(self.page_size_for(&rv));
+        let source = ReusingLister {
+            source: &self.parts.source,
+            store: &self.parts.store,
+        };
+        let pager = Pager::new(source).page_size(self.page_size_for(&rv));
         self.parts.metrics.list_started(self.synced_once);
         let span = tracing::debug_span!("list", resource_version = %rv);
         let mut result = pager.list(&list_options(&rv)).instrument(span).await;
@@ -77,6 +81,33 @@ where
             .metrics
             .last_resource_version(&list.resource_version);
         Ok(())
+    }
+}
+
+/// Lists through `source`, swapping each object the store already holds at the same revision
+/// for the store's copy as its page arrives: a paged relist of a mostly unchanged cache then
+/// holds a page of fresh objects at a time, not a second cache.
+struct ReusingLister<'a, L, S> {
+    source: &'a L,
+    store: &'a S,
+}
+
+impl<K, L, S> Lister<K> for ReusingLister<'_, L, S>
+where
+    K: Send + Sync,
+    L: Lister<K>,
+    S: Store<K>,
+{
+    type Error = L::Error;
+
+    async fn list(&self, options: &ListOptions) -> Result<ObjectList<K>, L::Error> {
+        let mut page = self.source.list(options).await?;
+        for item in &mut page.items {
+            if let Some(held) = self.store.same_revision(item) {
+                *item = held;
+            }
+        }
+        Ok(page)
     }
 }
 

@@ -35,6 +35,8 @@ mod prometheus;
 mod queue;
 mod queues;
 mod registration;
+#[cfg(all(test, feature = "rest"))]
+mod relist_tests;
 mod run;
 mod shared;
 #[cfg(all(test, feature = "rest"))]

@@ -50,7 +50,8 @@ where
                     strip_managed_fields,
                     transform,
                     Arc::clone(&written),
-                );
+                )
+                .reusing(Arc::clone(&inner.indexer));
                 let config = reflector_config.resync_period(inner.processor.check_period());
                 // Weak: the reflector must not keep the informer alive.
                 let resync_target = Arc::downgrade(&inner);

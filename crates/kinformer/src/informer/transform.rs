@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use kinformer_core::{Object, Store, StoreError};
+use kinformer_indexer::Indexer;
 use tokio::sync::Notify;
 
 /// A change applied in place to every object as it enters the informer's queue (client-go's
@@ -72,6 +73,8 @@ pub(crate) fn strip_managed_fields<K: Object + Clone>(obj: Arc<K>) -> Arc<K> {
 /// the queue, then signals `written`.
 pub(crate) struct TransformingStore<S, K> {
     inner: S,
+    /// The informer's cache: what a relist may reuse instead of fresh copies.
+    cache: Option<Arc<Indexer<K>>>,
     strip_managed_fields: bool,
     transform: Option<Transform<K>>,
     written: Arc<Notify>,
@@ -86,10 +89,26 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
     ) -> Self {
         Self {
             inner,
+            cache: None,
             strip_managed_fields,
             transform,
             written,
         }
+    }
+
+    /// Lets relists reuse `cache`'s copies of unchanged objects.
+    pub(crate) fn reusing(mut self, cache: Arc<Indexer<K>>) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// True for an object that is the cache's own copy (handed back by `same_revision`): it
+    /// was transformed when it first entered, and transforming a shared copy would clone it.
+    fn is_cached_copy(&self, obj: &Arc<K>) -> bool {
+        self.cache
+            .as_ref()
+            .and_then(|cache| cache.get(obj))
+            .is_some_and(|held| Arc::ptr_eq(&held, obj))
     }
 
     fn signal<T>(&self, result: T) -> T {
@@ -122,7 +141,16 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
     }
 
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
-        let list = list.into_iter().map(|obj| self.apply(obj)).collect();
+        let list = list
+            .into_iter()
+            .map(|obj| {
+                if self.is_cached_copy(&obj) {
+                    obj
+                } else {
+                    self.apply(obj)
+                }
+            })
+            .collect();
         self.signal(self.inner.replace(list, resource_version))
     }
 
@@ -132,6 +160,14 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
 
     fn update_resource_version(&self, resource_version: &str) {
         self.inner.update_resource_version(resource_version);
+    }
+
+    fn same_revision(&self, obj: &K) -> Option<Arc<K>> {
+        let held = self.cache.as_ref()?.get(obj)?;
+        let same = held.meta().uid == obj.meta().uid
+            && held.resource_version().is_some()
+            && held.resource_version() == obj.resource_version();
+        same.then_some(held)
     }
 }
 
