@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Method, StatusCode};
 use http_body_util::BodyExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{StatusCause, StatusDetails};
@@ -21,6 +21,26 @@ pub(crate) async fn read_body(body: ResponseBody) -> Result<Bytes> {
         .await
         .map(http_body_util::Collected::to_bytes)
         .map_err(error_from_service)
+}
+
+/// Reads at most `max` bytes of an error response's body and drops the rest: a `Status` is
+/// small, and a broken or hostile server must not make us buffer without end. A cut body no
+/// longer decodes as a `Status`, so the error falls back to the HTTP code; a body that breaks
+/// off is used as far as it came.
+pub(crate) async fn read_error_body(mut body: ResponseBody, max: usize) -> Bytes {
+    let mut read = BytesMut::new();
+    while let Some(Ok(frame)) = body.frame().await {
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let room = max.saturating_sub(read.len());
+        if data.len() > room {
+            tracing::debug!(max, "error response body cut at the object size limit");
+            break;
+        }
+        read.extend_from_slice(&data);
+    }
+    read.freeze()
 }
 
 /// The `Retry-After` header in whole seconds, as client-go reads it.

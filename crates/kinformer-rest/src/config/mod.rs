@@ -99,7 +99,8 @@ pub struct Config {
     /// one chunk.
     pub max_watch_frame: usize,
     /// The largest accepted list item, in bytes (default [`DEFAULT_MAX_LIST_ITEM`], 16 MiB):
-    /// lists are decoded item by item, so this bounds what the decoder buffers.
+    /// lists are decoded item by item, so this bounds what the decoder buffers. It also bounds
+    /// how much of an error response (a `Status`) is read.
     pub max_list_item: usize,
     /// The largest accepted list body, in bytes. `None` (the default) accepts any size: a
     /// legitimate list of 150 000 pods is about 750 MB, the decoder holds only one item of it

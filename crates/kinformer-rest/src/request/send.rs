@@ -13,7 +13,7 @@ use crate::body::{Body, ResponseBody};
 use crate::client::Client;
 use crate::decode::{ByteStream, Decoding, FullObjects, ListDecoder, WatchStream};
 use crate::error::{Error, Kind, Result};
-use crate::response::{error_from_response, read_body};
+use crate::response::{error_from_response, read_body, read_error_body};
 
 impl Request {
     fn take_error(&mut self) -> Result<()> {
@@ -76,6 +76,7 @@ impl Request {
         self.take_error()?;
         self.preflight()?;
         let timeout = self.timeout;
+        let limits = self.limits;
         let method = self.method.clone();
         let (client, request) = self.into_http("application/json, */*")?;
         let url = request.uri().to_string();
@@ -85,7 +86,7 @@ impl Request {
             if parts.status.is_success() {
                 return consume(body).await;
             }
-            let bytes = read_body(body).await?;
+            let bytes = read_error_body(body, limits.list_item).await;
             Err(error_from_response(
                 &method,
                 &url,
@@ -201,11 +202,11 @@ impl Request {
         if !self.params.iter().any(|(k, _)| k == "watch") {
             self.params.push(("watch".to_owned(), "true".to_owned()));
         }
-        let max_frame = self.limits.watch_frame;
+        let limits = self.limits;
         let (client, mut request) = self.into_http("application/json")?;
         request.extensions_mut().insert(WatchRequest);
-        let body = open_stream(&client, request, true).await?;
-        Ok(WatchStream::new(body, max_frame))
+        let body = open_stream(&client, request, true, limits.list_item).await?;
+        Ok(WatchStream::new(body, limits.watch_frame))
     }
 
     /// Sends the request and returns the live response body as a byte stream (client-go
@@ -218,9 +219,10 @@ impl Request {
     /// Dropping the future or the stream closes the connection's stream.
     pub async fn stream(mut self) -> Result<ByteStream> {
         self.take_error()?;
+        let max_error_body = self.limits.list_item;
         let (client, mut request) = self.into_http("application/json, */*")?;
         request.extensions_mut().insert(NoTransportRetry);
-        open_stream(&client, request, false)
+        open_stream(&client, request, false, max_error_body)
             .await
             .map(ByteStream::new)
     }
@@ -230,6 +232,7 @@ async fn open_stream(
     client: &Client,
     request: http::Request<Body>,
     only_200: bool,
+    max_error_body: usize,
 ) -> Result<crate::body::ResponseBody> {
     let method = request.method().clone();
     let url = request.uri().to_string();
@@ -243,7 +246,7 @@ async fn open_stream(
         return Ok(response.into_body());
     }
     let (parts, body) = response.into_parts();
-    let bytes = read_body(body).await.unwrap_or_default();
+    let bytes = read_error_body(body, max_error_body).await;
     Err(error_from_response(
         &method,
         &url,

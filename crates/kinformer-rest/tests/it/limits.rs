@@ -1,6 +1,8 @@
 //! Size limits against the simulator: an object over the limit fails a list and a watch with a
 //! typed error, over a real socket, while objects within it pass.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -95,4 +97,46 @@ async fn an_object_over_the_limit_fails_list_and_watch_with_a_typed_error() {
         .await
         .unwrap_err();
     assert!(err.is_response_too_large(), "{err:?}");
+}
+
+/// A 500 whose body is 1.6 GB, made lazily as it is read; `sent` counts the bytes handed out.
+fn endless_500(sent: Arc<AtomicUsize>) -> crate::server::Handler {
+    use http_body_util::BodyExt as _;
+    Arc::new(move |_req| {
+        let chunk = bytes::Bytes::from(vec![b'x'; 16 * 1024]);
+        let sent = sent.clone();
+        let frames = (0..100_000).map(move |_| {
+            sent.fetch_add(chunk.len(), Ordering::Relaxed);
+            Ok::<_, std::convert::Infallible>(hyper::body::Frame::data(chunk.clone()))
+        });
+        let body = http_body_util::StreamBody::new(futures_util::stream::iter(frames));
+        let mut resp = http::Response::new(body.boxed_unsync());
+        *resp.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+        resp
+    })
+}
+
+#[tokio::test]
+async fn an_endless_error_body_is_cut_at_the_object_limit() {
+    let sent = Arc::new(AtomicUsize::new(0));
+    let server = crate::server::serve(Default::default(), endless_500(sent.clone())).await;
+    let mut config = Config::new(server.url("http"));
+    config.max_list_item = 256 * 1024;
+    config.max_retries = 0;
+    let rc = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
+    let list = rc.get().resource("configmaps").list::<ConfigMap>();
+    let err = tokio::time::timeout(Duration::from_secs(20), list)
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(err.is_internal_error(), "{err:?}");
+    // What was read is the limit plus what socket buffers took in before the client hung up.
+    let read = sent.load(Ordering::Relaxed);
+    assert!(read < 64 << 20, "{read} bytes were produced");
+    let watch = rc.get().resource("configmaps").watch::<ConfigMap>();
+    let err = tokio::time::timeout(Duration::from_secs(20), watch)
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(err.is_internal_error(), "{err:?}");
 }
