@@ -69,6 +69,24 @@ async fn an_object_over_the_limit_fails_list_and_watch_with_a_typed_error() {
         .await
         .unwrap();
     assert!(end.is_none(), "the watch ends after the error");
+    // With a per-request limit that fits, the same events arrive.
+    let mut roomy = rc
+        .get()
+        .resource("configmaps")
+        .versioned_params(&opts)
+        .max_watch_frame(8 * LIMIT)
+        .watch::<ConfigMap>()
+        .await
+        .unwrap();
+    for name in ["fits", "huge"] {
+        let event = tokio::time::timeout(Duration::from_secs(20), roomy.next())
+            .await
+            .unwrap();
+        let Some(Ok(WatchEvent::Added(cm))) = event else {
+            panic!("{event:?}")
+        };
+        assert_eq!(cm.metadata.name.as_deref(), Some(name));
+    }
 
     let err = rc
         .get()
