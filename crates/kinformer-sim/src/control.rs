@@ -32,6 +32,9 @@ pub struct Stats {
     pub connections_accepted: u64,
     /// TCP connections open now.
     pub connections_open: u64,
+    /// Milliseconds since the sim started (the clock of the request log's `at_ms`).
+    #[serde(default)]
+    pub uptime_ms: u64,
 }
 
 /// The ground truth for one resource (`GET /_control/state`).
@@ -177,6 +180,9 @@ pub struct RequestRecord {
     pub path: String,
     /// Response status code.
     pub status: u16,
+    /// When the response (its head, for a watch) was ready, in milliseconds since the sim started.
+    #[serde(default)]
+    pub at_ms: u64,
 }
 
 /// `POST /_control/compact`: `{"keep":K}` keeps the last K revisions, `{"revision":R}` compacts to R,
@@ -235,6 +241,7 @@ impl Shared {
             requests: self.requests().len(),
             connections_accepted: self.connections.accepted.load(Ordering::Relaxed),
             connections_open: self.connections.open.load(Ordering::Relaxed),
+            uptime_ms: self.uptime_ms(),
         }
     }
 

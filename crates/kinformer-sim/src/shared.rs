@@ -46,6 +46,8 @@ pub(crate) struct Shared {
     /// TCP connections accepted since start, and those still open: how a test sees that
     /// many informers share one HTTP/2 connection.
     pub(crate) connections: ConnectionCounts,
+    /// When the sim started, for the request log's times.
+    started: tokio::time::Instant,
 }
 
 /// Counters of the listener's connections.
@@ -83,6 +85,7 @@ impl Shared {
             requests: Mutex::new(VecDeque::new()),
             churn: Mutex::new(None),
             connections: ConnectionCounts::default(),
+            started: tokio::time::Instant::now(),
         })
     }
 
@@ -110,7 +113,12 @@ impl Shared {
             method: method.to_owned(),
             path: path.to_owned(),
             status,
+            at_ms: self.uptime_ms(),
         });
+    }
+
+    pub(crate) fn uptime_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     pub(crate) fn requests(&self) -> Vec<RequestRecord> {
