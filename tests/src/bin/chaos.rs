@@ -4,6 +4,7 @@
 //! and exits non-zero if any failed, listing their seeds. `cargo xtask chaos` builds it in
 //! release mode and runs it.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -65,13 +66,31 @@ fn main() -> ExitCode {
         }
     };
     let mut failed = Vec::new();
+    // Per fault kind: applied, and of those, rules no request hit.
+    let mut coverage: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for seed in args.seed..args.seed.saturating_add(args.schedules) {
         let report = runtime.block_on(run_seed(seed, args.profile));
         say(&report.line());
-        if !report.passed() {
-            failed.push(seed);
+        for step in &report.schedule.steps {
+            coverage.entry(step.kind).or_default().0 += 1;
+        }
+        match &report.result {
+            Ok(outcome) => {
+                for kind in &outcome.unfired {
+                    coverage.entry(kind).or_default().1 += 1;
+                }
+            }
+            Err(_) => failed.push(seed),
         }
     }
+    let kinds: Vec<String> = coverage
+        .iter()
+        .map(|(kind, (applied, unfired))| format!("{kind} {}/{applied}", applied - unfired))
+        .collect();
+    say(&format!(
+        "chaos: faults that bit / applied (passed schedules): {}",
+        kinds.join(", ")
+    ));
     let passed = args.schedules - failed.len() as u64;
     say(&format!(
         "chaos: {passed}/{} schedules passed (profile {}, seeds {}..{})",

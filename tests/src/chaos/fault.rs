@@ -31,8 +31,10 @@ pub const KINDS: &[&str] = &[
 /// One fault of a schedule.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChaosFault {
-    /// A rule for the next matching requests (429, 5xx, 410, 504, delays, watch stream faults).
-    Rule(Fault),
+    /// A rule for the next matching requests (429, 5xx, 410, 504, delays, watch stream faults),
+    /// and maybe a push that makes the informer send such a request now: a watch broken by a
+    /// 410 forces a relist (list rules), a cleanly closed one a new watch (watch rules).
+    Rule(Fault, Option<DropMode>),
     /// Breaks every open watch now.
     DropNow(DropMode),
     /// Compacts, keeping this many recent revisions.
@@ -52,25 +54,35 @@ impl ChaosFault {
     pub fn draw(kind: &str, rng: &mut Rng) -> Self {
         let verb = |rng: &mut Rng| *rng.pick(&["list", "watch"]);
         let after = |rng: &mut Rng| rng.range(0, 40);
+        let provoke = rng.chance(0.75);
         let rule = |kind: FaultKind, verbs: &[&str], count: i64| {
+            let push = provoke.then(|| {
+                if verbs.contains(&"watch") {
+                    DropMode::Clean
+                } else {
+                    DropMode::Error410
+                }
+            });
             Self::Rule(
                 Fault::new(kind)
                     .count(count)
                     .verbs(verbs.iter().copied())
                     .resources(["pods"]),
+                push,
             )
         };
         let count = |rng: &mut Rng| rng.range(1, 3) as i64;
+        // Each Retry-After holds the request for whole seconds, so those stay few.
         match kind {
-            "throttle" => rule(
-                status(429, Some(rng.range(1, 2)), rng.chance(0.5)),
-                &[verb(rng)],
-                count(rng),
-            ),
+            "throttle" => rule(status(429, Some(1), rng.chance(0.5)), &[verb(rng)], 1),
             "server-error" => {
                 let code = *rng.pick(&[500, 502, 503, 504]);
-                let retry = rng.chance(0.5).then(|| rng.range(1, 2));
-                rule(status(code, retry, false), &[verb(rng)], count(rng))
+                let retry = rng.chance(0.3).then_some(1);
+                rule(
+                    status(code, retry, false),
+                    &[verb(rng)],
+                    rng.range(1, 2) as i64,
+                )
             }
             "expired-list" => rule(status(410, None, false), &["list"], 1),
             "expired-continue" => rule(status(410, None, false), &["continue"], 1),
@@ -141,7 +153,12 @@ impl ChaosFault {
     /// Applies the fault; returns once it is in place (a restart, once serving again).
     pub async fn apply(&self, sim: &SimHandle) -> Result<(), String> {
         match self {
-            Self::Rule(rule) => sim.add_faults([rule.clone()]).await,
+            Self::Rule(rule, push) => {
+                sim.add_faults([rule.clone()]).await;
+                if let Some(mode) = push {
+                    sim.drop_watches(mode.clone()).await;
+                }
+            }
             Self::DropNow(mode) => {
                 sim.drop_watches(mode.clone()).await;
             }
@@ -177,9 +194,13 @@ fn status(code: u16, retry_after: Option<u64>, plain_text: bool) -> FaultKind {
 impl fmt::Display for ChaosFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Rule(rule) => {
+            Self::Rule(rule, push) => {
                 let kind = serde_json::to_string(&rule.kind).unwrap_or_default();
-                write!(f, "rule {kind} x{} {:?}", rule.count, rule.verbs)
+                write!(f, "rule {kind} x{} {:?}", rule.count, rule.verbs)?;
+                match push {
+                    Some(mode) => write!(f, " pushed by {mode:?}"),
+                    None => Ok(()),
+                }
             }
             Self::DropNow(mode) => write!(f, "drop watches {mode:?}"),
             Self::Compact(keep) => write!(f, "compact keep {keep}"),

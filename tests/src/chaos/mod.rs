@@ -43,7 +43,7 @@ impl Report {
         let s = &self.schedule;
         match &self.result {
             Ok(o) => format!(
-                "ok   seed={} mode={} pods={} objects={} faults={} unfired={} events={} lists={} relists={} watches={} handler-events={}/{} deletes={} tombstones={} converged={:.2}s wall={:.1}s",
+                "ok   seed={} mode={} pods={} objects={} faults={} unfired={:?} events={} lists={} relists={} watches={} handler-events={}/{} deletes={} tombstones={} converged={:.2}s wall={:.1}s",
                 s.seed,
                 s.mode,
                 s.pods,

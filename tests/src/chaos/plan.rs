@@ -122,7 +122,7 @@ impl Schedule {
         let (pods, phase_ms, rate, extra, page) = match profile {
             Profile::Ci => (
                 rng.range(300, 600),
-                rng.range(3000, 4000),
+                rng.range(4500, 6000),
                 rng.range(100, 300),
                 rng.range(0, 4),
                 *rng.pick(&[None, Some(100), Some(250)]),

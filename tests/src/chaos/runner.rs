@@ -14,6 +14,7 @@ use kinformer_rest::{Client, Config as ClientConfig, Kubeconfig, KubeconfigOptio
 use kinformer_sim::{Churn, Mix, Sim, SimHandle};
 use tokio::time::Instant;
 
+use super::fault::ChaosFault;
 use super::plan::Schedule;
 use super::recorder::{Recorder, Version};
 use super::truth::{Scope, View, deleted_but_present, diff};
@@ -45,8 +46,8 @@ pub struct Outcome {
     pub watches: u64,
     /// Faults applied, and of the rules among them, those that never found a request to hit.
     pub faults: usize,
-    /// Rules left unfired when the chaos phase ended.
-    pub unfired: usize,
+    /// The kinds of the rules no request ever hit before the chaos phase ended.
+    pub unfired: Vec<&'static str>,
     /// Notifications the fast and the slow handler received.
     pub handler_events: (u64, u64),
     /// Deletes delivered to the fast handler, and how many of them were tombstones.
@@ -97,7 +98,7 @@ pub async fn run(schedule: &Schedule) -> Result<Outcome, Failure> {
         async move { informer.run().await }
     });
 
-    let unfired = chaos_phase(&sim, schedule).await?;
+    let unfired = chaos_phase(&sim, schedule, &counters).await?;
     let settled = settle(&sim).await;
     let truth = scope.truth(&sim).await.map_err(fail)?;
     let converged = converge(&informer, &[&fast, &slow], &truth, settled).await;
@@ -172,9 +173,15 @@ fn informer(
     if let Some(selector) = &schedule.mode.selector {
         source = source.labels(selector.clone());
     }
+    // `CHAOS_DEFAULT_BACKOFF=1` keeps client-go's backoff, to see how long it takes instead.
+    let backoff = if std::env::var_os("CHAOS_DEFAULT_BACKOFF").is_some() {
+        BackoffConfig::default()
+    } else {
+        CHAOS_BACKOFF
+    };
     let mut reflector = ReflectorConfig::default()
         .streaming_list(schedule.mode.streaming_list)
-        .backoff(CHAOS_BACKOFF)
+        .backoff(backoff)
         .seed(schedule.seed);
     if let Some(size) = schedule.mode.page_size {
         reflector = reflector.page_size(size);
@@ -195,8 +202,20 @@ fn informer(
     ))
 }
 
-/// Churn and the faults, each at its time; returns how many rules never fired.
-async fn chaos_phase(sim: &SimHandle, schedule: &Schedule) -> Result<usize, Failure> {
+/// Churn and the faults, each at its time; returns the kinds of the rules that never fired.
+async fn chaos_phase(
+    sim: &SimHandle,
+    schedule: &Schedule,
+    counters: &Counters,
+) -> Result<Vec<&'static str>, Failure> {
+    // `CHAOS_TRACE=1` prints each fault as it is applied, with the reflector's counters.
+    let trace = std::env::var_os("CHAOS_TRACE").is_some();
+    if trace {
+        eprintln!(
+            "  chaos phase starts at {:.3}s of the sim",
+            sim.stats().await.uptime_ms as f64 / 1000.0
+        );
+    }
     let (update, create, delete) = schedule.churn_mix;
     sim.churn_start(
         Churn::new(schedule.churn_rate)
@@ -212,11 +231,40 @@ async fn chaos_phase(sim: &SimHandle, schedule: &Schedule) -> Result<usize, Fail
             .apply(sim)
             .await
             .map_err(|e| fail(format!("applying {}: {e}", step.fault)))?;
+        if trace {
+            let snap = counters.snapshot();
+            eprintln!(
+                "  {:>6.3}s {:<18} {} | lists={} watches={} events={} rules={}",
+                start.elapsed().as_secs_f64(),
+                step.kind,
+                step.fault,
+                snap.lists,
+                snap.watches,
+                snap.events,
+                sim.faults().await.len()
+            );
+        }
     }
     tokio::time::sleep_until(start + schedule.chaos_phase).await;
     sim.churn_stop().await;
-    let unfired = sim.faults().await.len();
+    if trace {
+        for r in sim.requests().await {
+            let at = r.at_ms as f64 / 1000.0;
+            eprintln!("  {at:>7.3}s {} {} -> {}", r.method, r.path, r.status);
+        }
+    }
+    // A rule still there with its full count never fired.
+    let mut left = sim.faults().await;
     sim.clear_faults().await;
+    let mut unfired = Vec::new();
+    for step in &schedule.steps {
+        if let ChaosFault::Rule(rule, _) = &step.fault
+            && let Some(i) = left.iter().position(|r| r == rule)
+        {
+            left.swap_remove(i);
+            unfired.push(step.kind);
+        }
+    }
     Ok(unfired)
 }
 
