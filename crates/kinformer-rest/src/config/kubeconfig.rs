@@ -78,6 +78,24 @@ pub struct Kubeconfig {
     pub(crate) current_context: Option<String>,
 }
 
+/// A parse error's message with every quoted value replaced: a type error quotes the value it
+/// met (`invalid type: string "…", expected a boolean`), which may be a token in the wrong place.
+fn without_quoted(err: &serde_yaml_ng::Error) -> String {
+    let mut out = String::new();
+    for (i, part) in err.to_string().split('"').enumerate() {
+        match i {
+            0 => out.push_str(part),
+            // Odd parts are inside quotes.
+            _ if i % 2 == 1 => out.push_str("\"<redacted>"),
+            _ => {
+                out.push('"');
+                out.push_str(part);
+            }
+        }
+    }
+    out
+}
+
 impl fmt::Debug for Kubeconfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let clusters: Vec<(&str, Option<String>)> = self
@@ -190,8 +208,9 @@ impl Kubeconfig {
     /// # Errors
     /// Invalid YAML or a wrongly typed field.
     pub fn from_yaml(text: &str, dir: Option<&Path>) -> Result<Self> {
-        let mut config: Self = serde_yaml_ng::from_str(text)
-            .map_err(|e| Error::new(Kind::Config, "invalid kubeconfig").with_source(e))?;
+        let mut config: Self = serde_yaml_ng::from_str(text).map_err(|e| {
+            Error::new(Kind::Config, "invalid kubeconfig").with_source(without_quoted(&e))
+        })?;
         if let Some(dir) = dir {
             config.resolve_paths(dir);
         }

@@ -304,3 +304,21 @@ fn kubectl_agrees_on_the_merged_view() {
         b64(std::str::from_utf8(ours.root_ca.as_deref().unwrap()).unwrap())
     );
 }
+
+#[test]
+fn parse_errors_do_not_quote_values() {
+    let yaml = "users:\n- name: u\n  user: tok-SECRET-1\nclusters:\n- name: c\n  cluster: {server: x, insecure-skip-tls-verify: tok-SECRET-2}\n";
+    let err = Kubeconfig::from_yaml(yaml, None).unwrap_err();
+    let mut text = format!("{err} {err:?}");
+    let mut cause = std::error::Error::source(&err);
+    while let Some(e) = cause {
+        text.push_str(&format!(" {e} {e:?}"));
+        cause = e.source();
+    }
+    assert!(!text.contains("SECRET"), "{text}");
+    assert!(
+        text.contains("invalid type: string \"<redacted>\""),
+        "{text}"
+    );
+    assert!(text.contains("line 3"), "the location stays: {text}");
+}
