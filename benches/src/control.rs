@@ -42,6 +42,17 @@ impl Control {
         .await
     }
 
+    /// Starts `count` updates of existing pods at `rate` per second, each stamped with its
+    /// wall-clock time (see [`crate::lag`]).
+    pub(crate) async fn churn_stamped(&self, rate: f64, count: u64) -> Result<(), String> {
+        let mix = json!({"update": 1.0, "create": 0.0, "delete": 0.0});
+        self.post(
+            "churn",
+            json!({"rate": rate, "count": count, "seed": 5, "mix": mix, "stamp_written_at": true}),
+        )
+        .await
+    }
+
     /// Ends every open watch with an ERROR 410, forcing clients to relist.
     pub(crate) async fn force_relist(&self) -> Result<(), String> {
         self.post("watches/drop", json!({"mode": "error410"})).await

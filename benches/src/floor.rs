@@ -1,6 +1,8 @@
 //! The floors: fetch the same list kinformer's first request fetches and only decode it into the
 //! same k8s-openapi type (no cache), or only read the bytes; then a raw watch decoded line by line.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
@@ -11,15 +13,15 @@ use tokio::time::{Instant, sleep};
 
 use crate::Options;
 use crate::control::Control;
-use crate::measure::{Report, peak_rss, rss};
+use crate::lag::{self, LagSamples};
+use crate::measure::{Report, exit_after_sync, peak_rss, rss};
 
 /// A watch event decoded straight into the typed object (no `serde_json::Value`).
 #[derive(serde::Deserialize)]
 struct Event {
     #[serde(rename = "type")]
     _kind: String,
-    #[serde(rename = "object")]
-    _object: Pod,
+    object: Pod,
 }
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
@@ -35,55 +37,93 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .do_raw()
         .await
         .map_err(|e| e.to_string())?;
-    let pods = if decode {
+    // The decoded list is held like a cache until the steady memory is read: dropping 50,000
+    // pods is not part of a sync, and their memory is what a cache would hold.
+    let (pods, decoded) = if decode {
         let list: k8s_openapi::List<Pod> =
             serde_json::from_slice(&body).map_err(|e| e.to_string())?;
-        list.items.len()
+        (list.items.len(), Some(list))
     } else {
-        count_items(&body)
+        (count_items(&body), None)
     };
     let rv = list_resource_version(&body);
     drop(body);
     report.set("sync_secs", started.elapsed().as_secs_f64());
     report.set("pods", pods);
     report.set("sync_peak_rss", peak_rss());
+    exit_after_sync(options, report);
     sleep(Duration::from_secs(1)).await;
     report.set("steady_rss", rss());
+    drop(decoded);
 
-    let mut stream = Request::new(client, Method::GET, "/api/v1/pods")
+    if options.sync_only {
+        return Ok(());
+    }
+
+    let stream = Request::new(client, Method::GET, "/api/v1/pods")
         .param("watch", "true")
         .param("resourceVersion", &rv)
         .stream()
         .await
         .map_err(|e| e.to_string())?;
+    let seen = Arc::new(AtomicU64::new(0));
+    let lags = Arc::new(LagSamples::default());
+    let reader = tokio::spawn(read_watch(
+        stream,
+        decode,
+        Arc::clone(&seen),
+        Arc::clone(&lags),
+    ));
     let control = Control::new(&options.control)?;
     let burst_started = Instant::now();
     control.burst(options.burst).await?;
     let deadline = burst_started + Duration::from_secs(120);
-    let (mut seen, mut pending) = (0_u64, Vec::new());
-    while seen < options.burst {
-        let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
-            Ok(Some(Ok(chunk))) => chunk,
-            Ok(Some(Err(e))) => return Err(e.to_string()),
-            Ok(None) | Err(_) => break,
-        };
-        pending.extend_from_slice(&chunk);
+    while seen.load(Ordering::Relaxed) < options.burst
+        && Instant::now() < deadline
+        && !reader.is_finished()
+    {
+        sleep(Duration::from_millis(2)).await;
+    }
+    let handled = seen.load(Ordering::Relaxed);
+    report.set("burst_events", handled);
+    report.set(
+        "events_per_sec",
+        handled as f64 / burst_started.elapsed().as_secs_f64(),
+    );
+    if decode {
+        // Only the decoding floor sees the stamp; the bytes floor never parses an object.
+        sleep(Duration::from_millis(500)).await;
+        lag::measure(options, &control, &lags, report).await?;
+    }
+    if reader.is_finished() {
+        return reader.await.map_err(|e| e.to_string())?;
+    }
+    reader.abort();
+    Ok(())
+}
+
+/// Reads watch lines, decoding each into the typed event when `decode`, until the stream ends.
+async fn read_watch(
+    mut stream: impl futures_util::Stream<Item = Result<bytes::Bytes, kinformer_rest::Error>> + Unpin,
+    decode: bool,
+    seen: Arc<AtomicU64>,
+    lags: Arc<LagSamples>,
+) -> Result<(), String> {
+    let mut pending = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        pending.extend_from_slice(&chunk.map_err(|e| e.to_string())?);
         let mut start = 0;
         while let Some(end) = pending[start..].iter().position(|b| *b == b'\n') {
             let line = &pending[start..start + end];
             if decode {
-                serde_json::from_slice::<Event>(line).map_err(|e| e.to_string())?;
+                let event: Event = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+                lags.record(&event.object);
             }
-            seen += 1;
+            seen.fetch_add(1, Ordering::Relaxed);
             start += end + 1;
         }
         pending.drain(..start);
     }
-    report.set("burst_events", seen);
-    report.set(
-        "events_per_sec",
-        seen as f64 / burst_started.elapsed().as_secs_f64(),
-    );
     Ok(())
 }
 

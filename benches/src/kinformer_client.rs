@@ -14,7 +14,8 @@ use tokio::time::{Instant, sleep};
 
 use crate::Options;
 use crate::control::Control;
-use crate::measure::{Report, peak_rss, reset_peak, rss};
+use crate::lag::{self, LagSamples};
+use crate::measure::{Report, exit_after_sync, peak_rss, reset_peak, rss};
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
@@ -36,8 +37,9 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         SharedIndexInformer::new(source.without_managed_fields(), config)
     };
     let handled = Arc::new(AtomicU64::new(0));
+    let lags = Arc::new(LagSamples::default());
     let registration = informer
-        .add_event_handler(counting(&handled))
+        .add_event_handler(counting(&handled, &lags))
         .map_err(|e| e.to_string())?;
     let running = tokio::spawn({
         let informer = informer.clone();
@@ -51,8 +53,16 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     report.set("sync_secs", sync.as_secs_f64());
     report.set("pods", pods);
     report.set("sync_peak_rss", peak_rss());
+    exit_after_sync(options, report);
     sleep(Duration::from_secs(1)).await;
     report.set("steady_rss", rss());
+    if options.sync_only {
+        informer.shutdown();
+        return running
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string());
+    }
 
     let control = Control::new(&options.control)?;
     let before = handled.load(Ordering::Relaxed);
@@ -68,6 +78,8 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         "events_per_sec",
         seen as f64 / burst_started.elapsed().as_secs_f64(),
     );
+    sleep(Duration::from_millis(500)).await;
+    lag::measure(options, &control, &lags, report).await?;
 
     if options.relist {
         sleep(Duration::from_millis(500)).await;
@@ -86,20 +98,24 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .map_err(|e| e.to_string())
 }
 
-fn counting(handled: &Arc<AtomicU64>) -> HandlerFns<Pod> {
+/// The one handler: counts events, and records the lag of stamped writes.
+fn counting(handled: &Arc<AtomicU64>, lags: &Arc<LagSamples>) -> HandlerFns<Pod> {
     let (a, u, d) = (
         Arc::clone(handled),
         Arc::clone(handled),
         Arc::clone(handled),
     );
+    let (add_lags, update_lags) = (Arc::clone(lags), Arc::clone(lags));
     HandlerFns::new()
-        .add_fn(move |_: &Arc<Pod>, initial| {
+        .add_fn(move |pod: &Arc<Pod>, initial| {
             if !initial {
                 a.fetch_add(1, Ordering::Relaxed);
+                add_lags.record(pod);
             }
         })
-        .update_fn(move |_: &Arc<Pod>, _: &Arc<Pod>| {
+        .update_fn(move |_: &Arc<Pod>, pod: &Arc<Pod>| {
             u.fetch_add(1, Ordering::Relaxed);
+            update_lags.record(pod);
         })
         .delete_fn(move |_: &DeletedState<Pod>| {
             d.fetch_add(1, Ordering::Relaxed);

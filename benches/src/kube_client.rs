@@ -1,6 +1,7 @@
 //! The peer: kube-rs `watcher()` + `reflector()` into a `Store`, at its defaults, or with
 //! `.modify()` stripping managedFields.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
@@ -12,7 +13,8 @@ use tokio::time::{Instant, sleep};
 
 use crate::Options;
 use crate::control::Control;
-use crate::measure::{Report, peak_rss, reset_peak, rss};
+use crate::lag::{self, LagSamples};
+use crate::measure::{Report, exit_after_sync, peak_rss, reset_peak, rss};
 
 /// What the stream consumer tells the measuring side.
 enum Seen {
@@ -36,6 +38,8 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let (reader, writer) = reflector::store();
     let strip = options.mode == "kube-strip";
     let (tx, mut rx) = mpsc::unbounded_channel();
+    let lags = Arc::new(LagSamples::default());
+    let consumer_lags = Arc::clone(&lags);
     let consumer = tokio::spawn(async move {
         let stream = watcher(api, watcher::Config::default()).modify(move |pod| {
             if strip {
@@ -51,7 +55,12 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
                     Seen::Synced
                 }
                 Ok(watcher::Event::InitDone) => Seen::Relisted,
-                Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)) => Seen::Event,
+                Ok(watcher::Event::Apply(pod)) => {
+                    // The reflector has stored the object: this is kube-rs's handler point.
+                    consumer_lags.record(&pod);
+                    Seen::Event
+                }
+                Ok(watcher::Event::Delete(_)) => Seen::Event,
                 Ok(_) | Err(_) => continue,
             };
             if tx.send(seen).is_err() {
@@ -70,8 +79,13 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     report.set("sync_secs", sync.as_secs_f64());
     report.set("pods", reader.state().len());
     report.set("sync_peak_rss", peak_rss());
+    exit_after_sync(options, report);
     sleep(Duration::from_secs(1)).await;
     report.set("steady_rss", rss());
+    if options.sync_only {
+        consumer.abort();
+        return Ok(());
+    }
 
     let control = Control::new(&options.control)?;
     let burst_started = Instant::now();
@@ -90,9 +104,13 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         "events_per_sec",
         seen as f64 / burst_started.elapsed().as_secs_f64(),
     );
+    // The consumer records lag itself; its few thousand channel messages wait for the relist loop.
+    sleep(Duration::from_millis(500)).await;
+    lag::measure(options, &control, &lags, report).await?;
 
     if options.relist {
         sleep(Duration::from_millis(500)).await;
+        while rx.try_recv().is_ok() {}
         report.set("steady_rss_before_relist", rss());
         reset_peak();
         control.force_relist().await?;

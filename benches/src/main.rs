@@ -1,8 +1,12 @@
-//! `bench-client MODE --kubeconfig FILE --control URL [--burst N] [--no-relist]`
+//! `bench-client MODE --kubeconfig FILE --control URL [--burst N] [--lag-rate R] [--lag-secs S]
+//! [--no-relist] [--sync-only]`
 //!
 //! One benchmark client, run as its own process by `cargo xtask bench` so its memory is its own.
 //! It syncs a pod cache (or, for the floors, fetches and decodes the same list), then measures a
-//! watch burst and a forced relist, and prints one `BENCH key=value ...` line.
+//! saturating watch burst, the lag from the server's write to the handler at a fixed churn rate,
+//! and a forced relist, and prints one `BENCH key=value ...` line. `--sync-only` stops after the
+//! sync and steady-state memory; `--exit-after-sync` prints the report and exits right after the
+//! sync, so a profile of the process is a profile of the sync.
 //!
 //! Modes: `kinformer`, `kinformer-keep` (managedFields kept), `kinformer-paged` (no streaming list),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`, `floor-bytes`.
@@ -11,6 +15,7 @@ mod control;
 mod floor;
 mod kinformer_client;
 mod kube_client;
+mod lag;
 mod measure;
 
 use std::process::ExitCode;
@@ -26,6 +31,14 @@ pub(crate) struct Options {
     pub(crate) control: String,
     pub(crate) burst: u64,
     pub(crate) relist: bool,
+    /// Stamped updates per second in the lag phase (0: no lag phase).
+    pub(crate) lag_rate: f64,
+    /// Length of the lag phase.
+    pub(crate) lag_secs: f64,
+    /// Only sync and measure steady memory: no burst, lag or relist.
+    pub(crate) sync_only: bool,
+    /// Print the report and exit as soon as the cache is synced, without dropping it (profiling).
+    pub(crate) exit_after_sync: bool,
 }
 
 impl Options {
@@ -38,6 +51,10 @@ impl Options {
             control: String::new(),
             burst: 20_000,
             relist: true,
+            lag_rate: 5_000.0,
+            lag_secs: 4.0,
+            sync_only: false,
+            exit_after_sync: false,
         };
         while let Some(flag) = args.next() {
             let mut value = || args.next().ok_or(format!("{flag} needs a value"));
@@ -47,7 +64,15 @@ impl Options {
                 "--burst" => {
                     options.burst = value()?.parse().map_err(|e| format!("--burst: {e}"))?
                 }
+                "--lag-rate" => {
+                    options.lag_rate = value()?.parse().map_err(|e| format!("--lag-rate: {e}"))?
+                }
+                "--lag-secs" => {
+                    options.lag_secs = value()?.parse().map_err(|e| format!("--lag-secs: {e}"))?
+                }
                 "--no-relist" => options.relist = false,
+                "--sync-only" => options.sync_only = true,
+                "--exit-after-sync" => options.exit_after_sync = true,
                 other => return Err(format!("unknown flag {other}")),
             }
         }

@@ -32,6 +32,17 @@ fn status_field(name: &str) -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
+/// With `--exit-after-sync`: prints `report` and exits at once, dropping nothing (a profile of the
+/// process is then a profile of the sync alone).
+pub(crate) fn exit_after_sync(options: &crate::Options, report: &Report) {
+    if options.exit_after_sync {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let ok = writeln!(out, "{report}").and_then(|()| out.flush()).is_ok();
+        std::process::exit(if ok { 0 } else { 1 });
+    }
+}
+
 /// `BENCH key=value ...`: flat, so the harness parses it with the standard library alone.
 #[derive(Debug)]
 pub(crate) struct Report {

@@ -18,7 +18,7 @@ pub(crate) fn run_rounds(options: &Options, sim: &SimProcess, pods: usize) -> Re
     for round in 1..=options.rounds {
         for client in &options.clients {
             eprintln!("round {round}/{}: {client} ({pods} pods)", options.rounds);
-            let run = run_client(client, sim, options.burst)?;
+            let run = run_client(client, sim, options)?;
             eprintln!("  {}", summary(&run));
             runs.entry(client.clone()).or_default().push(run);
         }
@@ -26,12 +26,20 @@ pub(crate) fn run_rounds(options: &Options, sim: &SimProcess, pods: usize) -> Re
     Ok(runs)
 }
 
-fn run_client(client: &str, sim: &SimProcess, burst: u64) -> Result<Run, String> {
-    let output = Command::new("target/release/bench-client")
+fn run_client(client: &str, sim: &SimProcess, options: &Options) -> Result<Run, String> {
+    let mut command = Command::new("target/release/bench-client");
+    command
         .arg(client)
         .arg("--kubeconfig")
         .arg(&sim.kubeconfig)
-        .args(["--control", &sim.control, "--burst", &burst.to_string()])
+        .args(["--control", &sim.control])
+        .args(["--burst", &options.burst.to_string()])
+        .args(["--lag-rate", &options.lag_rate.to_string()])
+        .args(["--lag-secs", &options.lag_secs.to_string()]);
+    if options.sync_only {
+        command.arg("--sync-only");
+    }
+    let output = command
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("starting bench-client {client}: {e}"))?;
@@ -56,6 +64,9 @@ fn summary(run: &Run) -> String {
         "pods",
         "steady_rss",
         "events_per_sec",
+        "lag_p50_ms",
+        "lag_p99_ms",
+        "lag_rate",
         "relist_peak_rss",
     ]
     .iter()

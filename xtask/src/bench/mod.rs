@@ -4,16 +4,26 @@
 //! (A B C ... A B C ...) for several rounds; medians, min and max go to a markdown table, a JSON
 //! file and one SVG chart per metric under `target/bench/`.
 //!
+//! `cargo xtask bench [--pods N] [--rounds R] [--burst N] [--lag-rate R] [--lag-secs S]
+//! [--clients a,b]`: 50,000 pods and 3 rounds by default; `--quick`: 10,000 pods, one round;
+//! `--scale`: sync and memory at 10k, 50k and 150k pods, with the cost per object at each.
+//!
+//! `cargo xtask bench profile [--pods N] [--modes a,b]` profiles the initial sync under callgrind
+//! into `target/bench/profile.md`.
+//!
 //! `cargo xtask bench areas [sim|rest|indexer|deltafifo|all]` runs the per-crate micro benchmarks.
 
 mod areas;
+mod callgrind;
 mod clients;
+mod profile;
 mod report;
+mod scale;
 mod sim_process;
 mod stats;
 mod svg;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::step;
 
@@ -25,6 +35,12 @@ pub(crate) struct Options {
     pub(crate) burst: u64,
     pub(crate) clients: Vec<String>,
     pub(crate) out_dir: PathBuf,
+    /// Stamped updates per second in the lag phase (0: none).
+    pub(crate) lag_rate: f64,
+    /// Seconds the lag phase lasts.
+    pub(crate) lag_secs: f64,
+    /// Only sync and steady memory (the scale run): no burst, lag or relist.
+    pub(crate) sync_only: bool,
 }
 
 const DEFAULT_CLIENTS: &[&str] = &[
@@ -37,6 +53,9 @@ const DEFAULT_CLIENTS: &[&str] = &[
     "floor-bytes",
 ];
 
+/// The scale run measures sync and memory only, of kinformer, the peer and the decode floor.
+const SCALE_CLIENTS: &[&str] = &["kinformer", "kube", "kube-strip", "floor-decode"];
+
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         pods: vec![50_000],
@@ -44,6 +63,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
         burst: 20_000,
         clients: DEFAULT_CLIENTS.iter().map(|c| (*c).to_owned()).collect(),
         out_dir: PathBuf::from("target/bench"),
+        lag_rate: 5_000.0,
+        lag_secs: 4.0,
+        sync_only: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -55,6 +77,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--burst" => options.burst = value()?.parse().map_err(|e| format!("--burst: {e}"))?,
             "--clients" => options.clients = value()?.split(',').map(str::to_owned).collect(),
+            "--lag-rate" => {
+                options.lag_rate = value()?.parse().map_err(|e| format!("--lag-rate: {e}"))?
+            }
+            "--lag-secs" => {
+                options.lag_secs = value()?.parse().map_err(|e| format!("--lag-secs: {e}"))?
+            }
             "--quick" => {
                 options.pods = vec![10_000];
                 options.rounds = 1;
@@ -63,6 +91,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--scale" => {
                 options.pods = vec![10_000, 50_000, 150_000];
                 options.rounds = 1;
+                options.sync_only = true;
+                options.clients = SCALE_CLIENTS.iter().map(|c| (*c).to_owned()).collect();
             }
             other => return Err(format!("unknown option {other}")),
         }
@@ -70,12 +100,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
     Ok(options)
 }
 
-/// Runs the comparison, or the per-crate benchmarks with `areas`.
-pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    if args.first().map(String::as_str) == Some("areas") {
-        return areas::run(&args[1..]);
-    }
-    let options = parse(args)?;
+/// Builds the simulator and the bench clients in release mode.
+fn build_release() -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     step(
         "build",
@@ -89,7 +115,18 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             "kinformer-benches",
         ],
         &[],
-    )?;
+    )
+}
+
+/// Runs the comparison, or the per-crate benchmarks with `areas`.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    match args.first().map(String::as_str) {
+        Some("areas") => return areas::run(&args[1..]),
+        Some("profile") => return profile::run(&args[1..], Path::new("target/bench")),
+        _ => {}
+    }
+    let options = parse(args)?;
+    build_release()?;
     std::fs::create_dir_all(&options.out_dir).map_err(|e| format!("creating output dir: {e}"))?;
     let mut all = Vec::new();
     for &pods in &options.pods {

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::Options;
 use super::clients::Runs;
+use super::scale;
 use super::stats::{self, Metric, Summary, summarize};
 use super::svg;
 
@@ -18,6 +19,9 @@ const METRICS: &[(&str, &str, Metric)] = &[
     ("steady_mib", "steady RSS (MiB)", stats::steady_mib),
     ("bytes_per_pod", "RSS per pod (B)", stats::bytes_per_pod),
     ("events_per_sec", "watch events/s", stats::events_per_sec),
+    ("lag_p50_ms", "lag p50 (ms)", stats::lag_p50_ms),
+    ("lag_p99_ms", "lag p99 (ms)", stats::lag_p99_ms),
+    ("lag_rate", "lag-phase events/s", stats::lag_rate),
     (
         "relist_peak_ratio",
         "relist peak / steady",
@@ -34,6 +38,8 @@ struct Goal {
     peer: Option<&'static str>,
     bound: f64,
     at_most: bool,
+    /// `x` for ratios, a unit for absolute bounds.
+    unit: &'static str,
 }
 
 const GOALS: &[Goal] = &[
@@ -44,6 +50,7 @@ const GOALS: &[Goal] = &[
         peer: Some("kube"),
         bound: 0.5,
         at_most: true,
+        unit: "x",
     },
     Goal {
         text: "initial sync vs decode-only floor",
@@ -52,6 +59,7 @@ const GOALS: &[Goal] = &[
         peer: Some("floor-decode"),
         bound: 1.3,
         at_most: true,
+        unit: "x",
     },
     Goal {
         text: "memory per pod vs kube-rs (defaults)",
@@ -60,6 +68,7 @@ const GOALS: &[Goal] = &[
         peer: Some("kube"),
         bound: 0.5,
         at_most: true,
+        unit: "x",
     },
     Goal {
         text: "memory per pod vs kube-rs (both strip managedFields)",
@@ -68,6 +77,7 @@ const GOALS: &[Goal] = &[
         peer: Some("kube-strip"),
         bound: 0.85,
         at_most: true,
+        unit: "x",
     },
     Goal {
         text: "relist peak / steady RSS",
@@ -76,6 +86,7 @@ const GOALS: &[Goal] = &[
         peer: None,
         bound: 1.25,
         at_most: true,
+        unit: "x",
     },
     Goal {
         text: "watch events/s vs kube-rs",
@@ -84,6 +95,7 @@ const GOALS: &[Goal] = &[
         peer: Some("kube"),
         bound: 1.5,
         at_most: false,
+        unit: "x",
     },
     Goal {
         text: "watch events/s vs decode-only floor",
@@ -92,6 +104,16 @@ const GOALS: &[Goal] = &[
         peer: Some("floor-decode"),
         bound: 0.7,
         at_most: false,
+        unit: "x",
+    },
+    Goal {
+        text: "p99 lag from the server's write to the handler at 5,000 events/s",
+        metric: stats::lag_p99_ms,
+        client: "kinformer",
+        peer: None,
+        bound: 10.0,
+        at_most: true,
+        unit: " ms",
     },
 ];
 
@@ -126,7 +148,8 @@ pub(crate) fn write(options: &Options, all: &[(usize, Runs)]) -> Result<(), Stri
             }
         }
     }
-    json.push_str("]}\n");
+    md.push_str(&scale::table(all));
+    let _ = writeln!(json, "],\"scale_spread\":{}}}", scale::json(all));
     let md_path = options.out_dir.join("report.md");
     std::fs::write(&md_path, &md).map_err(|e| format!("writing {}: {e}", md_path.display()))?;
     let json_path = options.out_dir.join("report.json");
@@ -170,12 +193,16 @@ fn results_table(pods: usize, runs: &Runs) -> String {
         }
         md.push('\n');
     }
+    for (client, peer) in [("kinformer", "kube"), ("kinformer", "kube-strip")] {
+        md.push_str(&ratio_row(runs, client, peer).unwrap_or_default());
+    }
     md.push('\n');
     md
 }
 
 fn goals_table(runs: &Runs) -> String {
-    let mut md = String::from("| goal | bound | measured | met |\n|---|---|---|---|\n");
+    let mut md =
+        String::from("| goal | bound | measured | met | margin |\n|---|---|---|---|---|\n");
     for goal in GOALS {
         let value = |client: &str| {
             runs.get(client)
@@ -187,25 +214,58 @@ fn goals_table(runs: &Runs) -> String {
             None => value(goal.client),
         };
         let op = if goal.at_most { "≤" } else { "≥" };
-        let (shown, met) = match measured {
+        let unit = goal.unit;
+        let (shown, met, margin) = match measured {
             Some(m) => {
-                let met = if goal.at_most {
-                    m <= goal.bound
-                } else {
-                    m >= goal.bound
-                };
-                (format!("{m:.2}x"), if met { "yes" } else { "no" })
+                let (met, margin) = verdict(m, goal.bound, goal.at_most);
+                (format!("{m:.2}{unit}"), met, margin)
             }
-            None => ("–".to_owned(), "not measured"),
+            None => ("–".to_owned(), "not measured", String::new()),
         };
         let _ = writeln!(
             md,
-            "| {} | {op} {}x | {shown} | {met} |",
+            "| {} | {op} {}{unit} | {shown} | {met} | {margin} |",
             goal.text, goal.bound
         );
     }
     md.push('\n');
     md
+}
+
+/// Whether `measured` meets `bound`, and by how much it is inside or outside it (percent of the
+/// bound).
+pub(crate) fn verdict(measured: f64, bound: f64, at_most: bool) -> (&'static str, String) {
+    let met = if at_most {
+        measured <= bound
+    } else {
+        measured >= bound
+    };
+    let off = ((measured - bound) / bound * 100.0).abs();
+    let side = match (at_most, met) {
+        (true, true) => "under",
+        (true, false) => "over",
+        (false, true) => "above",
+        (false, false) => "below",
+    };
+    (
+        if met { "yes" } else { "no" },
+        format!("{off:.0}% {side} the bound"),
+    )
+}
+
+/// kinformer's median over the peer's, for every metric both have.
+fn ratio_row(runs: &Runs, client: &str, peer: &str) -> Option<String> {
+    let (a, b) = (runs.get(client)?, runs.get(peer)?);
+    let mut md = format!("| {client} / {peer} |");
+    for (_, _, metric) in METRICS {
+        let ratio = summarize(a, *metric)
+            .zip(summarize(b, *metric))
+            .filter(|(_, b)| b.median != 0.0)
+            .map(|(a, b)| format!("{:.2}x", a.median / b.median));
+        let _ = write!(md, " {} |", ratio.as_deref().unwrap_or("–"));
+    }
+    md.push('\n');
+    Some(md)
 }
 
 fn scale_json(pods: usize, runs: &Runs) -> String {

@@ -40,6 +40,26 @@ pub(crate) fn events_per_sec(run: &Run) -> Option<f64> {
     field(run, "events_per_sec")
 }
 
+/// Lag from the server's write to the handler at the fixed churn rate, median and 99th percentile.
+pub(crate) fn lag_p50_ms(run: &Run) -> Option<f64> {
+    field(run, "lag_p50_ms")
+}
+
+pub(crate) fn lag_p99_ms(run: &Run) -> Option<f64> {
+    field(run, "lag_p99_ms")
+}
+
+/// Stamped events per second the handler saw in the lag phase (should be the asked-for rate).
+pub(crate) fn lag_rate(run: &Run) -> Option<f64> {
+    field(run, "lag_rate")
+}
+
+/// Sync seconds per 1,000 pods.
+pub(crate) fn sync_secs_per_kpod(run: &Run) -> Option<f64> {
+    let pods = field(run, "pods")?;
+    (pods > 0.0).then(|| field(run, "sync_secs").map(|s| s * 1000.0 / pods))?
+}
+
 /// Peak RSS during a forced relist, as a multiple of the RSS just before it.
 pub(crate) fn relist_peak_ratio(run: &Run) -> Option<f64> {
     Some(field(run, "relist_peak_rss")? / field(run, "steady_rss_before_relist")?)
