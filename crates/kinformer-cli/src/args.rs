@@ -25,6 +25,34 @@ pub(crate) enum Command {
     Mirror(MirrorArgs),
     /// Run the embedded API server as a process.
     Sim(kinformer_sim::cli::Args),
+    /// Soak a mirror process under churn and rotating faults; chart its memory.
+    Soak(SoakArgs),
+}
+
+/// `kinformer soak`.
+#[derive(Debug, Args)]
+pub(crate) struct SoakArgs {
+    /// How long the mirror runs once synced.
+    #[arg(long, default_value_t = 30.0)]
+    pub(crate) minutes: f64,
+    /// Pods on the embedded server.
+    #[arg(long, default_value_t = 5_000)]
+    pub(crate) pods: usize,
+    /// Writes per second (updates, creates and deletes).
+    #[arg(long, default_value_t = 300.0)]
+    pub(crate) churn: f64,
+    /// Seconds between two faults (each of another kind).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub(crate) fault_every: f64,
+    /// Seconds between two memory samples.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub(crate) sample_every: f64,
+    /// Seed of the generated pods and the churn.
+    #[arg(long, default_value_t = 7)]
+    pub(crate) seed: u64,
+    /// Where `soak.csv`, `soak.svg`, `soak.json` and the mirror's dump go.
+    #[arg(long, value_name = "DIR", default_value = "target/soak")]
+    pub(crate) out: PathBuf,
 }
 
 /// `kinformer demo`.

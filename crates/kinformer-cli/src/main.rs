@@ -3,7 +3,8 @@
 //! - `kinformer demo`: an informer on the embedded API server, no cluster needed;
 //! - `kinformer watch RESOURCE`: print every add, update and delete of any resource of any cluster;
 //! - `kinformer mirror RESOURCE --dump FILE`: keep a cache in sync, then write it out with a report;
-//! - `kinformer sim`: the embedded API server as a process.
+//! - `kinformer sim`: the embedded API server as a process;
+//! - `kinformer soak`: a mirror process under churn and rotating faults, its memory charted.
 //!
 //! Errors are one line on stderr and exit code 1; nothing panics on bad input.
 
@@ -16,6 +17,7 @@ mod informer;
 mod mirror;
 mod rss;
 mod signal;
+mod soak;
 mod watch;
 
 use std::process::ExitCode;
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
             Command::Watch(args) => watch::run(args).await,
             Command::Mirror(args) => mirror::run(args).await,
             Command::Sim(args) => kinformer_sim::cli::run(args).await.map_err(Into::into),
+            Command::Soak(args) => soak::run(args).await,
         }
     });
     match result {
