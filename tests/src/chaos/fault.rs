@@ -50,14 +50,19 @@ pub enum ChaosFault {
 }
 
 impl ChaosFault {
-    /// A fault of kind `kind` (one of [`KINDS`]) with parameters drawn from `rng`.
-    pub fn draw(kind: &str, rng: &mut Rng) -> Self {
-        let verb = |rng: &mut Rng| *rng.pick(&["list", "watch"]);
+    /// A fault of kind `kind` (one of [`KINDS`]) with parameters drawn from `rng`. With
+    /// `streaming`, the informer's lists are watches (`sendInitialEvents`), so the faults meant
+    /// for lists and continue pages target those.
+    pub fn draw(kind: &str, rng: &mut Rng, streaming: bool) -> Self {
+        let list = if streaming { "watch" } else { "list" };
+        let continue_page = if streaming { "watch" } else { "continue" };
+        let verb = |rng: &mut Rng| *rng.pick(&[list, "watch"]);
         let after = |rng: &mut Rng| rng.range(0, 40);
         let provoke = rng.chance(0.75);
         let rule = |kind: FaultKind, verbs: &[&str], count: i64| {
+            // A 410 makes the informer list again; a clean end, watch again.
             let push = provoke.then(|| {
-                if verbs.contains(&"watch") {
+                if verbs.contains(&"watch") && !streaming {
                     DropMode::Clean
                 } else {
                     DropMode::Error410
@@ -84,10 +89,10 @@ impl ChaosFault {
                     rng.range(1, 2) as i64,
                 )
             }
-            "expired-list" => rule(status(410, None, false), &["list"], 1),
-            "expired-continue" => rule(status(410, None, false), &["continue"], 1),
+            "expired-list" => rule(status(410, None, false), &[list], 1),
+            "expired-continue" => rule(status(410, None, false), &[continue_page], 1),
             "expired-watch" => rule(status(410, None, false), &["watch"], 1),
-            "too-large" => rule(FaultKind::TooLarge, &["list"], 1),
+            "too-large" => rule(FaultKind::TooLarge, &[list], 1),
             "delay" => rule(
                 FaultKind::Delay {
                     seconds: rng.range(1, 8) as f64 / 10.0,
@@ -147,6 +152,19 @@ impl ChaosFault {
             },
             // Unknown names cannot come from KINDS; a restart is the harshest stand-in.
             _ => Self::Restart(Duration::from_millis(rng.range(50, 800))),
+        }
+    }
+
+    /// Marks a rule as step `index`'s with an extra resource name no request has, so it can be
+    /// told apart from identical rules of other steps.
+    pub fn tagged(self, index: usize) -> Self {
+        match self {
+            Self::Rule(rule, push) => {
+                let mut resources = rule.resources.clone();
+                resources.push(format!("chaos-step-{index}"));
+                Self::Rule(rule.resources(resources), push)
+            }
+            other => other,
         }
     }
 

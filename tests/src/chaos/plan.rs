@@ -11,7 +11,7 @@ use super::rng::Rng;
 pub enum Profile {
     /// Small and short, for CI in debug builds: hundreds of pods, a few seconds of faults.
     Ci,
-    /// The size: 2,000-5,000 pods, 10-20 s of faults.
+    /// The size: 2,000-5,000 pods, 8-14 s of faults.
     Full,
 }
 
@@ -129,9 +129,9 @@ impl Schedule {
             ),
             Profile::Full => (
                 rng.range(2000, 5000),
-                rng.range(10_000, 20_000),
+                rng.range(8_000, 14_000),
                 rng.range(200, 800),
-                rng.range(8, 30),
+                rng.range(6, 20),
                 *rng.pick(&[None, Some(500), Some(1000)]),
             ),
         };
@@ -157,10 +157,11 @@ impl Schedule {
         let steps = kinds
             .iter()
             .zip(at)
-            .map(|(kind, ms)| Step {
+            .enumerate()
+            .map(|(i, (kind, ms))| Step {
                 at: Duration::from_millis(ms),
                 kind,
-                fault: ChaosFault::draw(kind, &mut rng),
+                fault: ChaosFault::draw(kind, &mut rng, streaming_list).tagged(i),
             })
             .collect();
         Self {

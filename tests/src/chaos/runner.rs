@@ -11,7 +11,7 @@ use kinformer_core::{StoreRead, object_key};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{BackoffConfig, Config as ReflectorConfig, Counters};
 use kinformer_rest::{Client, Config as ClientConfig, Kubeconfig, KubeconfigOptions};
-use kinformer_sim::{Churn, Mix, Sim, SimHandle};
+use kinformer_sim::{Churn, Fault, Mix, Sim, SimHandle};
 use tokio::time::Instant;
 
 use super::fault::ChaosFault;
@@ -225,8 +225,19 @@ async fn chaos_phase(
     .await
     .map_err(|e| fail(format!("churn: {e}")))?;
     let start = Instant::now();
+    // Rules wait for their request in order; a long queue would leave the late ones unfired,
+    // so the oldest expires once three are waiting.
+    let mut pending: Vec<(&'static str, Fault)> = Vec::new();
+    let mut unfired = Vec::new();
     for step in &schedule.steps {
         tokio::time::sleep_until(start + step.at).await;
+        if let ChaosFault::Rule(rule, _) = &step.fault {
+            if pending.len() >= MAX_PENDING_RULES {
+                let oldest = pending.remove(0);
+                expire(sim, vec![oldest], &mut unfired).await;
+            }
+            pending.push((step.kind, rule.clone()));
+        }
         step.fault
             .apply(sim)
             .await
@@ -253,19 +264,31 @@ async fn chaos_phase(
             eprintln!("  {at:>7.3}s {} {} -> {}", r.method, r.path, r.status);
         }
     }
-    // A rule still there with its full count never fired.
+    expire(sim, pending, &mut unfired).await;
+    Ok(unfired)
+}
+
+/// Rules waiting for their request at most.
+const MAX_PENDING_RULES: usize = 3;
+
+/// Removes `rules` from the sim (the others stay, as they are); those still there with their
+/// full count never fired. Rules are told apart by their step's tag among their resources.
+async fn expire(
+    sim: &SimHandle,
+    rules: Vec<(&'static str, Fault)>,
+    unfired: &mut Vec<&'static str>,
+) {
     let mut left = sim.faults().await;
     sim.clear_faults().await;
-    let mut unfired = Vec::new();
-    for step in &schedule.steps {
-        if let ChaosFault::Rule(rule, _) = &step.fault
-            && let Some(i) = left.iter().position(|r| r == rule)
-        {
+    for (kind, rule) in rules {
+        if let Some(i) = left.iter().position(|r| r.resources == rule.resources) {
+            if left[i] == rule {
+                unfired.push(kind);
+            }
             left.swap_remove(i);
-            unfired.push(step.kind);
         }
     }
-    Ok(unfired)
+    sim.add_faults(left).await;
 }
 
 /// Waits until the revision stops moving (an aborted churn task may finish one batch); returns
