@@ -27,9 +27,12 @@ struct Event {
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
     let decode = options.mode == "floor-decode";
-    let config = Kubeconfig::read_from(&options.kubeconfig)
+    let mut config = Kubeconfig::read_from(&options.kubeconfig)
         .and_then(|k| RestConfig::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
         .map_err(|e| e.to_string())?;
+    // No gzip: the floor is the cost of decoding alone, and neither kinformer's streaming list
+    // (a watch, never compressed) nor kube-rs (built without its gzip feature) inflates.
+    config.disable_compression = true;
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let body = Request::new(client.clone(), Method::GET, "/api/v1/pods")
         .param("resourceVersion", "0")

@@ -37,11 +37,21 @@ fn resolve(spec: &str, names: &mut HashMap<String, String>) -> String {
     match spec.strip_prefix('(').and_then(|s| s.split_once(')')) {
         Some((id, "")) => names.get(id).cloned().unwrap_or_default(),
         Some((id, name)) => {
-            let name = name.trim().to_owned();
+            let name = base_name(name.trim()).to_owned();
             names.insert(id.to_owned(), name.clone());
             name
         }
         None => spec.to_owned(),
+    }
+}
+
+/// `f'2` is callgrind's name for `f` called recursively; it is the same function.
+fn base_name(name: &str) -> &str {
+    match name.rsplit_once('\'') {
+        Some((base, depth)) if !depth.is_empty() && depth.bytes().all(|b| b.is_ascii_digit()) => {
+            base
+        }
+        _ => name,
     }
 }
 
@@ -121,13 +131,15 @@ mod tests {
         let text = "positions: line\nevents: Ir\nsummary: 100\n\
             fl=(1) a.rs\nfn=(1) main\n3 10\ncfn=(2) parse\ncalls=2 5\n4 60\ncfn=(3) malloc\ncalls=7 0\n5 20\n\
             fn=(2)\n+1 50\ncfn=(2)\ncalls=1 5\n* 30\ncfn=(4) realloc\ncalls=3 0\n6 10\n\
-            fn=(3)\n0 20\n";
+            fn=(3)\n0 20\nfn=(5) parse'2\n0 5\n";
         let p = parse(text);
         let get = |n: &str| p.functions.iter().find(|f| f.name == n).cloned().unwrap();
         assert_eq!(p.total, 100);
         assert_eq!((p.allocations, p.reallocs), (7, 3));
         assert_eq!((get("main").self_cost, get("main").inclusive), (10, 90));
-        assert_eq!((get("parse").self_cost, get("parse").inclusive), (50, 60));
+        assert_eq!((get("parse").self_cost, get("parse").inclusive), (55, 65));
+        assert_eq!(base_name("f'2"), "f");
+        assert_eq!(base_name("<T as Trait<'a>>::f"), "<T as Trait<'a>>::f");
         assert_eq!(get("malloc").self_cost, 20);
     }
 }

@@ -41,6 +41,8 @@ pub(crate) struct Options {
     pub(crate) lag_secs: f64,
     /// Only sync and steady memory (the scale run): no burst, lag or relist.
     pub(crate) sync_only: bool,
+    /// The machine's load average when the run started (other work on it skews every number).
+    pub(crate) load_at_start: String,
 }
 
 const DEFAULT_CLIENTS: &[&str] = &[
@@ -66,6 +68,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         lag_rate: 5_000.0,
         lag_secs: 4.0,
         sync_only: false,
+        load_at_start: String::new(),
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -125,8 +128,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         Some("profile") => return profile::run(&args[1..], Path::new("target/bench")),
         _ => {}
     }
-    let options = parse(args)?;
+    let mut options = parse(args)?;
     build_release()?;
+    options.load_at_start = report::load_average();
     std::fs::create_dir_all(&options.out_dir).map_err(|e| format!("creating output dir: {e}"))?;
     let mut all = Vec::new();
     for &pods in &options.pods {

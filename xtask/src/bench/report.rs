@@ -122,8 +122,16 @@ pub(crate) fn write(options: &Options, all: &[(usize, Runs)]) -> Result<(), Stri
     let mut md = String::from("# kinformer benchmark\n\n");
     let _ = writeln!(
         md,
-        "`cargo xtask bench` — {} round(s), clients alternating; median [min–max]. Burst: {} updates.\n",
-        options.rounds, options.burst
+        "`cargo xtask bench` — {} round(s), clients alternating; median [min–max]. Burst: {} updates; \
+         lag phase: {} stamped updates/s for {} s.\n",
+        options.rounds, options.burst, options.lag_rate, options.lag_secs
+    );
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let _ = writeln!(
+        md,
+        "Machine: {cores} cores; load average (1/5/15 min) at start {}, at end {}.\n",
+        options.load_at_start,
+        load_average()
     );
     let mut json = String::from("{\"scales\":[");
     for (i, (pods, runs)) in all.iter().enumerate() {
@@ -161,6 +169,13 @@ pub(crate) fn write(options: &Options, all: &[(usize, Runs)]) -> Result<(), Stri
         json_path.display()
     );
     Ok(())
+}
+
+/// The 1, 5 and 15 minute load averages, as the kernel reports them.
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 fn cell(s: Option<Summary>) -> String {
