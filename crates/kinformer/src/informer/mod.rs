@@ -21,6 +21,7 @@
 //! `metadata.managedFields` is dropped by a transform after decoding; skipping it while parsing
 //! needs the list-watch source to decode without it.
 
+mod compact;
 mod config;
 mod handler;
 mod listener;

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use kinformer_core::{Object, Store, StoreError};
 use kinformer_indexer::Indexer;
+
+use super::compact;
 use tokio::sync::Notify;
 
 /// A change applied in place to every object as it enters the informer's queue (client-go's
@@ -119,6 +121,12 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
     fn apply(&self, mut obj: Arc<K>) -> Arc<K> {
         if self.strip_managed_fields {
             obj = strip_managed_fields(obj);
+        }
+        // Only when unshared: trimming must never cost a copy.
+        if compact::trims::<K>()
+            && let Some(unique) = Arc::get_mut(&mut obj)
+        {
+            compact::shrink_in_place(unique);
         }
         match &self.transform {
             Some(t) => t.apply(obj),
