@@ -71,15 +71,14 @@ fn shrink_container(c: &mut Container) {
 
 fn shrink_status(status: &mut PodStatus) {
     shrink(&mut status.conditions);
-    for statuses in [
+    let all = [
         &mut status.container_statuses,
         &mut status.init_container_statuses,
         &mut status.ephemeral_container_statuses,
-    ] {
-        if let Some(statuses) = statuses {
-            statuses.shrink_to_fit();
-            statuses.iter_mut().for_each(shrink_container_status);
-        }
+    ];
+    for statuses in all.into_iter().flatten() {
+        statuses.shrink_to_fit();
+        statuses.iter_mut().for_each(shrink_container_status);
     }
     shrink(&mut status.pod_ips);
     shrink(&mut status.host_ips);
