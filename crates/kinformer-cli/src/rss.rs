@@ -1,17 +1,23 @@
-//! Resident memory of this process, from `/proc/self/status` (Linux; `None` elsewhere).
+//! Resident memory of this process or another, from `/proc/PID/status` (Linux; `None`
+//! elsewhere).
 
 /// Current resident set size in bytes.
 pub(crate) fn current() -> Option<u64> {
-    field("VmRSS:")
+    field("self", "VmRSS:")
 }
 
 /// Peak resident set size in bytes.
 pub(crate) fn peak() -> Option<u64> {
-    field("VmHWM:")
+    field("self", "VmHWM:")
 }
 
-fn field(name: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// Current resident set size of process `pid` in bytes.
+pub(crate) fn of_process(pid: u32) -> Option<u64> {
+    field(&pid.to_string(), "VmRSS:")
+}
+
+fn field(process: &str, name: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(name))?;
     let kib: u64 = line[name.len()..]
         .trim()
@@ -40,6 +46,8 @@ mod tests {
             let (rss, peak) = (super::current().unwrap(), super::peak().unwrap());
             assert!(rss > 0 && peak >= rss / 2, "rss {rss} peak {peak}");
             assert!(super::human(Some(3 * 1024 * 1024)).starts_with("3.0"));
+            let by_pid = super::of_process(std::process::id()).unwrap();
+            assert!(by_pid > rss / 2 && by_pid < rss * 2, "{by_pid} vs {rss}");
         }
     }
 }

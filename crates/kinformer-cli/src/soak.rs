@@ -22,6 +22,7 @@ use tokio::time::Instant;
 
 use crate::args::SoakArgs;
 use crate::error::CliError;
+use crate::rss;
 
 /// Churn and faults stop this long before the mirror ends, so it can converge.
 const QUIET: Duration = Duration::from_secs(15);
@@ -89,7 +90,7 @@ pub(crate) async fn run(args: SoakArgs) -> Result<(), CliError> {
     while !waiting.is_finished() {
         let now = Instant::now();
         if now >= next_sample {
-            if let Some(rss) = child_rss(pid) {
+            if let Some(rss) = rss::of_process(pid) {
                 samples.push(((now - started).as_secs_f64(), rss));
             }
             next_sample += sample_every;
@@ -132,7 +133,11 @@ pub(crate) async fn run(args: SoakArgs) -> Result<(), CliError> {
     };
     let report = report(&args, &samples, &counts, mirror);
     write_outputs(&args.out, &samples, &report)?;
-    writeln!(std::io::stdout().lock(), "{}", serde_json::to_string(&report)?)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "{}",
+        serde_json::to_string(&report)?
+    )?;
     if !report.converged {
         return Err(CliError::Io(std::io::Error::other(format!(
             "the mirror differs from the server: {stale} stale or extra, {missing} missing or older"
@@ -182,19 +187,6 @@ fn median(values: &[u64]) -> Option<u64> {
     let mut sorted = values.to_vec();
     sorted.sort_unstable();
     sorted.get(sorted.len() / 2).copied()
-}
-
-/// The child's resident set size, from `/proc/PID/status`.
-fn child_rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: u64 = line["VmRSS:".len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
 }
 
 /// Counts dumped entries the server does not have (stale or extra) and server objects the dump
