@@ -25,7 +25,9 @@ use crate::{Error, Result, kubeconfig, server};
 
 /// A running simulator. Dropping it stops the server, churn and compaction, and ends every stream.
 ///
-/// Every control operation is a method here and a route under `/_control/` (see the crate docs).
+/// Every control operation is a method here and a route under `/_control/` (see the crate docs),
+/// except [`restart`](Self::restart) and [`audit`](Self::audit), which only a process that holds
+/// the handle can use.
 ///
 /// # Examples
 /// ```

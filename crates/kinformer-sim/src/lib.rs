@@ -21,6 +21,10 @@
 //!   `GET stats`, `GET state?resource=R&summary=1`, `POST objects`, `POST generate`,
 //!   `POST|GET|DELETE churn`, `POST compact`, `POST|GET|DELETE faults`, `POST watches/drop`,
 //!   `GET|DELETE requests`, `POST reset`, `POST resources`.
+//! - **Restarts and the write audit**, in process only: [`SimHandle::restart`] cuts every
+//!   connection and serves the same store on the same port after a pause; with
+//!   [`SimBuilder::audit`], [`SimHandle::audit`] lists every write's identity and labels, even
+//!   after compaction, so a test can tell which deletes really happened.
 //!
 //! # The control API
 //!
@@ -34,7 +38,7 @@
 //! | `POST generate` | [`Generate`]: `{"resource":"pods","count":N,"namespaces":K,"seed":S}` |
 //! | `POST churn`, `GET churn`, `DELETE churn` | [`Churn`]: `{"rate":R,"count":N,"seed":S,"resources":["pods"],"mix":{"update":0.8,"create":0.1,"delete":0.1}}` → [`ChurnStatus`] |
 //! | `POST compact` | [`Compact`]: `{"keep":K}`, `{"revision":R}` or `{}` |
-//! | `POST faults`, `GET faults`, `DELETE faults` | one [`Fault`] or a list: `{"kind":"status","code":429,"retryAfter":2,"plainText":true}`, `{"kind":"too_large"}`, `{"kind":"delay","seconds":S}`, `{"kind":"watch_drop|watch_close|watch_malformed","afterEvents":K}`, `{"kind":"watch_stall","afterEvents":K,"seconds":S}`, `{"kind":"watch_error","afterEvents":K,"code":500}`; each with optional `count` (`-1`: forever), `verbs`, `resources` |
+//! | `POST faults`, `GET faults`, `DELETE faults` | one [`Fault`] or a list: `{"kind":"status","code":429,"retryAfter":2,"plainText":true}`, `{"kind":"too_large"}`, `{"kind":"delay","seconds":S}`, `{"kind":"watch_drop|watch_close|watch_malformed","afterEvents":K}`, `{"kind":"watch_stall","afterEvents":K,"seconds":S}`, `{"kind":"watch_error","afterEvents":K,"code":500}`; each with optional `count` (`-1`: forever), `verbs` (`continue`: only the pages after the first of a paged list), `resources` |
 //! | `POST watches/drop` | [`DropMode`]: `{"mode":"abrupt|clean|error410|malformed|stall","seconds":S}` |
 //! | `GET requests`, `DELETE requests` | [`RequestRecord`]s: method, path with query, status (control routes are not logged) |
 //! | `POST reset` | stops churn, ends watches, clears faults, objects and the request log |
