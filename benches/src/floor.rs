@@ -42,14 +42,14 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .map_err(|e| e.to_string())?;
     // The decoded list is held like a cache until the steady memory is read: dropping 50,000
     // pods is not part of a sync, and their memory is what a cache would hold.
-    let (pods, decoded) = if decode {
+    let (pods, rv, decoded) = if decode {
         let list: k8s_openapi::List<Pod> =
             serde_json::from_slice(&body).map_err(|e| e.to_string())?;
-        (list.items.len(), Some(list))
+        let rv = list.metadata.resource_version.clone().unwrap_or_default();
+        (list.items.len(), rv, Some(list))
     } else {
-        (count_items(&body), None)
+        (count_items(&body), list_resource_version(&body), None)
     };
-    let rv = list_resource_version(&body);
     drop(body);
     report.set("sync_secs", started.elapsed().as_secs_f64());
     report.set("pods", pods);
@@ -135,17 +135,25 @@ fn count_items(body: &[u8]) -> usize {
     body.windows(12).filter(|w| w == b"{\"metadata\":").count()
 }
 
+/// The list's resourceVersion, read from its `metadata`, which comes before the items.
 fn list_resource_version(body: &[u8]) -> String {
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        #[serde(rename = "resourceVersion")]
-        resource_version: String,
-    }
-    #[derive(serde::Deserialize)]
-    struct Head {
-        metadata: Meta,
-    }
-    serde_json::from_slice::<Head>(body)
-        .map(|h| h.metadata.resource_version)
+    const KEY: &[u8] = b"\"resourceVersion\":\"";
+    let head = &body[..body.len().min(4096)];
+    head.windows(KEY.len())
+        .position(|w| w == KEY)
+        .map(|at| &head[at + KEY.len()..])
+        .and_then(|rest| rest.iter().position(|b| *b == b'"').map(|end| &rest[..end]))
+        .map(|rv| String::from_utf8_lossy(rv).into_owned())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn resource_version_and_items_are_read_without_decoding() {
+        let body = br#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"42"},"items":[{"metadata":{"name":"a","resourceVersion":"7"}},{"metadata":{"name":"b"}}]}"#;
+        assert_eq!(super::list_resource_version(body), "42");
+        assert_eq!(super::count_items(body), 2);
+        assert_eq!(super::list_resource_version(b"{}"), "");
+    }
 }

@@ -4,7 +4,7 @@
 //! (A B C ... A B C ...) for several rounds; medians, min and max go to a markdown table, a JSON
 //! file and one SVG chart per metric under `target/bench/`.
 //!
-//! `cargo xtask bench [--pods N] [--rounds R] [--burst N] [--lag-rate R] [--lag-secs S]
+//! `cargo xtask bench [--pods N[,N...]] [--rounds R] [--burst N] [--lag-rate R] [--lag-secs S]
 //! [--clients a,b]`: 50,000 pods and 3 rounds by default; `--quick`: 10,000 pods, one round;
 //! `--scale`: sync and memory at 10k, 50k and 150k pods, with the cost per object at each.
 //!
@@ -74,7 +74,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
     while let Some(arg) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
-            "--pods" => options.pods = vec![value()?.parse().map_err(|e| format!("--pods: {e}"))?],
+            "--pods" => {
+                options.pods = value()?
+                    .split(',')
+                    .map(|p| p.parse().map_err(|e| format!("--pods: {e}")))
+                    .collect::<Result<_, _>>()?
+            }
             "--rounds" => {
                 options.rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?
             }
