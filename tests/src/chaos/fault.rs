@@ -227,3 +227,45 @@ impl fmt::Display for ChaosFault {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verbs(fault: &ChaosFault) -> Vec<String> {
+        match fault {
+            ChaosFault::Rule(rule, _) => rule.verbs.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn list_faults_target_the_streaming_lists_watch_and_tags_tell_rules_apart() {
+        let mut rng = Rng::new(3, 0);
+        for kind in ["expired-list", "expired-continue", "too-large"] {
+            assert_ne!(verbs(&ChaosFault::draw(kind, &mut rng, false)), ["watch"]);
+            assert_eq!(verbs(&ChaosFault::draw(kind, &mut rng, true)), ["watch"]);
+        }
+        assert_eq!(
+            verbs(&ChaosFault::draw("expired-continue", &mut rng, false)),
+            ["continue"]
+        );
+        let a = ChaosFault::draw("expired-list", &mut rng, false);
+        let (one, two) = (a.clone().tagged(1), a.tagged(2));
+        assert_ne!(one, two);
+        match one {
+            ChaosFault::Rule(rule, _) => {
+                assert_eq!(rule.resources, ["pods", "chaos-step-1"]);
+            }
+            other => panic!("expected a rule, got {other}"),
+        }
+        for kind in KINDS {
+            let fault = ChaosFault::draw(kind, &mut rng, false);
+            assert!(!fault.to_string().is_empty());
+        }
+        assert!(matches!(
+            ChaosFault::draw("restart", &mut rng, false),
+            ChaosFault::Restart(_)
+        ));
+    }
+}

@@ -316,7 +316,7 @@ fn cache(informer: &SharedIndexInformer<Pod>) -> View {
         .collect()
 }
 
-/// Polls until the cache and every handler's view equal `truth`; the time it took from `since`,
+/// Polls until the cache and the fast and slow handlers' views equal `truth`; the time it took from `since`,
 /// or what still differed at the limit.
 async fn converge(
     informer: &SharedIndexInformer<Pod>,
@@ -333,8 +333,8 @@ async fn converge(
         }
         if Instant::now() >= deadline {
             let mut out = vec![format!("cache: {}", sample(&diff(truth, &cached)))];
-            for (i, view) in views.iter().enumerate() {
-                out.push(format!("handler {i}: {}", sample(&diff(truth, view))));
+            for (name, view) in ["fast handler", "slow handler"].iter().zip(&views) {
+                out.push(format!("{name}: {}", sample(&diff(truth, view))));
             }
             return Err(out.join("; "));
         }
