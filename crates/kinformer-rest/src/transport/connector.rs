@@ -84,7 +84,7 @@ impl tower::Service<http::Uri> for Connector {
         let single_h2 = self.single_h2.clone().filter(|_| https);
         Box::pin(async move {
             let turn = match &single_h2 {
-                Some(gate) => Some(gate.turn().await),
+                Some(gate) => Some(gate.turn().await?),
                 None => None,
             };
             let tcp = tower::Service::<http::Uri>::call(&mut http, dial).await?;
@@ -135,12 +135,8 @@ fn handshake_error(err: io::Error, target: Option<&str>) -> BoxError {
 pub(crate) enum Stream {
     /// A cleartext connection; `true` when it goes to a proxy (requests use absolute URIs).
     Plain(TokioIo<TcpStream>, bool),
-    /// A TLS connection; with a token while it is the client's live HTTP/2 connection.
-    Tls(
-        Box<TokioIo<TlsStream<TcpStream>>>,
-        // Never read: dropped with the connection, which lets the next dial go.
-        #[allow(dead_code)] Option<LiveH2>,
-    ),
+    /// A TLS connection; an HTTP/2 one carries its token for the client's dial turns.
+    Tls(Box<TokioIo<TlsStream<TcpStream>>>, Option<LiveH2>),
 }
 
 impl Connection for Stream {
@@ -168,7 +164,13 @@ impl Read for Stream {
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Self::Plain(s, _) => Pin::new(s).poll_read(cx, buf),
-            Self::Tls(s, _) => Pin::new(&mut **s).poll_read(cx, buf),
+            Self::Tls(s, live) => {
+                let read = Pin::new(&mut **s).poll_read(cx, buf);
+                if let (Poll::Ready(Ok(())), Some(live)) = (&read, live) {
+                    live.answered();
+                }
+                read
+            }
         }
     }
 }

@@ -102,17 +102,7 @@ async fn fifty_informers_share_one_connection_and_one_rate_limiter() {
     assert!(gadgets.iter().all(|g| g.indexer().len() == 1));
 
     // Synced after the lists; the watches follow.
-    let stats = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            let stats = sim.stats().await;
-            if stats.open_watches >= CUSTOM_TYPES + 3 {
-                return stats;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("every informer watches");
+    let stats = all_watching(&sim).await;
     assert_eq!(stats.connections_accepted, 1, "{stats:?}");
     assert_eq!(stats.connections_open, 1, "{stats:?}");
     // Each informer lists once; a limiter per informer would let them all go at once, the shared
@@ -129,11 +119,32 @@ async fn fifty_informers_share_one_connection_and_one_rate_limiter() {
         elapsed >= floor,
         "{requests} lists in {elapsed:?}: the rate limiter was not shared (floor {floor:?})"
     );
+
+    // A server restart cuts every watch at once; they all come back over one new connection.
+    sim.restart(Duration::from_millis(300)).await.unwrap();
+    let stats = all_watching(&sim).await;
+    assert_eq!(stats.connections_accepted, 2, "{stats:?}");
+    assert_eq!(stats.connections_open, 1, "{stats:?}");
     factory.shutdown().await;
 }
 
-/// A handler blocked on one informer holds back neither the handlers of the other informers of
-/// the same factory nor a fast handler on the same informer.
+/// Waits until every informer of [`sim_with_many_types`] has a watch open.
+async fn all_watching(sim: &SimHandle) -> kinformer_sim::Stats {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let stats = sim.stats().await;
+            if stats.open_watches >= CUSTOM_TYPES + 3 {
+                return stats;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("every informer watches")
+}
+
+/// A handler blocking its thread for every object of one informer holds back neither the
+/// handlers of the other informers of the same factory nor a fast handler on the same informer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_slow_handler_delays_no_other_informer() {
     let sim = sim_with_many_types().await;
@@ -145,8 +156,11 @@ async fn a_slow_handler_delays_no_other_informer() {
     let released = std::sync::Mutex::new(released);
     let slow = pods
         .add_event_handler(HandlerFns::new().add_fn(move |_: &Arc<Pod>, _| {
-            // Blocks this handler's task until the test drops `release`.
-            let _ = released.lock().unwrap().recv();
+            // 50 ms of blocking work per pod (10 s for all), until the test drops `release`.
+            let _ = released
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_millis(50));
             counter.fetch_add(1, Ordering::SeqCst);
         }))
         .unwrap();
@@ -173,7 +187,7 @@ async fn a_slow_handler_delays_no_other_informer() {
     .await
     .expect("fast handlers synced while the slow one was still working");
     assert!(!slow.has_synced());
-    assert_eq!(slow_seen.load(Ordering::SeqCst), 0);
+    assert!(slow_seen.load(Ordering::SeqCst) < 200);
 
     // A live change on another informer reaches its handler while the slow handler still works.
     let seen = Arc::new(AtomicUsize::new(0));

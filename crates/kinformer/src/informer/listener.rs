@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::runtime::Handle;
+use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -96,27 +96,70 @@ impl<K: Send + Sync + 'static> Listener<K> {
 const SLOW_HANDLER: Duration = Duration::from_millis(100);
 const SLOW_HANDLER_BACKLOG: usize = 1024;
 
-/// Hands every buffered notification to the handler, in order, until the buffer closes.
+/// A handler call this long marks the handler as blocking: its later calls run where blocking
+/// is allowed, so it cannot hold up a runtime worker and the tasks queued behind it.
+const BLOCKING_HANDLER: Duration = Duration::from_millis(5);
+/// Notifications taken from the buffer at once.
+const BATCH: usize = 64;
+
+/// Drains the buffer into the handler until the listener is removed or the informer stops.
+///
+/// Handlers are synchronous. One that blocks (slow I/O, a lock) would stall the runtime worker
+/// it runs on, and with it the tasks queued there; once a call took [`BLOCKING_HANDLER`], this
+/// handler's batches run under `block_in_place` on a multi-threaded runtime, which hands the
+/// worker's queue to another thread first. Fast handlers never pay for that hand-off.
 async fn run<K: 'static>(
     mut rx: mpsc::UnboundedReceiver<Notification<K>>,
     handler: Arc<dyn EventHandler<K>>,
     shared: Arc<ListenerShared>,
 ) {
-    while let Some(notification) = rx.recv().await {
-        if shared.is_removed() {
+    let can_block = Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
+    let mut blocking = false;
+    let mut batch = Vec::with_capacity(BATCH);
+    while rx.recv_many(&mut batch, BATCH).await > 0 {
+        let outcome = if blocking && can_block {
+            tokio::task::block_in_place(|| deliver(&mut batch, &*handler, &shared))
+        } else {
+            deliver(&mut batch, &*handler, &shared)
+        };
+        blocking |= outcome.slowest >= BLOCKING_HANDLER;
+        if outcome.removed {
             break;
+        }
+    }
+}
+
+/// What delivering a batch found.
+struct Delivered {
+    removed: bool,
+    slowest: Duration,
+}
+
+fn deliver<K: 'static>(
+    batch: &mut Vec<Notification<K>>,
+    handler: &dyn EventHandler<K>,
+    shared: &ListenerShared,
+) -> Delivered {
+    let mut slowest = Duration::ZERO;
+    for notification in batch.drain(..) {
+        if shared.is_removed() {
+            return Delivered {
+                removed: true,
+                slowest,
+            };
         }
         let initial = notification.is_initial_add();
         let started = Instant::now();
         // A panicking handler loses this notification only; the informer and the other
         // handlers go on (client-go's behaviour when crashing on panics is turned off).
-        if catch_unwind(AssertUnwindSafe(|| notification.deliver(&*handler))).is_err() {
+        if catch_unwind(AssertUnwindSafe(|| notification.deliver(handler))).is_err() {
             tracing::error!(
                 handler = shared.id,
                 "event handler panicked; the notification was skipped"
             );
         }
         let took = started.elapsed();
+        slowest = slowest.max(took);
         let pending = shared.pending();
         if took > SLOW_HANDLER && pending > SLOW_HANDLER_BACKLOG {
             tracing::warn!(
@@ -127,5 +170,9 @@ async fn run<K: 'static>(
             );
         }
         shared.handled(initial);
+    }
+    Delivered {
+        removed: false,
+        slowest,
     }
 }
