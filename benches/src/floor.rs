@@ -1,5 +1,6 @@
-//! The floors: fetch the same list kinformer's first request fetches and only decode it into the
-//! same k8s-openapi type (no cache), or only read the bytes; then a raw watch decoded line by line.
+//! The floors: make the same request kinformer's default first request makes (a streaming list)
+//! and only decode each event into the same k8s-openapi type, kept in a plain `Vec` (no index, no
+//! queue, no handler), or only split the bytes into lines; the same stream then carries the watch.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,6 +10,7 @@ use futures_util::StreamExt as _;
 use http::Method;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, Request};
+use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep};
 
 use crate::Options;
@@ -20,7 +22,7 @@ use crate::measure::{Report, exit_after_sync, peak_rss, rss};
 #[derive(serde::Deserialize)]
 struct Event {
     #[serde(rename = "type")]
-    _kind: String,
+    kind: String,
     object: Pod,
 }
 
@@ -34,49 +36,43 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     // (a watch, never compressed) nor kube-rs (built without its gzip feature) inflates.
     config.disable_compression = true;
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
-    let body = Request::new(client.clone(), Method::GET, "/api/v1/pods")
-        .param("resourceVersion", "0")
-        .param("limit", "500")
-        .do_raw()
+    // The same request as kinformer's default first request: a streaming list (the initial
+    // events, then the initial-events-end bookmark, then the watch, on one stream).
+    let stream = Request::new(client, Method::GET, "/api/v1/pods")
+        .param("watch", "true")
+        .param("sendInitialEvents", "true")
+        .param("resourceVersionMatch", "NotOlderThan")
+        .param("allowWatchBookmarks", "true")
+        .stream()
         .await
         .map_err(|e| e.to_string())?;
-    // The decoded list is held like a cache until the steady memory is read: dropping 50,000
-    // pods is not part of a sync, and their memory is what a cache would hold.
-    let (pods, rv, decoded) = if decode {
-        let list: k8s_openapi::List<Pod> =
-            serde_json::from_slice(&body).map_err(|e| e.to_string())?;
-        let rv = list.metadata.resource_version.clone().unwrap_or_default();
-        (list.items.len(), rv, Some(list))
-    } else {
-        (count_items(&body), list_resource_version(&body), None)
+    let seen = Arc::new(AtomicU64::new(0));
+    let lags = Arc::new(LagSamples::default());
+    let (synced_tx, synced_rx) = oneshot::channel();
+    let reader = tokio::spawn(read_watch(
+        stream,
+        decode,
+        synced_tx,
+        Arc::clone(&seen),
+        Arc::clone(&lags),
+    ));
+    let Ok(pods) = synced_rx.await else {
+        return match reader.await.map_err(|e| e.to_string())? {
+            Ok(()) => Err("the stream ended before the initial-events-end bookmark".into()),
+            Err(e) => Err(e),
+        };
     };
-    drop(body);
     report.set("sync_secs", started.elapsed().as_secs_f64());
     report.set("pods", pods);
     report.set("sync_peak_rss", peak_rss());
     exit_after_sync(options, report);
     sleep(Duration::from_secs(1)).await;
     report.set("steady_rss", rss());
-    drop(decoded);
-
     if options.sync_only {
+        reader.abort();
         return Ok(());
     }
 
-    let stream = Request::new(client, Method::GET, "/api/v1/pods")
-        .param("watch", "true")
-        .param("resourceVersion", &rv)
-        .stream()
-        .await
-        .map_err(|e| e.to_string())?;
-    let seen = Arc::new(AtomicU64::new(0));
-    let lags = Arc::new(LagSamples::default());
-    let reader = tokio::spawn(read_watch(
-        stream,
-        decode,
-        Arc::clone(&seen),
-        Arc::clone(&lags),
-    ));
     let control = Control::new(&options.control)?;
     let burst_started = Instant::now();
     control.burst(options.burst).await?;
@@ -105,55 +101,72 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     Ok(())
 }
 
+/// Whether a watch line is the bookmark that ends a streaming list's initial events.
+fn initial_events_end(line: &[u8]) -> bool {
+    const END: &[u8] = b"k8s.io/initial-events-end";
+    line.starts_with(b"{\"type\":\"BOOKMARK\"") && line.windows(END.len()).any(|w| w == END)
+}
+
 /// Reads watch lines, decoding each into the typed event when `decode`, until the stream ends.
+/// The initial events are kept (a cache without an index) and counted into `synced` at the
+/// initial-events-end bookmark; later events count into `seen`.
 async fn read_watch(
     mut stream: impl futures_util::Stream<Item = Result<bytes::Bytes, kinformer_rest::Error>> + Unpin,
     decode: bool,
+    synced: oneshot::Sender<usize>,
     seen: Arc<AtomicU64>,
     lags: Arc<LagSamples>,
 ) -> Result<(), String> {
     let mut pending = Vec::new();
+    let mut cache: Vec<Pod> = Vec::new();
+    let mut initial = 0_usize;
+    let mut synced = Some(synced);
     while let Some(chunk) = stream.next().await {
         pending.extend_from_slice(&chunk.map_err(|e| e.to_string())?);
         let mut start = 0;
         while let Some(end) = pending[start..].iter().position(|b| *b == b'\n') {
             let line = &pending[start..start + end];
+            start += end + 1;
+            if synced.is_some() && initial_events_end(line) {
+                if let Some(tx) = synced.take() {
+                    let _ = tx.send(initial);
+                }
+                continue;
+            }
             if decode {
                 let event: Event = serde_json::from_slice(line).map_err(|e| e.to_string())?;
-                lags.record(&event.object);
+                if event.kind == "BOOKMARK" {
+                    continue;
+                }
+                if synced.is_some() {
+                    cache.push(event.object);
+                } else {
+                    lags.record(&event.object);
+                }
+            } else if line.starts_with(b"{\"type\":\"BOOKMARK\"") {
+                continue;
             }
-            seen.fetch_add(1, Ordering::Relaxed);
-            start += end + 1;
+            if synced.is_some() {
+                initial += 1;
+            } else {
+                seen.fetch_add(1, Ordering::Relaxed);
+            }
         }
         pending.drain(..start);
     }
     Ok(())
 }
 
-/// Items in a list body, counted without decoding (each item opens with `{"metadata":`).
-fn count_items(body: &[u8]) -> usize {
-    body.windows(12).filter(|w| w == b"{\"metadata\":").count()
-}
-
-/// The list's resourceVersion, read from its `metadata`, which comes before the items.
-fn list_resource_version(body: &[u8]) -> String {
-    const KEY: &[u8] = b"\"resourceVersion\":\"";
-    let head = &body[..body.len().min(4096)];
-    head.windows(KEY.len())
-        .position(|w| w == KEY)
-        .map(|at| &head[at + KEY.len()..])
-        .and_then(|rest| rest.iter().position(|b| *b == b'"').map(|end| &rest[..end]))
-        .map(|rv| String::from_utf8_lossy(rv).into_owned())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
-    fn resource_version_and_items_are_read_without_decoding() {
-        let body = br#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"42"},"items":[{"metadata":{"name":"a","resourceVersion":"7"}},{"metadata":{"name":"b"}}]}"#;
-        assert_eq!(super::list_resource_version(body), "42");
-        assert_eq!(super::count_items(body), 2);
-        assert_eq!(super::list_resource_version(b"{}"), "");
+    fn the_initial_events_end_bookmark_is_told_apart() {
+        let end = br#"{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
+        let plain =
+            br#"{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"9"}}}"#;
+        let added = br#"{"type":"ADDED","object":{"metadata":{"annotations":{"k8s.io/initial-events-end":"x"}}}}"#;
+        assert!(super::initial_events_end(end));
+        assert!(!super::initial_events_end(plain));
+        assert!(!super::initial_events_end(added));
     }
 }
