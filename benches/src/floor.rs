@@ -121,12 +121,15 @@ async fn read_watch(
     let mut cache: Vec<Pod> = Vec::new();
     let mut initial = 0_usize;
     let mut synced = Some(synced);
+    // Bytes already searched for a newline: a line spanning many chunks is scanned once.
+    let mut scanned = 0;
     while let Some(chunk) = stream.next().await {
         pending.extend_from_slice(&chunk.map_err(|e| e.to_string())?);
         let mut start = 0;
-        while let Some(end) = pending[start..].iter().position(|b| *b == b'\n') {
-            let line = &pending[start..start + end];
-            start += end + 1;
+        while let Some(end) = memchr::memchr(b'\n', &pending[scanned..]) {
+            let line = &pending[start..scanned + end];
+            start = scanned + end + 1;
+            scanned = start;
             if synced.is_some() && initial_events_end(line) {
                 if let Some(tx) = synced.take() {
                     let _ = tx.send(initial);
@@ -153,6 +156,7 @@ async fn read_watch(
             }
         }
         pending.drain(..start);
+        scanned = pending.len();
     }
     Ok(())
 }
