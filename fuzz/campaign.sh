@@ -36,8 +36,10 @@ for t in "${targets[@]}"; do
       >>"$logs/$t.log" 2>&1 || echo "== $t round $round exited with $?" >>"$logs/$t.log"
   done
   echo "== $t done after $(($(date +%s) - start)) s" >>"$logs/$t.log"
-  # Minimize: keep only inputs that add coverage, and make that the committed corpus.
+  # Minimize: keep only inputs that add edges (hit counts ignored, which keeps the corpus small),
+  # and make that the committed corpus; trim.sh then enforces a size budget.
   rm -rf "target/min/$t" && mkdir -p "target/min/$t"
-  "target/campaign/$t" -merge=1 "target/min/$t" "corpus-work/$t" >>"$logs/$t.merge.log" 2>&1
+  "target/campaign/$t" -merge=1 -use_counters=0 "target/min/$t" "corpus-work/$t" \
+    >>"$logs/$t.merge.log" 2>&1
   rm -rf "corpus/$t" && mv "target/min/$t" "corpus/$t"
 done
