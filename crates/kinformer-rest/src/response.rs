@@ -63,7 +63,8 @@ pub(crate) fn error_from_response(
         .ok()
         .filter(|s| s.status.as_deref() == Some("Failure") || s.reason.is_some());
     let mut status_obj = decoded.unwrap_or_else(|| generic_status(method, url, status, body));
-    if status_obj.code.is_none_or(|c| c == 0) {
+    // A missing code, or one no HTTP response can have, is the response's own.
+    if status_obj.code.is_none_or(|c| !(100..=599).contains(&c)) {
         status_obj.code = Some(i32::from(status.as_u16()));
     }
     if let Some(after) = after {

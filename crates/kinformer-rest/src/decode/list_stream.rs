@@ -365,9 +365,10 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
     fn read_key(&self) -> Result<Option<(Member, usize)>> {
         let body = &self.buf[self.pos + 1..];
         let mut i = 0;
-        while let Some(off) = memchr::memchr2(b'"', b'\\', &body[i..]) {
+        while let Some(off) = memchr::memchr2(b'"', b'\\', body.get(i..).unwrap_or_default()) {
             i += off;
             if body[i] == b'\\' {
+                // The escaped byte may not have arrived yet; then the key is incomplete.
                 i += 2;
                 continue;
             }
