@@ -132,3 +132,30 @@ async fn a_streaming_relist_keeps_the_cached_copies_with_the_delta_fifo() {
 async fn a_streaming_relist_keeps_the_cached_copies_with_the_in_order_queue() {
     relist_reuses_unchanged_objects(true, QueueKind::InOrder).await;
 }
+
+/// Pods reach the cache with no spare capacity in their vectors (see `compact`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cached_pods_carry_no_spare_vector_capacity() {
+    for streaming in [true, false] {
+        let sim = Sim::builder().pods(50).seed(3).start().await.unwrap();
+        let informer = SharedIndexInformer::new(
+            ListWatch::<Pod, _>::for_type(Client::new(sim.service())).without_managed_fields(),
+            Config::default()
+                .name("pods")
+                .reflector(ReflectorConfig::default().streaming_list(streaming)),
+        );
+        let runner = tokio::spawn({
+            let informer = informer.clone();
+            async move { informer.run().await }
+        });
+        assert!(informer.wait_for_cache_sync().await);
+        for pod in informer.indexer().list() {
+            let spec = pod.spec.as_ref().unwrap();
+            assert_eq!(spec.containers.capacity(), spec.containers.len());
+            let statuses = pod.status.as_ref().unwrap().container_statuses.as_ref();
+            assert!(statuses.is_none_or(|s| s.capacity() == s.len()));
+        }
+        informer.shutdown();
+        runner.await.unwrap().unwrap();
+    }
+}
