@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
+use kinformer_rest::{Config, Kubeconfig, KubeconfigOptions};
 
 use crate::server::{Options, Pki, TestServer, respond, self_signed, serve};
+use crate::transport::get_cm;
 
 const CM: &str =
     r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"ns"}}"#;
@@ -17,16 +17,6 @@ async fn tls_server(cert: (String, String)) -> TestServer {
         ..Options::default()
     };
     serve(options, Arc::new(|_req| respond(200, CM))).await
-}
-
-async fn get(config: &Config) -> kinformer_rest::Result<ConfigMap> {
-    RestClient::new(Client::from_config(config)?, "", "v1")
-        .get()
-        .namespace("ns")
-        .resource("configmaps")
-        .name("cm")
-        .into()
-        .await
 }
 
 /// The error and every cause, as a person reading a log would see them.
@@ -49,7 +39,7 @@ fn trusting(server: &TestServer, ca_pem: &str) -> Config {
 
 /// Asserts a TLS failure whose readable chain names `what`.
 async fn assert_tls_failure(config: &Config, what: &str) {
-    let err = get(config).await.unwrap_err();
+    let err = get_cm(config).await.unwrap_err();
     let text = chain(&err);
     assert!(err.is_tls() && err.is_transport(), "{text}");
     assert!(text.contains("TLS handshake with 127.0.0.1:"), "{text}");
@@ -65,7 +55,7 @@ async fn the_right_authority_is_accepted() {
         !config.accepts_invalid_certs(),
         "verification is on by default"
     );
-    get(&config).await.unwrap();
+    get_cm(&config).await.unwrap();
 }
 
 #[tokio::test]
@@ -96,7 +86,7 @@ async fn a_certificate_for_another_host_is_rejected() {
     // Naming the certificate's host with tls-server-name makes it valid.
     let mut named = trusting(&server, &pki.ca_pem);
     named.tls_server_name = Some("api.other.test".into());
-    get(&named).await.unwrap();
+    get_cm(&named).await.unwrap();
 }
 
 #[tokio::test]
@@ -117,8 +107,8 @@ async fn a_self_signed_server_needs_insecure_skip_tls_verify() {
     assert_tls_failure(&strict, "invalid peer certificate").await;
     let insecure = kubeconfig(true);
     assert!(insecure.accepts_invalid_certs());
-    get(&insecure).await.unwrap();
+    get_cm(&insecure).await.unwrap();
     // The same switch in code is named for what it is.
     let danger = Config::new(server.url("https")).danger_accept_invalid_certs(true);
-    get(&danger).await.unwrap();
+    get_cm(&danger).await.unwrap();
 }

@@ -18,7 +18,8 @@ fn configmap_handler() -> Handler {
     Arc::new(|_req| respond(200, CM))
 }
 
-async fn get_cm(config: &Config) -> kinformer_rest::Result<ConfigMap> {
+/// GET configmap `ns/cm` through a client built from `config`.
+pub(crate) async fn get_cm(config: &Config) -> kinformer_rest::Result<ConfigMap> {
     let client = Client::from_config(config)?;
     RestClient::new(client, "", "v1")
         .get()
