@@ -42,24 +42,6 @@ fn replay(target: &str) {
     }
 }
 
-/// Crashes found by the fuzzer in code this suite cannot fix itself wait in `fuzz/open/<target>/`
-/// until their owner fixes them; then they move to `fuzz/regressions/<target>/`.
-#[test]
-#[ignore = "known open fuzz crashes (fuzz/open/): run with --ignored after fixing them"]
-fn open_crashes_are_fixed() {
-    for target in fuzz_targets::TARGETS {
-        for path in inputs("open", target) {
-            let data = std::fs::read(&path).expect("a readable crash input");
-            let outcome = std::panic::catch_unwind(|| fuzz_targets::run(target, &data));
-            assert!(
-                outcome.is_ok(),
-                "fuzz target {target} still panics on {}",
-                path.display()
-            );
-        }
-    }
-}
-
 #[test]
 fn every_target_has_a_corpus() {
     for target in fuzz_targets::TARGETS {
