@@ -16,7 +16,7 @@ use tokio::time::{Instant, sleep};
 use crate::Options;
 use crate::control::Control;
 use crate::lag::{self, LagSamples};
-use crate::measure::{Report, exit_after_sync, peak_rss, rss};
+use crate::measure::{Report, report_burst, report_sync};
 
 /// A watch event decoded straight into the typed object (no `serde_json::Value`).
 #[derive(serde::Deserialize)]
@@ -62,12 +62,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
             Err(e) => Err(e),
         };
     };
-    report.set("sync_secs", started.elapsed().as_secs_f64());
-    report.set("pods", pods);
-    report.set("sync_peak_rss", peak_rss());
-    exit_after_sync(options, report);
-    sleep(Duration::from_secs(1)).await;
-    report.set("steady_rss", rss());
+    report_sync(options, report, started.elapsed(), pods).await;
     if options.sync_only {
         reader.abort();
         return Ok(());
@@ -84,11 +79,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         sleep(Duration::from_millis(2)).await;
     }
     let handled = seen.load(Ordering::Relaxed);
-    report.set("burst_events", handled);
-    report.set(
-        "events_per_sec",
-        handled as f64 / burst_started.elapsed().as_secs_f64(),
-    );
+    report_burst(report, handled, burst_started);
     if decode {
         // Only the decoding floor sees the stamp; the bytes floor never parses an object.
         sleep(Duration::from_millis(500)).await;

@@ -15,7 +15,7 @@ use tokio::time::{Instant, sleep};
 use crate::Options;
 use crate::control::Control;
 use crate::lag::{self, LagSamples};
-use crate::measure::{Report, exit_after_sync, peak_rss, reset_peak, rss};
+use crate::measure::{Report, peak_rss, report_burst, report_sync, reset_peak, rss};
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
@@ -50,12 +50,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     }
     let sync = started.elapsed();
     let pods = informer.indexer().len();
-    report.set("sync_secs", sync.as_secs_f64());
-    report.set("pods", pods);
-    report.set("sync_peak_rss", peak_rss());
-    exit_after_sync(options, report);
-    sleep(Duration::from_secs(1)).await;
-    report.set("steady_rss", rss());
+    report_sync(options, report, sync, pods).await;
     if options.sync_only {
         informer.shutdown();
         return running
@@ -73,11 +68,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         sleep(Duration::from_millis(2)).await;
     }
     let seen = handled.load(Ordering::Relaxed) - before;
-    report.set("burst_events", seen);
-    report.set(
-        "events_per_sec",
-        seen as f64 / burst_started.elapsed().as_secs_f64(),
-    );
+    report_burst(report, seen, burst_started);
     sleep(Duration::from_millis(500)).await;
     lag::measure(options, &control, &lags, report).await?;
 

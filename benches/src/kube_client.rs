@@ -14,7 +14,7 @@ use tokio::time::{Instant, sleep};
 use crate::Options;
 use crate::control::Control;
 use crate::lag::{self, LagSamples};
-use crate::measure::{Report, exit_after_sync, peak_rss, reset_peak, rss};
+use crate::measure::{Report, peak_rss, report_burst, report_sync, reset_peak, rss};
 
 /// What the stream consumer tells the measuring side.
 enum Seen {
@@ -76,12 +76,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         }
     }
     let sync = started.elapsed();
-    report.set("sync_secs", sync.as_secs_f64());
-    report.set("pods", reader.state().len());
-    report.set("sync_peak_rss", peak_rss());
-    exit_after_sync(options, report);
-    sleep(Duration::from_secs(1)).await;
-    report.set("steady_rss", rss());
+    report_sync(options, report, sync, reader.state().len()).await;
     if options.sync_only {
         consumer.abort();
         return Ok(());
@@ -99,11 +94,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
             Ok(None) | Err(_) => break,
         }
     }
-    report.set("burst_events", seen);
-    report.set(
-        "events_per_sec",
-        seen as f64 / burst_started.elapsed().as_secs_f64(),
-    );
+    report_burst(report, seen, burst_started);
     // The consumer records lag itself; its few thousand channel messages wait for the relist loop.
     sleep(Duration::from_millis(500)).await;
     lag::measure(options, &control, &lags, report).await?;

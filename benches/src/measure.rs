@@ -43,6 +43,31 @@ pub(crate) fn exit_after_sync(options: &crate::Options, report: &Report) {
     }
 }
 
+/// Reports the sync (time, pods, peak RSS), exits there with `--exit-after-sync`, and reports the
+/// steady RSS a second later.
+pub(crate) async fn report_sync(
+    options: &crate::Options,
+    report: &mut Report,
+    sync: std::time::Duration,
+    pods: usize,
+) {
+    report.set("sync_secs", sync.as_secs_f64());
+    report.set("pods", pods);
+    report.set("sync_peak_rss", peak_rss());
+    exit_after_sync(options, report);
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    report.set("steady_rss", rss());
+}
+
+/// Reports the burst: events handled and their rate since `started`.
+pub(crate) fn report_burst(report: &mut Report, handled: u64, started: tokio::time::Instant) {
+    report.set("burst_events", handled);
+    report.set(
+        "events_per_sec",
+        handled as f64 / started.elapsed().as_secs_f64(),
+    );
+}
+
 /// `BENCH key=value ...`: flat, so the harness parses it with the standard library alone.
 #[derive(Debug)]
 pub(crate) struct Report {
