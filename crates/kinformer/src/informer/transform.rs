@@ -107,10 +107,13 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
     /// True for an object that is the cache's own copy (handed back by `same_revision`): it
     /// was transformed when it first entered, and transforming a shared copy would clone it.
     fn is_cached_copy(&self, obj: &Arc<K>) -> bool {
-        self.cache
-            .as_ref()
-            .and_then(|cache| cache.get(obj))
-            .is_some_and(|held| Arc::ptr_eq(&held, obj))
+        // A freshly decoded object is the only reference to itself: no lookup for it.
+        Arc::strong_count(obj) > 1
+            && self
+                .cache
+                .as_ref()
+                .and_then(|cache| cache.get(obj))
+                .is_some_and(|held| Arc::ptr_eq(&held, obj))
     }
 
     fn signal<T>(&self, result: T) -> T {
