@@ -19,47 +19,9 @@ use super::list::ListMeta;
 use super::mode::{Decoding, FullObjects};
 use crate::error::{Error, Kind, Result};
 
-/// Where the scanner is in the top-level object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    /// Before the opening `{`.
-    Start,
-    /// Expecting a member key (or `}` when `first`).
-    Key { first: bool },
-    /// After a key, expecting `:`.
-    Colon(Member),
-    /// Expecting the first byte of a member value.
-    ValueStart(Member),
-    /// Inside a member value (not `items` elements).
-    Value(Member),
-    /// Inside `items`: expecting an element (or `]` when `first`).
-    ItemStart { first: bool },
-    /// Inside an element of `items`.
-    Item,
-    /// After an element: `,` or `]`.
-    AfterItem,
-    /// After a member value: `,` or `}`.
-    AfterMember,
-    /// After the closing `}`.
-    Done,
-}
+mod scan;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Member {
-    Items,
-    Metadata,
-    Other,
-}
-
-/// The state of one value being scanned.
-#[derive(Clone, Copy, Debug, Default)]
-struct ValueScan {
-    depth: u32,
-    in_string: bool,
-    escape: bool,
-    /// A scalar (number, `true`, `null`): ends at a delimiter.
-    scalar: bool,
-}
+use scan::{Member, Phase, ValueScan};
 
 /// Incremental decoder of a list response body into [`ObjectList<K>`].
 ///
@@ -385,70 +347,14 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
 
     fn begin_value(&mut self, first: u8) {
         self.start = self.pos;
-        self.scan = ValueScan {
-            scalar: !matches!(first, b'{' | b'[' | b'"'),
-            ..ValueScan::default()
-        };
+        self.scan = ValueScan::starting_with(first);
     }
 
     /// Scans the value that started at `start` from `pos`; its end (exclusive) once complete.
     fn scan_value(&mut self) -> Option<usize> {
-        let s = &mut self.scan;
-        let buf = &self.buf[..];
-        let mut i = self.pos;
-        while i < buf.len() {
-            if s.in_string {
-                if s.escape {
-                    s.escape = false;
-                    i += 1;
-                    continue;
-                }
-                match memchr::memchr2(b'"', b'\\', &buf[i..]) {
-                    None => {
-                        i = buf.len();
-                        break;
-                    }
-                    Some(off) => {
-                        i += off;
-                        if buf[i] == b'\\' {
-                            s.escape = true;
-                        } else {
-                            s.in_string = false;
-                            if s.depth == 0 {
-                                self.pos = i + 1;
-                                return Some(i + 1);
-                            }
-                        }
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            let b = buf[i];
-            if s.scalar {
-                if matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace() {
-                    self.pos = i;
-                    return Some(i);
-                }
-                i += 1;
-                continue;
-            }
-            match b {
-                b'"' => s.in_string = true,
-                b'{' | b'[' => s.depth += 1,
-                b'}' | b']' => {
-                    s.depth = s.depth.saturating_sub(1);
-                    if s.depth == 0 {
-                        self.pos = i + 1;
-                        return Some(i + 1);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        self.pos = i;
-        None
+        let (reached, end) = self.scan.scan(&self.buf, self.pos);
+        self.pos = reached;
+        end
     }
 
     /// A member value `[start, end)` is complete.
