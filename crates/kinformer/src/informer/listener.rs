@@ -14,6 +14,14 @@ use super::handler::EventHandler;
 use super::notification::Notification;
 use super::registration::ListenerShared;
 
+/// Where a handler task sends each notification it has delivered, to be dropped there.
+///
+/// The informer's task decodes objects, so its thread allocated them. When another thread
+/// frees them, glibc's allocator takes the owning arena's lock and its thread cache never
+/// gets the memory back: under a watch burst the allocator's locks and consolidation
+/// cost more than the informer itself. Freeing where they were allocated avoids both.
+pub(crate) type SpentSender<K> = mpsc::UnboundedSender<Notification<K>>;
+
 /// A listener's buffer and handler, kept until its task is spawned.
 type Unstarted<K> = (
     mpsc::UnboundedReceiver<Notification<K>>,
@@ -66,11 +74,12 @@ impl<K: Send + Sync + 'static> Listener<K> {
         }
     }
 
-    /// Spawns the handler task on `runtime`, once.
-    pub(crate) fn start(&mut self, runtime: &Handle) {
+    /// Spawns the handler task on `runtime`, once; it sends delivered notifications to
+    /// `spent` if given.
+    pub(crate) fn start(&mut self, runtime: &Handle, spent: Option<SpentSender<K>>) {
         if let Some((rx, handler)) = self.unstarted.take() {
             let shared = Arc::clone(&self.shared);
-            self.task = Some(runtime.spawn(run(rx, handler, shared)));
+            self.task = Some(runtime.spawn(run(rx, handler, shared, spent)));
         }
     }
 
@@ -112,15 +121,16 @@ async fn run<K: 'static>(
     mut rx: mpsc::UnboundedReceiver<Notification<K>>,
     handler: Arc<dyn EventHandler<K>>,
     shared: Arc<ListenerShared>,
+    spent: Option<SpentSender<K>>,
 ) {
     let can_block = Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
     let mut blocking = false;
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {
         let outcome = if blocking && can_block {
-            tokio::task::block_in_place(|| deliver(&mut batch, &*handler, &shared))
+            tokio::task::block_in_place(|| deliver(&mut batch, &*handler, &shared, spent.as_ref()))
         } else {
-            deliver(&mut batch, &*handler, &shared)
+            deliver(&mut batch, &*handler, &shared, spent.as_ref())
         };
         blocking |= outcome.slowest >= BLOCKING_HANDLER;
         if outcome.removed {
@@ -139,6 +149,7 @@ fn deliver<K: 'static>(
     batch: &mut Vec<Notification<K>>,
     handler: &dyn EventHandler<K>,
     shared: &ListenerShared,
+    spent: Option<&SpentSender<K>>,
 ) -> Delivered {
     let mut slowest = Duration::ZERO;
     for notification in batch.drain(..) {
@@ -170,6 +181,10 @@ fn deliver<K: 'static>(
             );
         }
         shared.handled(initial);
+        if let Some(spent) = spent {
+            // Once the informer's task is gone, this task drops it after all.
+            drop(spent.send(notification));
+        }
     }
     Delivered {
         removed: false,

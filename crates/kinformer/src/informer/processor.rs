@@ -10,7 +10,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::handler::EventHandler;
-use super::listener::Listener;
+use super::listener::{Listener, SpentSender};
 use super::notification::Notification;
 use super::registration::{ListenerShared, Registration};
 use super::sync::SyncWatcher;
@@ -32,6 +32,9 @@ struct State<K> {
     listeners: Vec<Listener<K>>,
     /// Set when the informer starts: where handler tasks are spawned.
     runtime: Option<Handle>,
+    /// Where handler tasks send delivered notifications, so their objects are freed by the
+    /// informer's task (see [`SpentSender`]); without it, handler tasks drop them.
+    spent: Option<SpentSender<K>>,
     stopped: bool,
     next_listener_id: u64,
     /// How often the informer asks whether any handler is due for resync; 0 = never.
@@ -46,6 +49,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
             state: Mutex::new(State {
                 listeners: Vec::new(),
                 runtime: None,
+                spent: None,
                 stopped: false,
                 next_listener_id: 1,
                 check_period,
@@ -106,7 +110,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
             for obj in cache() {
                 listener.push(Notification::Add { obj, initial: true });
             }
-            listener.start(runtime);
+            listener.start(runtime, state.spent.clone());
         }
         shared.start_sync_tracking();
         state.listeners.push(listener);
@@ -149,10 +153,16 @@ impl<K: Send + Sync + 'static> Processor<K> {
     /// Starts every handler task on `runtime`; later handlers start as they are added.
     pub(crate) fn start(&self, runtime: Handle) {
         let mut state = self.lock();
+        let spent = state.spent.clone();
         for l in &mut state.listeners {
-            l.start(&runtime);
+            l.start(&runtime, spent.clone());
         }
         state.runtime = Some(runtime);
+    }
+
+    /// Has handler tasks started from now on send what they delivered to `spent`.
+    pub(crate) fn return_spent_to(&self, spent: SpentSender<K>) {
+        self.lock().spent = Some(spent);
     }
 
     /// Stops every handler (buffered notifications are dropped) without waiting; returns the

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use kinformer_core::Object;
 use tokio::runtime::Handle;
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, mpsc, watch};
 
 use super::process::process_item;
 use super::queue::{DeltaQueue, Popped};
@@ -27,8 +27,16 @@ impl<K: Send + Sync + 'static> Drop for CloseOnDrop<'_, K> {
     }
 }
 
+/// Spent notifications dropped at once, at most.
+const SPENT_BATCH: usize = 256;
+
 /// Runs until `stop` turns true (or its sender is gone) or the queue closes: the reflector
-/// future runs on its own task and feeds `queue`; this loop pops, applies, distributes.
+/// future feeds `queue`; this loop pops, applies, distributes.
+///
+/// The reflector runs in this task rather than its own, and handler tasks send delivered
+/// notifications back here to be dropped: objects are then allocated and freed on one thread
+/// (see `SpentSender`). Decoding and cache updates never ran in parallel in a useful way
+/// anyway: the cache update is a small fraction of the decode.
 ///
 /// `written` is notified after every write to the queue, so an initial list that leaves
 /// nothing to pop (an empty list) still marks the informer synced, without polling.
@@ -46,8 +54,13 @@ pub(crate) async fn run_loop<K, Q>(
         inner: &inner,
         armed: true,
     };
+    let (spent_tx, mut spent_rx) = mpsc::unbounded_channel();
+    inner.processor.return_spent_to(spent_tx);
     inner.processor.start(Handle::current());
-    let reflector = tokio::spawn(reflector);
+    let mut reflector = Box::pin(reflector);
+    let mut reflector_running = true;
+    let mut spent_open = true;
+    let mut spent = Vec::with_capacity(SPENT_BATCH);
     let mut synced = false;
     loop {
         tokio::select! {
@@ -59,6 +72,11 @@ pub(crate) async fn run_loop<K, Q>(
                     break;
                 }
             }
+            received = spent_rx.recv_many(&mut spent, SPENT_BATCH), if spent_open => {
+                spent_open = received > 0;
+                spent.clear();
+            }
+            () = &mut reflector, if reflector_running => reflector_running = false,
         }
         // Checked between items only, so every popped initial item is fully handled.
         if !synced && queue.has_synced() {
@@ -67,9 +85,7 @@ pub(crate) async fn run_loop<K, Q>(
         }
     }
     queue.close();
-    reflector.abort();
-    // Aborted or finished: either way the reflector is gone.
-    drop(reflector.await);
+    drop(reflector);
     guard.armed = false;
     inner.processor.stop().await;
     inner.synced.mark_stopped();

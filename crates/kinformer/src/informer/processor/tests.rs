@@ -308,3 +308,31 @@ async fn stop_waits_for_handlers_and_refuses_new_ones() {
     settle().await;
     assert_eq!(rec.take(), ["add a false"]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn delivered_notifications_go_back_to_the_informer_to_be_dropped() {
+    let (_synced, p) = processor(Duration::ZERO);
+    let (spent_tx, mut spent_rx) = tokio::sync::mpsc::unbounded_channel();
+    p.return_spent_to(spent_tx);
+    let (a, b) = (Arc::new(Recorder::default()), Arc::new(Recorder::default()));
+    p.add_listener(a.clone(), Duration::ZERO, Vec::new).unwrap();
+    p.start(Handle::current());
+    // A handler added after start gets the sender as well.
+    p.add_listener(b.clone(), Duration::ZERO, Vec::new).unwrap();
+    let sent = update("x", "x2");
+    p.distribute(&sent, false);
+    settle().await;
+    assert_eq!(a.take(), ["update x x2"]);
+    assert_eq!(b.take(), ["update x x2"]);
+    let Notification::Update { old, .. } = &sent else {
+        unreachable!("built as an update")
+    };
+    for _ in 0..2 {
+        let Some(Notification::Update { old: back, .. }) = spent_rx.recv().await else {
+            panic!("each handler task returns the update it delivered")
+        };
+        assert!(Arc::ptr_eq(old, &back), "the same object, not a copy");
+    }
+    drop(sent);
+    assert!(spent_rx.try_recv().is_err());
+}

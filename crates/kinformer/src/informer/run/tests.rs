@@ -282,3 +282,25 @@ async fn shutdown_event_handler_waits_and_others_continue() {
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_replaced_object_is_freed_once_its_handlers_are_done_with_it() {
+    let (informer, script) = scripted_informer();
+    let (log, handler) = recorder();
+    informer.add_event_handler(handler).unwrap();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    script.send(Step::Replace(vec![cm("a", "1")])).ok();
+    assert!(informer.wait_for_cache_sync().await);
+    let old = Arc::downgrade(&informer.indexer().get_by_key("ns/a").unwrap());
+    script.send(Step::Update(cm("a", "2"))).ok();
+    settle().await;
+    assert_eq!(*log.lock().unwrap(), ["add a true", "update a@2"]);
+    // The handler task hands the update back to the informer's task, which drops it there:
+    // nothing keeps the old object alive.
+    assert!(old.upgrade().is_none(), "the old object is still held");
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
