@@ -1,5 +1,6 @@
-//! `cargo xtask chaos [--schedules N] [--seed S] [--profile full|ci]`: the long chaos
-//! convergence run, in release mode.
+//! `cargo xtask chaos [--schedules N] [--seed S] [--profile full|ci] [--jobs J]`: the long
+//! chaos convergence run, in release mode; `--jobs 2` runs two schedules at a time (they spend
+//! most of their time waiting on timed phases, so two fit a 2-core machine).
 
 use crate::step;
 
@@ -9,7 +10,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         match flag.as_str() {
-            "--schedules" | "--seed" | "--profile" => {
+            "--schedules" | "--seed" | "--profile" | "--jobs" => {
                 if it.next().is_none() {
                     return Err(format!("chaos: {flag} needs a value"));
                 }

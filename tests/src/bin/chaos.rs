@@ -1,19 +1,21 @@
-//! The long chaos run: `chaos [--schedules N] [--seed S] [--profile full|ci]`.
+//! The long chaos run: `chaos [--schedules N] [--seed S] [--profile full|ci] [--jobs J]`.
 //!
-//! Runs the schedules of seeds `S, S+1, ..., S+N-1` one after another, prints one line each,
-//! and exits non-zero if any failed, listing their seeds. `cargo xtask chaos` builds it in
-//! release mode and runs it.
+//! Runs the schedules of seeds `S, S+1, ..., S+N-1`, `J` at a time (default 1; each has its own
+//! sim and informer), prints one line each as it ends, and exits non-zero if any failed,
+//! listing their seeds. `cargo xtask chaos` builds it in release mode and runs it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::process::ExitCode;
 
 use kinformer_tests::chaos::{Profile, run_seed};
+use tokio::task::JoinSet;
 
 struct Args {
     schedules: u64,
     seed: u64,
     profile: Profile,
+    jobs: usize,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -21,6 +23,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         schedules: 20,
         seed: 1,
         profile: Profile::Full,
+        jobs: 1,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -39,6 +42,12 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 out.profile = Profile::parse(&name)
                     .ok_or_else(|| format!("--profile: {name:?} is not ci or full"))?;
             }
+            "--jobs" => {
+                out.jobs = value()?.parse().map_err(|e| format!("--jobs: {e}"))?;
+                if out.jobs == 0 {
+                    return Err("--jobs must be at least 1".into());
+                }
+            }
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -50,7 +59,9 @@ fn main() -> ExitCode {
     let args = match parse(&argv) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("chaos: {e}\nusage: chaos [--schedules N] [--seed S] [--profile full|ci]");
+            eprintln!(
+                "chaos: {e}\nusage: chaos [--schedules N] [--seed S] [--profile full|ci] [--jobs J]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -68,21 +79,45 @@ fn main() -> ExitCode {
     let mut failed = Vec::new();
     // Per fault kind: applied, and of those, rules no request hit.
     let mut coverage: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-    for seed in args.seed..args.seed.saturating_add(args.schedules) {
-        let report = runtime.block_on(run_seed(seed, args.profile));
-        say(&report.line());
-        for step in &report.schedule.steps {
-            coverage.entry(step.kind).or_default().0 += 1;
-        }
-        match &report.result {
-            Ok(outcome) => {
-                for kind in &outcome.unfired {
-                    coverage.entry(kind).or_default().1 += 1;
-                }
+    let mut seeds = args.seed..args.seed.saturating_add(args.schedules);
+    runtime.block_on(async {
+        let mut running = JoinSet::new();
+        let mut seed_of = HashMap::new();
+        loop {
+            while running.len() < args.jobs {
+                let Some(seed) = seeds.next() else { break };
+                let task = running.spawn(run_seed(seed, args.profile));
+                seed_of.insert(task.id(), seed);
             }
-            Err(_) => failed.push(seed),
+            let Some(joined) = running.join_next_with_id().await else {
+                break;
+            };
+            let report = match joined {
+                Ok((_, report)) => report,
+                Err(e) => {
+                    let seed = seed_of.get(&e.id()).copied().unwrap_or_default();
+                    say(&format!(
+                        "FAIL seed={seed} the schedule's task ended abnormally: {e}"
+                    ));
+                    failed.push(seed);
+                    continue;
+                }
+            };
+            say(&report.line());
+            for step in &report.schedule.steps {
+                coverage.entry(step.kind).or_default().0 += 1;
+            }
+            match &report.result {
+                Ok(outcome) => {
+                    for kind in &outcome.unfired {
+                        coverage.entry(kind).or_default().1 += 1;
+                    }
+                }
+                Err(_) => failed.push(report.schedule.seed),
+            }
         }
-    }
+    });
+    failed.sort_unstable();
     let kinds: Vec<String> = coverage
         .iter()
         .map(|(kind, (applied, unfired))| format!("{kind} {}/{applied}", applied - unfired))
