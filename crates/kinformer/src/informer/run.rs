@@ -35,8 +35,8 @@ const SPENT_BATCH: usize = 256;
 ///
 /// The reflector runs in this task rather than its own, and handler tasks send delivered
 /// notifications back here to be dropped: objects are then allocated and freed on one thread
-/// (see `SpentSender`). Decoding and cache updates never ran in parallel in a useful way
-/// anyway: the cache update is a small fraction of the decode.
+/// (see `SpentSender`). Running the cache update beside the decode bought little: it is about
+/// 5% of an event's instructions, the decode over 80%.
 ///
 /// `written` is notified after every write to the queue, so an initial list that leaves
 /// nothing to pop (an empty list) still marks the informer synced, without polling.
