@@ -304,3 +304,28 @@ async fn a_replaced_object_is_freed_once_its_handlers_are_done_with_it() {
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_panicking_transform_ends_the_run_and_stops_the_handlers() {
+    let (informer, script) = scripted_informer();
+    informer
+        .set_transform(Transform::new(|cm: &mut ConfigMap| {
+            assert_ne!(cm.metadata.name.as_deref(), Some("boom"), "transform fails");
+        }))
+        .unwrap();
+    informer.set_watch_error_handler(|_| {}).unwrap();
+    let (_log, handler) = recorder();
+    let reg = informer.add_event_handler(handler).unwrap();
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    script.send(Step::Replace(vec![cm("a", "1")])).ok();
+    assert!(informer.wait_for_cache_sync().await);
+    script.send(Step::Add(cm("boom", "2"))).ok();
+    // The reflector runs in the informer's task, so its panic is the run's, not a detached
+    // task's that would leave the cache silently stale.
+    assert!(running.await.unwrap_err().is_panic());
+    assert!(reg.is_removed());
+    assert!(informer.is_stopped());
+}
