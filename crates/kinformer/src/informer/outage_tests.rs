@@ -12,6 +12,7 @@ use kinformer_rest::Client;
 use kinformer_sim::{DropMode, Fault, FaultKind, ObjectOp, OpKind, Sim};
 use serde_json::json;
 
+use super::testing::spawn_run;
 use super::{Config, SharedIndexInformer};
 
 const OUTAGE: Duration = Duration::from_secs(600);
@@ -33,10 +34,7 @@ async fn outage(streaming: bool) {
             .reflector(ReflectorConfig::default().streaming_list(streaming).seed(3))
             .metrics(counters.clone()),
     );
-    let runner = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let runner = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     while sim.stats().await.open_watches == 0 {
         tokio::time::sleep(Duration::from_millis(10)).await;

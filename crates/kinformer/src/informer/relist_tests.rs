@@ -14,6 +14,7 @@ use kinformer_rest::Client;
 use kinformer_sim::{DropMode, ObjectOp, OpKind, Sim};
 use serde_json::json;
 
+use super::testing::spawn_run;
 use super::{Config, HandlerFns, QueueKind, SharedIndexInformer};
 
 fn snapshot(informer: &SharedIndexInformer<Pod>) -> BTreeMap<String, Arc<Pod>> {
@@ -49,10 +50,7 @@ async fn relist_reuses_unchanged_objects(streaming: bool, queue: QueueKind) {
             }),
         )
         .unwrap();
-    let runner = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let runner = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     let before = snapshot(&informer);
 
@@ -144,10 +142,7 @@ async fn cached_pods_carry_no_spare_vector_capacity() {
                 .name("pods")
                 .reflector(ReflectorConfig::default().streaming_list(streaming)),
         );
-        let runner = tokio::spawn({
-            let informer = informer.clone();
-            async move { informer.run().await }
-        });
+        let runner = spawn_run(&informer);
         assert!(informer.wait_for_cache_sync().await);
         for pod in informer.indexer().list() {
             let spec = pod.spec.as_ref().unwrap();

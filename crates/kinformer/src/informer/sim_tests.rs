@@ -12,6 +12,7 @@ use kinformer_listwatch::ListWatch;
 use kinformer_rest::Client;
 use kinformer_sim::{Churn, DropMode, Sim, SimHandle};
 
+use super::testing::spawn_run;
 use super::{Config, EventHandler, QueueKind, Registration, SharedIndexInformer};
 
 /// Rebuilds the state from notifications and checks that each object's resourceVersions only
@@ -134,10 +135,7 @@ async fn churn_then_converge(queue: QueueKind) {
     let informer = informer(&sim, Config::default().queue(queue));
     let early = Arc::new(Mirror::default());
     let reg = informer.add_event_handler(Arc::clone(&early)).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     assert!(reg.wait_synced().await);
     sim.churn_start(Churn::new(2000.0).count(600).seed(3))
@@ -181,10 +179,7 @@ async fn resync_reaches_only_handlers_that_asked() {
     informer
         .add_event_handler_with_resync(Arc::clone(&quiet), Duration::ZERO)
         .unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert!(
@@ -219,10 +214,7 @@ async fn a_stuck_handler_delays_neither_the_cache_nor_other_handlers() {
         .unwrap();
     let mirror = Arc::new(Mirror::default());
     let fine = informer.add_event_handler(Arc::clone(&mirror)).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     assert!(fine.wait_synced().await);
     assert_eq!(mirror.state.lock().unwrap().len(), 50);
@@ -255,10 +247,7 @@ async fn missed_delete_becomes_a_tombstone(queue: QueueKind) {
     let informer = informer(&sim, Config::default().queue(queue));
     let deletes = Arc::new(Deletes::default());
     informer.add_event_handler(Arc::clone(&deletes)).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     let victim = informer.indexer().list()[0].clone();
     let (ns, name) = (

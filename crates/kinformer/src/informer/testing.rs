@@ -114,3 +114,11 @@ impl<K: Object> DeltaQueue<K> for ScriptedQueue<K> {
         self.wake.notify_waiters();
     }
 }
+
+/// Runs `informer` on a task of its own, as an application would.
+pub(crate) fn spawn_run<K: Object + Clone>(
+    informer: &super::shared::SharedIndexInformer<K>,
+) -> tokio::task::JoinHandle<crate::error::Result<()>> {
+    let informer = informer.clone();
+    tokio::spawn(async move { informer.run().await })
+}

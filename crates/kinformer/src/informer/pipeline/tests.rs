@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use super::super::config::Config;
 use super::super::handler::HandlerFns;
 use super::super::shared::SharedIndexInformer;
-use super::super::testing::ScriptedQueue;
+use super::super::testing::{ScriptedQueue, spawn_run};
 use super::*;
 use kinformer_reflector::Counters;
 
@@ -117,10 +117,7 @@ async fn lists_then_watches_into_cache_and_handlers() {
             }),
         )
         .unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     assert_eq!(informer.last_sync_resource_version(), "10");
     events.send(Ok(WatchEvent::Added(cm("c", "11")))).unwrap();
@@ -155,10 +152,7 @@ async fn list_failures_reach_the_watch_error_handler_and_are_retried() {
             counter.fetch_add(1, Ordering::SeqCst);
         })
         .unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
     assert_eq!(errors.load(Ordering::SeqCst), 2);
     let seen = counters.snapshot();

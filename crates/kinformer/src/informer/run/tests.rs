@@ -12,7 +12,7 @@ use tokio::sync::{Notify, mpsc};
 
 use super::super::handler::HandlerFns;
 use super::super::shared::{Pipeline, RunParts, SharedIndexInformer};
-use super::super::testing::ScriptedQueue;
+use super::super::testing::{ScriptedQueue, spawn_run};
 use super::super::transform::{Transform, TransformingStore};
 use super::*;
 use crate::error::Error;
@@ -108,10 +108,7 @@ async fn syncs_after_the_initial_list_and_notifies_in_order() {
     let (informer, script) = scripted_informer();
     let (log, handler) = recorder();
     let reg = informer.add_event_handler(handler).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     assert!(!informer.has_synced());
     script
         .send(Step::Replace(vec![cm("a", "1"), cm("b", "1")]))
@@ -147,10 +144,7 @@ async fn syncs_after_the_initial_list_and_notifies_in_order() {
 #[tokio::test(start_paused = true)]
 async fn an_empty_initial_list_syncs_without_any_item() {
     let (informer, script) = scripted_informer();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     script.send(Step::Replace(Vec::new())).ok();
     assert!(informer.wait_for_cache_sync().await);
     informer.shutdown();
@@ -160,10 +154,7 @@ async fn an_empty_initial_list_syncs_without_any_item() {
 #[tokio::test(start_paused = true)]
 async fn a_late_handler_gets_the_cache_then_live_changes() {
     let (informer, script) = scripted_informer();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     script
         .send(Step::Replace(vec![cm("a", "1"), cm("b", "1")]))
         .ok();
@@ -189,10 +180,7 @@ async fn transforms_apply_before_the_cache_and_only_before_start() {
         }))
         .unwrap();
     informer.set_watch_error_handler(|_| {}).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     settle().await;
     assert!(matches!(
         informer.set_transform(Transform::new(|_: &mut ConfigMap| {})),
@@ -215,10 +203,7 @@ async fn transforms_apply_before_the_cache_and_only_before_start() {
 #[tokio::test(start_paused = true)]
 async fn shutdown_before_sync_and_before_run() {
     let (informer, _script) = scripted_informer();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     let waiter = tokio::spawn({
         let informer = informer.clone();
         async move { informer.wait_for_cache_sync().await }
@@ -246,10 +231,7 @@ async fn dropping_the_run_future_stops_handlers() {
     let (informer, script) = scripted_informer();
     let (_log, handler) = recorder();
     let reg = informer.add_event_handler(handler).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
     assert!(informer.wait_for_cache_sync().await);
     running.abort();
@@ -266,10 +248,7 @@ async fn shutdown_event_handler_waits_and_others_continue() {
     let (gone_log, gone) = recorder();
     informer.add_event_handler(kept).unwrap();
     let gone_reg = informer.add_event_handler(gone).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
     assert!(informer.wait_for_cache_sync().await);
     settle().await;
@@ -288,10 +267,7 @@ async fn a_replaced_object_is_freed_once_its_handlers_are_done_with_it() {
     let (informer, script) = scripted_informer();
     let (log, handler) = recorder();
     informer.add_event_handler(handler).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
     assert!(informer.wait_for_cache_sync().await);
     let old = Arc::downgrade(&informer.indexer().get_by_key("ns/a").unwrap());
@@ -316,10 +292,7 @@ async fn a_panicking_transform_ends_the_run_and_stops_the_handlers() {
     informer.set_watch_error_handler(|_| {}).unwrap();
     let (_log, handler) = recorder();
     let reg = informer.add_event_handler(handler).unwrap();
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
+    let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
     assert!(informer.wait_for_cache_sync().await);
     script.send(Step::Add(cm("boom", "2"))).ok();
