@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
+use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, trim_pod_capacity};
 use kinformer_core::{DeletedState, StoreRead as _};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config as ReflectorConfig, Counters};
@@ -29,12 +29,12 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let config = Config::default()
         .reflector(ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged"))
         .name("pods")
-        .keep_managed_fields(keep)
+        .transform(trim_pod_capacity())
         .metrics(Arc::clone(&counters) as Arc<dyn kinformer_reflector::Metrics>);
     let informer: SharedIndexInformer<Pod> = if keep {
-        SharedIndexInformer::new(source, config)
+        SharedIndexInformer::new(source.with_managed_fields(), config)
     } else {
-        SharedIndexInformer::new(source.without_managed_fields(), config)
+        SharedIndexInformer::new(source, config)
     };
     let handled = Arc::new(AtomicU64::new(0));
     let lags = Arc::new(LagSamples::default());

@@ -137,7 +137,7 @@ pub(crate) struct MirrorArgs {
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub(crate) streaming_list: OnOff,
     /// The delta queue.
-    #[arg(long, value_enum, default_value_t = QueueArg::Deltafifo)]
+    #[arg(long, value_enum, default_value_t = QueueArg::Inorder)]
     pub(crate) queue: QueueArg,
     /// Once synced, stop after this many seconds (default: on SIGINT/SIGTERM).
     #[arg(long, value_name = "SECONDS")]

@@ -22,7 +22,8 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
-    /// Defaults: all namespaces, no selectors, streaming list, DeltaFIFO, managedFields dropped.
+    /// Defaults: all namespaces, no selectors, streaming list, the in-order queue, managedFields
+    /// dropped.
     pub(crate) fn new(resource: ApiResource) -> Self {
         Self {
             resource,
@@ -30,7 +31,7 @@ impl Setup {
             label_selector: None,
             field_selector: None,
             streaming_list: true,
-            queue: QueueKind::DeltaFifo,
+            queue: QueueKind::RealFifo,
             keep_managed_fields: false,
         }
     }
@@ -59,14 +60,12 @@ where
     let config = Config::default()
         .reflector(ReflectorConfig::default().streaming_list(setup.streaming_list))
         .name(setup.resource.plural.clone())
-        .keep_managed_fields(setup.keep_managed_fields)
         .queue(setup.queue)
         .metrics(counters);
     if setup.keep_managed_fields {
-        SharedIndexInformer::new(source, config)
+        SharedIndexInformer::new(source.with_managed_fields(), config)
     } else {
-        // Skipped by the parser, so they are never built only to be dropped.
-        SharedIndexInformer::new(source.without_managed_fields(), config)
+        SharedIndexInformer::new(source, config)
     }
 }
 

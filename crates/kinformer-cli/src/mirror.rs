@@ -45,7 +45,7 @@ pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
     setup.streaming_list = args.streaming_list == OnOff::On;
     setup.queue = match args.queue {
         QueueArg::Deltafifo => QueueKind::DeltaFifo,
-        QueueArg::Inorder => QueueKind::InOrder,
+        QueueArg::Inorder => QueueKind::RealFifo,
     };
     setup.keep_managed_fields = !args.summary;
     // Pods get the typed fast path; everything else is dynamic.

@@ -34,6 +34,7 @@ mod options;
 mod skip_managed_fields;
 mod store;
 mod traits;
+mod transform;
 mod watch;
 
 // The public interface is:
@@ -49,6 +50,7 @@ pub use options::{ListOptions, ResourceVersionMatch};
 pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use store::{Store, StoreError, StoreRead};
 pub use traits::{Lister, ListerWatcher, Watcher};
+pub use transform::Transform;
 pub use watch::{Bookmark, WatchEvent};
 
 /// Kubernetes object metadata, as k8s-openapi defines it.

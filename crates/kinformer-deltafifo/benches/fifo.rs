@@ -1,4 +1,4 @@
-//! Queue throughput and memory: adds/s, pops/s, end-to-end updates/s into an indexer with three
+//! DeltaQueue throughput and memory: adds/s, pops/s, end-to-end updates/s into an indexer with three
 //! indexes, replace of 50k objects, and bytes a queued object costs the queue.
 //!
 //! Run with `cargo bench -p kinformer-deltafifo --bench fifo`.
@@ -12,7 +12,7 @@ use std::time::Instant;
 use k8s_openapi::api::core::v1::{Pod, PodSpec};
 use kinformer_core::{Delta, Store};
 use kinformer_deltafifo::{
-    Config, DeltaFifo, KnownObjects, Queue, QueueItem, RealFifo, RealFifoConfig,
+    Config, DeltaFifo, DeltaQueue, KnownObjects, PoppedItem, RealFifo, RealFifoConfig,
 };
 use kinformer_indexer::{Config as IndexerConfig, IndexFunc, Indexer};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -73,8 +73,8 @@ fn indexer() -> Arc<Indexer<Pod>> {
 }
 
 /// Applies popped deltas to the indexer, as an informer does.
-fn apply(indexer: &Indexer<Pod>, item: QueueItem<Pod>) {
-    if let QueueItem::Deltas { deltas, .. } = item {
+fn apply(indexer: &Indexer<Pod>, item: PoppedItem<Pod>) {
+    if let PoppedItem::Deltas { deltas, .. } = item {
         for delta in deltas {
             let result = match &delta {
                 Delta::Deleted(state) => {

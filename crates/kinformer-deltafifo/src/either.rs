@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use kinformer_core::{Object, Store, StoreError};
 
-use crate::{DeltaFifo, Error, Popped, Queue, RealFifo};
+use crate::{DeltaFifo, DeltaQueue, Error, Popped, RealFifo};
 
 /// Either queue, so a program can pick one from configuration without being generic over it.
 ///
@@ -12,7 +12,7 @@ use crate::{DeltaFifo, Error, Popped, Queue, RealFifo};
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kinformer_core::Store;
-/// use kinformer_deltafifo::{EitherQueue, Queue, RealFifo, RealFifoConfig};
+/// use kinformer_deltafifo::{EitherQueue, DeltaQueue, RealFifo, RealFifoConfig};
 ///
 /// let queue: EitherQueue<ConfigMap> = RealFifo::new(RealFifoConfig::default()).into();
 /// queue.add(Arc::new(ConfigMap::default()))?;
@@ -75,7 +75,7 @@ impl<K: Object> Store<K> for EitherQueue<K> {
     }
 }
 
-impl<K: Object> Queue<K> for EitherQueue<K> {
+impl<K: Object> DeltaQueue<K> for EitherQueue<K> {
     async fn pop<R, F>(&self, process: F) -> Result<R, Error>
     where
         F: FnOnce(Popped<K>) -> R + Send,

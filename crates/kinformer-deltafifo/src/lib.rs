@@ -1,11 +1,11 @@
 //! DeltaFifo and the in-order queue: client-go's delta queues, with typed tombstones.
 //!
 //! A reflector writes into a queue through [`Store`](kinformer_core::Store); an informer pops
-//! from it through [`Queue`] and applies what it pops to its indexer and handlers.
+//! from it through [`DeltaQueue`] and applies what it pops to its indexer and handlers.
 //!
 //! - [`DeltaFifo`] is client-go's DeltaFIFO: deltas grouped per key, keys in FIFO order.
 //! - [`RealFifo`] is newer client-go's in-order queue: every event on its own, in arrival
-//!   order, optionally atomic (one [`QueueItem::ReplacedAll`] per relist).
+//!   order, optionally atomic (one [`PoppedItem::ReplacedAll`] per relist).
 //!
 //! Deletions inferred from a relist are [`DeletedState::Unknown`](kinformer_core::DeletedState)
 //! tombstones inside [`Delta::Deleted`](kinformer_core::Delta), so no consumer can miss them.
@@ -26,7 +26,6 @@
 mod delta_fifo;
 mod either;
 mod error;
-mod func;
 mod queue;
 mod real_fifo;
 #[cfg(test)]
@@ -36,8 +35,9 @@ mod tests;
 pub use delta_fifo::{Config, DeltaFifo, KnownObjects};
 pub use either::EitherQueue;
 pub use error::{Error, Result};
-pub use func::TransformFunc;
 /// Re-exported from core: the queues and the indexer share one key function type.
 pub use kinformer_core::KeyFunc;
-pub use queue::{Popped, Queue, QueueItem};
+/// Re-exported from core: the queues and the informer share one transform type.
+pub use kinformer_core::Transform;
+pub use queue::{DeltaQueue, Popped, PoppedItem};
 pub use real_fifo::{RealFifo, RealFifoConfig};

@@ -1,4 +1,4 @@
-//! [`Queue`]: what an informer needs from a delta queue, so it can choose between
+//! [`DeltaQueue`]: what an informer needs from a delta queue, so it can choose between
 //! [`DeltaFifo`](crate::DeltaFifo) and [`RealFifo`](crate::RealFifo).
 
 use std::future::Future;
@@ -11,9 +11,11 @@ use tokio::sync::Notify;
 use crate::Error;
 
 /// What one `pop` hands out.
+///
+/// Exhaustive on purpose: a consumer must handle every kind of item, so a new kind is a
+/// breaking change that the compiler points out, never an item silently dropped.
 #[derive(Debug)]
-#[non_exhaustive]
-pub enum QueueItem<K> {
+pub enum PoppedItem<K> {
     /// Changes to one object, oldest first: every pending delta of the key from a
     /// [`DeltaFifo`](crate::DeltaFifo), exactly one from a [`RealFifo`](crate::RealFifo).
     Deltas {
@@ -40,9 +42,19 @@ pub enum QueueItem<K> {
 #[non_exhaustive]
 pub struct Popped<K> {
     /// The item.
-    pub item: QueueItem<K>,
+    pub item: PoppedItem<K>,
     /// True when the queue had not synced yet at pop time (client-go's `isInInitialList`).
     pub is_in_initial_list: bool,
+}
+
+impl<K> Popped<K> {
+    /// A popped item; for queues outside this crate (a test double, say).
+    pub fn new(item: PoppedItem<K>, is_in_initial_list: bool) -> Self {
+        Self {
+            item,
+            is_in_initial_list,
+        }
+    }
 }
 
 /// A delta queue: the reflector writes into it through [`Store`], one consumer pops.
@@ -60,13 +72,13 @@ pub struct Popped<K> {
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kinformer_core::Store;
-/// use kinformer_deltafifo::{DeltaFifo, Error, Queue, QueueItem};
+/// use kinformer_deltafifo::{DeltaFifo, Error, DeltaQueue, PoppedItem};
 ///
-/// async fn drain<Q: Queue<ConfigMap>>(queue: &Q) -> usize {
+/// async fn drain<Q: DeltaQueue<ConfigMap>>(queue: &Q) -> usize {
 ///     let mut deltas = 0;
 ///     while let Ok(n) = queue
 ///         .pop(|popped| match popped.item {
-///             QueueItem::Deltas { deltas, .. } => deltas.len(),
+///             PoppedItem::Deltas { deltas, .. } => deltas.len(),
 ///             _ => 0,
 ///         })
 ///         .await
@@ -85,7 +97,7 @@ pub struct Popped<K> {
 /// # Ok::<(), kinformer_core::StoreError>(())
 /// # }).unwrap();
 /// ```
-pub trait Queue<K>: Store<K> {
+pub trait DeltaQueue<K>: Store<K> {
     /// Waits for an item, then calls `process` with it under the queue lock and returns its
     /// result.
     ///

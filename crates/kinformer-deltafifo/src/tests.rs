@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::{DeletedState, Delta, Object, StoreRead};
 
-use crate::{Popped, Queue, QueueItem};
+use crate::{DeltaQueue, Popped, PoppedItem};
 
 /// A config map `name` (in namespace `ns`) at resourceVersion `rv`.
 pub(crate) fn cm(name: &str, rv: u32) -> Arc<ConfigMap> {
@@ -39,10 +39,10 @@ impl Cache {
     }
 
     /// Applies a popped item the way an informer does.
-    pub(crate) fn apply(&self, item: &QueueItem<ConfigMap>) {
+    pub(crate) fn apply(&self, item: &PoppedItem<ConfigMap>) {
         let mut map = self.0.lock().unwrap();
         match item {
-            QueueItem::Deltas { key, deltas } => {
+            PoppedItem::Deltas { key, deltas } => {
                 for delta in deltas {
                     match delta {
                         Delta::Deleted(_) => {
@@ -54,13 +54,13 @@ impl Cache {
                     }
                 }
             }
-            QueueItem::ReplacedAll { objects, .. } => {
+            PoppedItem::ReplacedAll { objects, .. } => {
                 *map = objects
                     .iter()
                     .map(|obj| (kinformer_core::object_key(&**obj), Arc::clone(obj)))
                     .collect();
             }
-            QueueItem::SyncAll => {}
+            PoppedItem::SyncAll => {}
         }
     }
 
@@ -115,7 +115,7 @@ pub(crate) fn describe(delta: &Delta<ConfigMap>) -> String {
 }
 
 /// Pops one item without waiting (the queue must not be empty).
-pub(crate) fn pop_now<Q: Queue<ConfigMap>>(queue: &Q) -> Popped<ConfigMap> {
+pub(crate) fn pop_now<Q: DeltaQueue<ConfigMap>>(queue: &Q) -> Popped<ConfigMap> {
     let mut task = tokio_test::task::spawn(queue.pop(|popped| popped));
     match task.poll() {
         std::task::Poll::Ready(Ok(popped)) => popped,
@@ -124,15 +124,15 @@ pub(crate) fn pop_now<Q: Queue<ConfigMap>>(queue: &Q) -> Popped<ConfigMap> {
 }
 
 /// Pops one item and describes it: `(key, deltas, is_in_initial_list)`.
-pub(crate) fn pop_described<Q: Queue<ConfigMap>>(queue: &Q) -> (String, Vec<String>, bool) {
+pub(crate) fn pop_described<Q: DeltaQueue<ConfigMap>>(queue: &Q) -> (String, Vec<String>, bool) {
     let popped = pop_now(queue);
     match popped.item {
-        QueueItem::Deltas { key, deltas } => (
+        PoppedItem::Deltas { key, deltas } => (
             key,
             deltas.iter().map(describe).collect(),
             popped.is_in_initial_list,
         ),
-        QueueItem::ReplacedAll {
+        PoppedItem::ReplacedAll {
             objects,
             resource_version,
         } => (

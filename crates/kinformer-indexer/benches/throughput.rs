@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Store, StoreRead};
-use kinformer_indexer::{Config, IndexFunc, Indexer, Lister, NAMESPACE_INDEX};
+use kinformer_indexer::{CacheLister, Config, IndexFunc, Indexer, NAMESPACE_INDEX};
 use kinformer_selector::LabelSelector;
 
 /// The full size under `cargo bench`; a small smoke run under `cargo test --all-targets`,
@@ -139,7 +139,7 @@ fn main() {
             );
         }
     });
-    let lister = Lister::new(Arc::new(indexed), "pods");
+    let lister = CacheLister::new(Arc::new(indexed), "pods");
     let selector = LabelSelector::parse("app=app-7,tier in (frontend,backend)").unwrap_or_default();
     rate("namespaced list with selector (1000 pods)", 500, || {
         for i in 0..500 {

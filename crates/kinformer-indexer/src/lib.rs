@@ -3,7 +3,7 @@
 //! [`Indexer`] is client-go's `Indexer` over a `ThreadSafeStore`: a map from key to `Arc<K>`
 //! plus named indexes from value to sorted key sets, written through
 //! [`Store`](kinformer_core::Store) by a reflector or an informer and read through
-//! [`StoreRead`](kinformer_core::StoreRead), the index queries and the [`Lister`]s.
+//! [`StoreRead`](kinformer_core::StoreRead), the index queries and the [`CacheLister`]s.
 //!
 //! - Keys are `namespace/name` (or `name`) unless a [`KeyFunc`] says otherwise;
 //!   [`deletion_handling_key`] reads a tombstone's key.
@@ -40,4 +40,4 @@ pub use indexer::Indexer;
 pub use key::{NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
 /// Re-exported from core: the indexer and the queues share one key function type.
 pub use kinformer_core::KeyFunc;
-pub use lister::{Lister, NamespacedLister};
+pub use lister::{CacheLister, NamespacedLister};

@@ -1,4 +1,4 @@
-//! [`Lister`] and [`NamespacedLister`]: typed reads over an [`Indexer`], with label selectors.
+//! [`CacheLister`] and [`NamespacedLister`]: typed reads over an [`Indexer`], with label selectors.
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use crate::{Error, Indexer, NAMESPACE_INDEX};
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::Pod;
 /// use kinformer_core::Store;
-/// use kinformer_indexer::{Indexer, Lister};
+/// use kinformer_indexer::{Indexer, CacheLister};
 /// use kinformer_selector::LabelSelector;
 ///
 /// let indexer = Arc::new(Indexer::<Pod>::default());
@@ -24,7 +24,7 @@ use crate::{Error, Indexer, NAMESPACE_INDEX};
 /// pod.metadata.labels = Some([("app".to_owned(), "web".to_owned())].into());
 /// indexer.add(Arc::new(pod))?;
 ///
-/// let pods = Lister::new(indexer, "pods");
+/// let pods = CacheLister::new(indexer, "pods");
 /// assert_eq!(pods.list(&LabelSelector::parse("app=web")?).len(), 1);
 /// let prod = pods.namespaced("prod");
 /// assert!(prod.get("web-0").is_ok());
@@ -32,12 +32,12 @@ use crate::{Error, Indexer, NAMESPACE_INDEX};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct Lister<K> {
+pub struct CacheLister<K> {
     indexer: Arc<Indexer<K>>,
     resource: Arc<str>,
 }
 
-impl<K> Clone for Lister<K> {
+impl<K> Clone for CacheLister<K> {
     fn clone(&self) -> Self {
         Self {
             indexer: Arc::clone(&self.indexer),
@@ -46,7 +46,7 @@ impl<K> Clone for Lister<K> {
     }
 }
 
-impl<K: Object> Lister<K> {
+impl<K: Object> CacheLister<K> {
     /// A lister over `indexer`; `resource` (a plural such as `pods`) names the resource in
     /// [`Error::NotFound`].
     pub fn new(indexer: Arc<Indexer<K>>, resource: impl Into<Arc<str>>) -> Self {
@@ -91,7 +91,7 @@ impl<K: Object> Lister<K> {
 /// Reads objects of one namespace (client-go's `GenericNamespaceLister`).
 #[derive(Debug, Clone)]
 pub struct NamespacedLister<K> {
-    lister: Lister<K>,
+    lister: CacheLister<K>,
     namespace: String,
 }
 

@@ -6,7 +6,7 @@
 //!
 //! - [`informer`]: [`SharedIndexInformer`](informer::SharedIndexInformer): one list-watch
 //!   feeding an indexed cache and any number of [`EventHandler`](informer::EventHandler)s, each
-//!   on its own task with its own buffer; typed reads through an [`indexer::Lister`];
+//!   on its own task with its own buffer; typed reads through an [`indexer::CacheLister`];
 //! - [`workqueue`]: client-go's work queues (deduplicating, delaying, rate-limited) on tokio.
 //!
 //! The building blocks are re-exported: [`core`] (objects, options, watch events, deltas, store
@@ -89,18 +89,15 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
-mod error;
-#[cfg(feature = "rest")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
-pub mod factory;
-pub mod informer;
-pub mod workqueue;
-
 // The public interface is:
-pub use error::{Error, Result};
 pub use kinformer_core as core;
 pub use kinformer_deltafifo as deltafifo;
 pub use kinformer_indexer as indexer;
+pub use kinformer_informer as informer;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use kinformer_informer::factory;
+pub use kinformer_informer::{Error, Result};
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_listwatch as listwatch;
@@ -113,11 +110,12 @@ pub use kinformer_selector as selector;
 #[cfg(feature = "sim")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use kinformer_sim as sim;
+pub use kinformer_workqueue as workqueue;
 
 /// The names most programs need, to import with `use kinformer::prelude::*`.
 pub mod prelude {
     pub use crate::core::{DeletedState, Object, StoreRead as _, object_key};
-    pub use crate::indexer::Lister;
+    pub use crate::indexer::CacheLister;
     pub use crate::informer::{EventHandler, HandlerFns, Registration, SharedIndexInformer};
     pub use crate::selector::LabelSelector;
     pub use crate::workqueue::{Queue, RateLimiter as _, RateLimitingQueue};

@@ -187,7 +187,7 @@ fn informer(
         reflector = reflector.page_size(size);
     }
     let queue = if schedule.mode.in_order {
-        QueueKind::InOrder
+        QueueKind::RealFifo
     } else {
         QueueKind::DeltaFifo
     };

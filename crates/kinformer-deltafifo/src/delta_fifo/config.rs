@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kinformer_core::{Object, StoreRead};
 
-use crate::{KeyFunc, TransformFunc};
+use crate::{KeyFunc, Transform};
 
 /// A read view of what the consumer has stored (normally its indexer): client-go's
 /// `KnownObjects`.
@@ -15,12 +15,12 @@ pub type KnownObjects<K> = Arc<dyn StoreRead<K>>;
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;
-/// use kinformer_deltafifo::{Config, DeltaFifo, TransformFunc};
+/// use kinformer_deltafifo::{Config, DeltaFifo, Transform};
 ///
 /// let fifo: DeltaFifo<Pod> = DeltaFifo::new(
 ///     Config::default()
 ///         .emit_replaced(true)
-///         .transform(TransformFunc::strip_managed_fields()),
+///         .transform(Transform::new(|pod: &mut Pod| pod.metadata.annotations = None)),
 /// );
 /// # drop(fifo);
 /// ```
@@ -28,7 +28,7 @@ pub struct Config<K> {
     pub(super) key_func: KeyFunc<K>,
     pub(super) known_objects: Option<KnownObjects<K>>,
     pub(super) emit_replaced: bool,
-    pub(super) transform: Option<TransformFunc<K>>,
+    pub(super) transform: Option<Transform<K>>,
 }
 
 impl<K: Object> Default for Config<K> {
@@ -68,7 +68,7 @@ impl<K: Object> Config<K> {
 
     /// Transforms every object once as it enters.
     #[must_use]
-    pub fn transform(mut self, transform: TransformFunc<K>) -> Self {
+    pub fn transform(mut self, transform: Transform<K>) -> Self {
         self.transform = Some(transform);
         self
     }

@@ -13,7 +13,7 @@ use kinformer_core::{DeletedState, Delta, Object, Store, StoreError, StoreRead};
 
 pub use self::config::{Config, KnownObjects};
 use crate::queue::{Shared, TakeHead};
-use crate::{Error, KeyFunc, Popped, Queue, QueueItem, TransformFunc};
+use crate::{DeltaQueue, Error, KeyFunc, Popped, PoppedItem, Transform};
 
 /// client-go's DeltaFIFO: per-key lists of deltas, and a FIFO of keys in which a key keeps its
 /// place while more deltas arrive for it (no line jumping).
@@ -24,14 +24,14 @@ use crate::{Error, KeyFunc, Popped, Queue, QueueItem, TransformFunc};
 ///   [`DeletedState::Unknown`] tombstone, with the last known object, for every key queued or
 ///   known but absent from the list.
 /// - `resync` queues `Sync` for known keys without pending deltas.
-/// - [`has_synced`](Queue::has_synced) counts the first relist's keys and deletions.
+/// - [`has_synced`](DeltaQueue::has_synced) counts the first relist's keys and deletions.
 ///
 /// # Examples
 /// ```
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kinformer_core::Store;
-/// use kinformer_deltafifo::{DeltaFifo, Queue, QueueItem};
+/// use kinformer_deltafifo::{DeltaFifo, DeltaQueue, PoppedItem};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
@@ -42,7 +42,7 @@ use crate::{Error, KeyFunc, Popped, Queue, QueueItem, TransformFunc};
 /// fifo.update(cm.clone())?;
 /// let deltas = fifo
 ///     .pop(|popped| match popped.item {
-///         QueueItem::Deltas { deltas, .. } => deltas.len(),
+///         PoppedItem::Deltas { deltas, .. } => deltas.len(),
 ///         _ => 0,
 ///     })
 ///     .await?;
@@ -55,7 +55,7 @@ pub struct DeltaFifo<K> {
     key_func: KeyFunc<K>,
     known_objects: Option<KnownObjects<K>>,
     emit_replaced: bool,
-    transform: Option<TransformFunc<K>>,
+    transform: Option<Transform<K>>,
     shared: Shared<State<K>>,
 }
 
@@ -168,7 +168,7 @@ impl<K> TakeHead<K> for State<K> {
         // Invariant: a queued key always has its list in `items`; an empty list is skipped.
         let deltas = self.items.remove(&key).unwrap_or_default();
         Some(Popped {
-            item: QueueItem::Deltas { key, deltas },
+            item: PoppedItem::Deltas { key, deltas },
             is_in_initial_list,
         })
     }
@@ -302,7 +302,7 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
     }
 }
 
-impl<K: Object> Queue<K> for DeltaFifo<K> {
+impl<K: Object> DeltaQueue<K> for DeltaFifo<K> {
     fn pop<R, F>(&self, process: F) -> impl Future<Output = Result<R, Error>> + Send
     where
         F: FnOnce(Popped<K>) -> R + Send,

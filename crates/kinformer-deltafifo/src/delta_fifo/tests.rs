@@ -6,7 +6,7 @@ use kinformer_core::{DeletedState, Delta, Object, Store};
 
 use super::{Config, DeltaFifo};
 use crate::tests::{Cache, cm, describe, pop_described, pop_now};
-use crate::{Error, KnownObjects, Queue, QueueItem, TransformFunc};
+use crate::{DeltaQueue, Error, KnownObjects, PoppedItem, Transform};
 
 fn fifo_with(known: &Arc<Cache>) -> DeltaFifo<ConfigMap> {
     let known: KnownObjects<ConfigMap> = known.clone();
@@ -221,7 +221,7 @@ fn transform_runs_once_on_entry_and_never_on_tombstones_or_syncs() {
     let known = Cache::with(&[cm("k", 1)]);
     let known_objects: KnownObjects<ConfigMap> = known;
     let fifo = DeltaFifo::new(Config::default().known_objects(known_objects).transform(
-        TransformFunc::new(move |mut obj: Arc<ConfigMap>| {
+        Transform::from_shared(move |mut obj: Arc<ConfigMap>| {
             counter.fetch_add(1, Ordering::SeqCst);
             if let Some(cm) = Arc::get_mut(&mut obj) {
                 cm.metadata.labels = Some([("transformed".to_owned(), "yes".to_owned())].into());
@@ -245,24 +245,24 @@ fn transform_runs_once_on_entry_and_never_on_tombstones_or_syncs() {
     fifo.resync().unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 4, "syncs are not transformed");
     let popped = pop_now(&fifo);
-    let QueueItem::Deltas { deltas, .. } = popped.item else {
+    let PoppedItem::Deltas { deltas, .. } = popped.item else {
         panic!("expected deltas")
     };
     assert!(matches!(&deltas[0], Delta::Sync(obj) if obj.labels().is_none()));
 }
 
 #[test]
-fn strip_managed_fields_edits_in_place_when_unique() {
-    let fifo: DeltaFifo<ConfigMap> =
-        DeltaFifo::new(Config::default().transform(TransformFunc::strip_managed_fields()));
+fn transform_edits_in_place_when_unique() {
+    let drop_annotations = Transform::new(|cm: &mut ConfigMap| cm.metadata.annotations = None);
+    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::new(Config::default().transform(drop_annotations));
     let mut obj = ConfigMap::default();
     obj.metadata.name = Some("a".into());
-    obj.metadata.managed_fields = Some(vec![Default::default()]);
+    obj.metadata.annotations = Some([("a".to_owned(), "b".to_owned())].into());
     let obj = Arc::new(obj);
     let address = Arc::as_ptr(&obj);
     fifo.add(obj).unwrap();
     let deltas = fifo.deltas("a").unwrap();
-    assert!(deltas[0].object().metadata.managed_fields.is_none());
+    assert!(deltas[0].object().metadata.annotations.is_none());
     assert_eq!(Arc::as_ptr(deltas[0].object()), address, "no copy was made");
 }
 
@@ -277,7 +277,7 @@ async fn pop_blocks_until_an_item_arrives() {
     assert!(!popper.is_finished());
     fifo.add(cm("a", 1)).unwrap();
     let item = popper.await.unwrap().unwrap();
-    assert!(matches!(item, QueueItem::Deltas { ref key, .. } if key == "ns/a"));
+    assert!(matches!(item, PoppedItem::Deltas { ref key, .. } if key == "ns/a"));
 }
 
 #[tokio::test(start_paused = true)]

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use kinformer_core::{DeletedState, Delta, Object, Store, StoreError};
 
 use crate::queue::{Shared, TakeHead};
-use crate::{Error, KeyFunc, KnownObjects, Popped, Queue, QueueItem, TransformFunc};
+use crate::{DeltaQueue, Error, KeyFunc, KnownObjects, Popped, PoppedItem, Transform};
 
 /// How to build a [`RealFifo`].
 ///
@@ -26,7 +26,7 @@ pub struct RealFifoConfig<K> {
     key_func: KeyFunc<K>,
     known_objects: Option<KnownObjects<K>>,
     atomic: bool,
-    transform: Option<TransformFunc<K>>,
+    transform: Option<Transform<K>>,
 }
 
 impl<K: Object> Default for RealFifoConfig<K> {
@@ -56,8 +56,8 @@ impl<K: Object> RealFifoConfig<K> {
         self
     }
 
-    /// A relist becomes one [`QueueItem::ReplacedAll`] and a resync one
-    /// [`QueueItem::SyncAll`], so each is applied in one step (client-go's `AtomicFIFO`).
+    /// A relist becomes one [`PoppedItem::ReplacedAll`] and a resync one
+    /// [`PoppedItem::SyncAll`], so each is applied in one step (client-go's `AtomicFIFO`).
     #[must_use]
     pub fn atomic(mut self, atomic: bool) -> Self {
         self.atomic = atomic;
@@ -66,7 +66,7 @@ impl<K: Object> RealFifoConfig<K> {
 
     /// Transforms every object once as it enters.
     #[must_use]
-    pub fn transform(mut self, transform: TransformFunc<K>) -> Self {
+    pub fn transform(mut self, transform: Transform<K>) -> Self {
         self.transform = Some(transform);
         self
     }
@@ -88,8 +88,8 @@ impl<K> fmt::Debug for RealFifoConfig<K> {
 /// - In-order mode: a relist first queues tombstones for keys queued (and not already
 ///   deleted) or known but absent from the list, then `Replaced` for each listed object; a
 ///   resync queues `Sync` for known keys with nothing queued.
-/// - Atomic mode: a relist is one [`QueueItem::ReplacedAll`], a resync one
-///   [`QueueItem::SyncAll`].
+/// - Atomic mode: a relist is one [`PoppedItem::ReplacedAll`], a resync one
+///   [`PoppedItem::SyncAll`].
 /// - `has_synced` counts the queue length at the first relist (duplicates included).
 ///
 /// # Examples
@@ -97,14 +97,14 @@ impl<K> fmt::Debug for RealFifoConfig<K> {
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kinformer_core::Store;
-/// use kinformer_deltafifo::{Queue, QueueItem, RealFifo, RealFifoConfig};
+/// use kinformer_deltafifo::{DeltaQueue, PoppedItem, RealFifo, RealFifoConfig};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let fifo: RealFifo<ConfigMap> = RealFifo::new(RealFifoConfig::default().atomic(true));
 /// fifo.replace(vec![Arc::new(ConfigMap::default())], "7")?;
 /// let listed = fifo
 ///     .pop(|popped| match popped.item {
-///         QueueItem::ReplacedAll { objects, .. } => objects.len(),
+///         PoppedItem::ReplacedAll { objects, .. } => objects.len(),
 ///         _ => 0,
 ///     })
 ///     .await?;
@@ -118,7 +118,7 @@ pub struct RealFifo<K> {
     key_func: KeyFunc<K>,
     known_objects: Option<KnownObjects<K>>,
     atomic: bool,
-    transform: Option<TransformFunc<K>>,
+    transform: Option<Transform<K>>,
     shared: Shared<State<K>>,
 }
 
@@ -239,18 +239,18 @@ impl<K> TakeHead<K> for State<K> {
             self.initial_population_count -= 1;
         }
         let item = match entry {
-            Entry::Delta { key, delta } => QueueItem::Deltas {
+            Entry::Delta { key, delta } => PoppedItem::Deltas {
                 key,
                 deltas: vec![delta],
             },
             Entry::ReplacedAll {
                 resource_version,
                 objects,
-            } => QueueItem::ReplacedAll {
+            } => PoppedItem::ReplacedAll {
                 resource_version,
                 objects,
             },
-            Entry::SyncAll => QueueItem::SyncAll,
+            Entry::SyncAll => PoppedItem::SyncAll,
         };
         Some(Popped {
             item,
@@ -347,7 +347,7 @@ impl<K: Object> Store<K> for RealFifo<K> {
     }
 }
 
-impl<K: Object> Queue<K> for RealFifo<K> {
+impl<K: Object> DeltaQueue<K> for RealFifo<K> {
     fn pop<R, F>(&self, process: F) -> impl Future<Output = Result<R, Error>> + Send
     where
         F: FnOnce(Popped<K>) -> R + Send,

@@ -5,7 +5,7 @@ use kinformer_core::{Object, Store};
 
 use super::{RealFifo, RealFifoConfig};
 use crate::tests::{Cache, cm, pop_described};
-use crate::{KnownObjects, Queue, TransformFunc};
+use crate::{DeltaQueue, KnownObjects, Transform};
 
 fn in_order(known: &Arc<Cache>) -> RealFifo<ConfigMap> {
     let known: KnownObjects<ConfigMap> = known.clone();
@@ -104,12 +104,14 @@ fn atomic_mode_queues_one_item_per_relist_and_resync() {
     let fifo: RealFifo<ConfigMap> = RealFifo::new(
         RealFifoConfig::default()
             .atomic(true)
-            .transform(TransformFunc::strip_managed_fields()),
+            .transform(Transform::new(|cm: &mut ConfigMap| {
+                cm.metadata.annotations = None
+            })),
     );
     assert!(!fifo.has_synced());
     let mut with_fields = ConfigMap::default();
     with_fields.metadata.name = Some("m".into());
-    with_fields.metadata.managed_fields = Some(vec![Default::default()]);
+    with_fields.metadata.annotations = Some([("a".to_owned(), "b".to_owned())].into());
     fifo.replace(vec![cm("a", 1), Arc::new(with_fields)], "9")
         .unwrap();
     fifo.add(cm("b", 1)).unwrap();
@@ -121,7 +123,7 @@ fn atomic_mode_queues_one_item_per_relist_and_resync() {
     };
     drop(task);
     assert!(popped.is_in_initial_list);
-    let crate::QueueItem::ReplacedAll {
+    let crate::PoppedItem::ReplacedAll {
         resource_version,
         objects,
     } = popped.item
@@ -130,7 +132,7 @@ fn atomic_mode_queues_one_item_per_relist_and_resync() {
     };
     assert_eq!(resource_version, "9");
     assert_eq!(objects.len(), 2);
-    assert!(objects.iter().all(|o| o.metadata.managed_fields.is_none()));
+    assert!(objects.iter().all(|o| o.metadata.annotations.is_none()));
     assert!(fifo.has_synced());
     assert_eq!(
         drain(&fifo),

@@ -8,14 +8,14 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::{Store, StoreRead};
 
 use super::{Cache, cm};
-use crate::{Config, DeltaFifo, EitherQueue, KnownObjects, Queue, RealFifo, RealFifoConfig};
+use crate::{Config, DeltaFifo, DeltaQueue, EitherQueue, KnownObjects, RealFifo, RealFifoConfig};
 
 const WRITERS: u32 = 4;
 const ROUNDS: u32 = 500;
 
 /// Writers own disjoint keys; every fifth round deletes, every 50th resyncs. Returns what each
 /// writer left (`key -> resourceVersion`).
-fn write_concurrently<Q: Queue<ConfigMap> + 'static>(
+fn write_concurrently<Q: DeltaQueue<ConfigMap> + 'static>(
     queue: &Arc<Q>,
     cache: &Arc<Cache>,
 ) -> HashMap<String, String> {
@@ -64,7 +64,7 @@ fn write_concurrently<Q: Queue<ConfigMap> + 'static>(
     expected
 }
 
-async fn check<Q: Queue<ConfigMap> + 'static>(queue: Arc<Q>, cache: Arc<Cache>) {
+async fn check<Q: DeltaQueue<ConfigMap> + 'static>(queue: Arc<Q>, cache: Arc<Cache>) {
     let popper = {
         let queue = Arc::clone(&queue);
         let cache = Arc::clone(&cache);

@@ -9,7 +9,7 @@ use kinformer_core::{Delta, StoreRead};
 use proptest::prelude::*;
 
 use super::{Cache, cm};
-use crate::{Config, DeltaFifo, KnownObjects, Queue, RealFifo, RealFifoConfig};
+use crate::{Config, DeltaFifo, DeltaQueue, KnownObjects, RealFifo, RealFifoConfig};
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -41,7 +41,7 @@ fn key(k: u8) -> String {
     format!("ns/k{k}")
 }
 
-fn pop_into<Q: Queue<ConfigMap>>(queue: &Q, cache: &Cache, n: usize) {
+fn pop_into<Q: DeltaQueue<ConfigMap>>(queue: &Q, cache: &Cache, n: usize) {
     for _ in 0..n.min(queue.queued()) {
         let popped = super::pop_now(queue);
         cache.apply(&popped.item);
@@ -50,7 +50,7 @@ fn pop_into<Q: Queue<ConfigMap>>(queue: &Q, cache: &Cache, n: usize) {
 
 /// Runs `ops` against `queue`, calling `around_replace` before (with `None`) and after (with the
 /// listed keys) each relist; returns the writer's view (`key -> resourceVersion`).
-fn run<Q: Queue<ConfigMap>>(
+fn run<Q: DeltaQueue<ConfigMap>>(
     queue: &Q,
     cache: &Cache,
     ops: &[Op],

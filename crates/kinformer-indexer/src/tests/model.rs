@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use super::{indexer, pod};
 use kinformer_selector::LabelSelector;
 
-use crate::{Lister, NAMESPACE_INDEX};
+use crate::{CacheLister, NAMESPACE_INDEX};
 
 /// (namespace, name, app, node)
 type Spec = (&'static str, &'static str, &'static str, &'static str);
@@ -76,7 +76,7 @@ proptest! {
     #[test]
     fn indexer_matches_a_scanned_map(ops in prop::collection::vec(op(), 1..40)) {
         let store = Arc::new(indexer());
-        let lister = Lister::new(Arc::clone(&store), "pods");
+        let lister = CacheLister::new(Arc::clone(&store), "pods");
         let mut model: HashMap<String, Spec> = HashMap::new();
         for op in ops {
             match op {

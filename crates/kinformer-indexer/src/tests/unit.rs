@@ -5,7 +5,7 @@ use kinformer_core::{DeletedState, Object, Store, StoreError, StoreRead};
 use kinformer_selector::LabelSelector;
 
 use super::{by_app, by_node, indexer, pod};
-use crate::{Config, Error, IndexFunc, Indexer, KeyFunc, Lister, NAMESPACE_INDEX};
+use crate::{CacheLister, Config, Error, IndexFunc, Indexer, KeyFunc, NAMESPACE_INDEX};
 
 fn sorted_keys(indexer: &Indexer<Pod>) -> Vec<String> {
     let mut keys = indexer.list_keys();
@@ -195,7 +195,7 @@ fn listers_filter_by_labels_and_namespace() {
     store.add(pod("ns", "b", "api", "")).unwrap();
     store.add(pod("other", "c", "web", "")).unwrap();
     store.add(pod("", "node-scoped", "web", "")).unwrap();
-    let lister = Lister::new(Arc::clone(&store), "pods");
+    let lister = CacheLister::new(Arc::clone(&store), "pods");
     let names = |pods: Vec<Arc<Pod>>| {
         let mut names: Vec<String> = pods.iter().map(|p| p.name().to_owned()).collect();
         names.sort();

@@ -1,0 +1,206 @@
+//! Factory tests against the in-process simulator.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kinformer_core::StoreRead;
+use kinformer_sim::Sim;
+
+use super::*;
+use crate::{HandlerFns, ScriptedQueue};
+
+fn pods(factory: &SharedInformerFactory) -> SharedIndexInformer<Pod> {
+    factory.informer_with_queue(ApiResource::of::<Pod>(), None, |_| ScriptedQueue::new())
+}
+
+fn configmaps(factory: &SharedInformerFactory) -> SharedIndexInformer<ConfigMap> {
+    factory.informer_with_queue(ApiResource::of::<ConfigMap>(), None, |_| {
+        ScriptedQueue::new()
+    })
+}
+
+#[tokio::test]
+async fn one_informer_per_type_started_synced_and_shut_down() {
+    let sim = Sim::builder()
+        .pods(40)
+        .configmaps(10)
+        .namespaces(2)
+        .seed(3)
+        .start()
+        .await
+        .unwrap();
+    let factory = SharedInformerFactory::new(
+        Client::new(sim.service()),
+        FactoryConfig::default().transform_metadata(|meta| meta.annotations = None),
+    );
+    let adds = Arc::new(AtomicUsize::new(0));
+    let counter = adds.clone();
+    pods(&factory)
+        .add_event_handler(HandlerFns::new().add_fn(move |_: &Arc<Pod>, initial| {
+            assert!(initial);
+            counter.fetch_add(1, Ordering::SeqCst);
+        }))
+        .unwrap();
+    let cms = configmaps(&factory);
+    factory.start();
+    factory.start();
+    let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
+        .await
+        .unwrap();
+    assert_eq!(
+        synced,
+        BTreeMap::from([
+            ("v1/configmaps".to_owned(), true),
+            ("v1/pods".to_owned(), true)
+        ])
+    );
+    assert_eq!(factory.sync_status(), synced);
+    // The same type gives the same informer, with the same cache.
+    let again = pods(&factory);
+    assert_eq!(again.indexer().len(), 40);
+    assert_eq!(cms.indexer().len(), 10);
+    assert!(
+        again
+            .indexer()
+            .list()
+            .iter()
+            .all(|p| p.metadata.annotations.is_none() && p.metadata.managed_fields.is_none())
+    );
+    let registration = again.add_event_handler(HandlerFns::new()).unwrap();
+    assert!(registration.wait_synced().await);
+    assert_eq!(adds.load(Ordering::SeqCst), 40);
+    factory.shutdown().await;
+    assert!(again.is_stopped() && cms.is_stopped());
+    // After shutdown nothing starts.
+    factory.start();
+    assert!(factory.sync_status().values().all(|s| *s));
+}
+
+#[tokio::test]
+async fn namespace_and_tweaks_reach_the_list_watch() {
+    let sim = Sim::builder()
+        .pods(30)
+        .namespaces(3)
+        .seed(5)
+        .start()
+        .await
+        .unwrap();
+    let all = sim.state("pods", true).await.unwrap();
+    let factory = SharedInformerFactory::new(
+        Client::new(sim.service()),
+        FactoryConfig::default()
+            .reflector(kinformer_reflector::Config::default().streaming_list(false))
+            .namespace("ns-1")
+            .tweak_list_options(|o| o.field_selector = Some("metadata.namespace=ns-1".into()))
+            .resync_for::<Pod>(Duration::from_secs(60)),
+    );
+    assert_eq!(
+        factory.config().resync_of(&ApiResource::of::<Pod>()),
+        Duration::from_secs(60)
+    );
+    let informer = pods(&factory);
+    factory.start();
+    let synced = tokio::time::timeout(Duration::from_secs(30), informer.wait_for_cache_sync())
+        .await
+        .unwrap();
+    assert!(synced);
+    let cached = informer.indexer().list();
+    assert!(!cached.is_empty());
+    assert!(
+        cached
+            .iter()
+            .all(|p| p.metadata.namespace.as_deref() == Some("ns-1"))
+    );
+    let expected = all
+        .items
+        .iter()
+        .filter(|item| item["namespace"] == "ns-1" || item["metadata"]["namespace"] == "ns-1")
+        .count();
+    assert_eq!(cached.len(), expected);
+    assert!(expected < all.items.len());
+    factory.shutdown().await;
+}
+
+#[tokio::test]
+async fn dynamic_informers_for_custom_resources() {
+    use kinformer_sim::{CustomResource, ObjectOp, OpKind, Scope as SimScope};
+
+    let sim = Sim::builder().seed(9).start().await.unwrap();
+    sim.register(CustomResource::new(
+        "example.com",
+        "v1",
+        "widgets",
+        "Widget",
+        SimScope::Namespaced,
+    ))
+    .await
+    .unwrap();
+    for name in ["w1", "w2"] {
+        let widget = serde_json::json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"size": 3}
+        });
+        sim.apply(ObjectOp::new(OpKind::Create, "widgets.example.com", widget))
+            .await
+            .unwrap();
+    }
+    let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
+    let resource = ApiResource::new(
+        "example.com",
+        "v1",
+        "Widget",
+        "widgets",
+        kinformer_core::Scope::Namespaced,
+    );
+    let widgets = factory.dynamic_informer(resource.clone());
+    assert!(Arc::ptr_eq(
+        widgets.indexer(),
+        factory.dynamic_informer(resource).indexer()
+    ));
+    factory.start();
+    let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
+        .await
+        .unwrap();
+    assert_eq!(
+        synced,
+        BTreeMap::from([("example.com/v1/widgets (dynamic)".to_owned(), true)])
+    );
+    let w1 = widgets.lister().namespaced("default").get("w1").unwrap();
+    assert_eq!(w1.data["spec"]["size"], 3);
+    assert_eq!(widgets.indexer().len(), 2);
+    factory.shutdown().await;
+}
+
+/// Informers, factories and their futures cross tasks and threads.
+#[test]
+fn public_types_and_futures_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    let factory = SharedInformerFactory::new(
+        Client::new(tower::service_fn(
+            |_: http::Request<kinformer_rest::Body>| async {
+                Ok::<_, std::convert::Infallible>(
+                    http::Response::new(kinformer_rest::Body::empty()),
+                )
+            },
+        )),
+        FactoryConfig::default(),
+    );
+    send_sync(&factory);
+    send(&factory.wait_for_cache_sync());
+    send(&factory.shutdown());
+    let informer = factory.informer_for::<Pod>();
+    send_sync(&informer);
+    send(&informer.run());
+    send(&informer.wait_for_cache_sync());
+    let registration = informer.add_event_handler(HandlerFns::new()).unwrap();
+    send_sync(&registration);
+    send(&registration.wait_synced());
+    let queue: kinformer_workqueue::RateLimitingQueue<String> = Default::default();
+    send_sync(&queue);
+    send(&queue.get());
+    send(&queue.shutdown_with_drain());
+}

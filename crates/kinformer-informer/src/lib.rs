@@ -1,0 +1,80 @@
+//! Shared informers: one list-watch feeding a cache and any number of event handlers
+//! (client-go's `tools/cache` shared informer).
+//!
+//! - [`SharedIndexInformer`]: reflector, then a delta queue ([`QueueKind`]), then an indexed
+//!   cache, then the handlers; built from a [`Config`];
+//! - [`EventHandler`], [`HandlerFns`] and [`FilteringHandler`]: what receives changes;
+//! - [`Registration`]: the handle of one added handler (per-handler `has_synced`, backlog,
+//!   removal);
+//! - [`Transform`]: a change applied to every object once, as it enters the queue;
+//!   [`trim_pod_capacity`] is one for pod caches.
+//!
+//! Guarantees, as in client-go:
+//! - the cache is updated before any handler hears of the change, and converges to the server;
+//! - per object, the states a handler sees are a subsequence of the real ones, in order; a
+//!   delete and re-create under one name may look like one update (compare UIDs);
+//! - a delete the informer missed arrives as [`DeletedState::Unknown`](kinformer_core::DeletedState)
+//!   (a tombstone) with the last known object;
+//! - each handler has its own unbounded, ordered buffer drained by its own task, so a slow
+//!   handler delays only itself; a handler added after start first receives a synthetic add for
+//!   every cached object.
+//!
+//! `metadata.managedFields` is skipped while decoding, by the list-watch source (the factory's
+//! sources do so unless told to keep them).
+//!
+//! With feature `rest`, [`factory`] builds informers for any resource over one REST client.
+//!
+//! # Feature flags
+//! - `rest`: the [`factory`] module (`SharedInformerFactory`), over `kinformer-rest`.
+//! - `prometheus`: `InformerMetrics` (over `prometheus-client`), with client-go's names.
+//!
+//! # MSRV
+//! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger
+//! than six months.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![doc(test(attr(deny(warnings))))]
+
+mod config;
+mod error;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub mod factory;
+mod handler;
+mod listener;
+mod notification;
+#[cfg(test)]
+mod outage_tests;
+mod pipeline;
+mod pod_trim;
+mod process;
+mod processor;
+#[cfg(feature = "prometheus")]
+mod prometheus;
+mod queues;
+mod registration;
+#[cfg(test)]
+mod relist_tests;
+mod run;
+mod shared;
+#[cfg(test)]
+mod sim_tests;
+mod sync;
+#[cfg(test)]
+mod testing;
+mod transform;
+
+#[cfg(test)]
+pub(crate) use testing::ScriptedQueue;
+
+pub use config::{Config, QueueKind};
+pub use error::{Error, Result};
+pub use handler::{EventHandler, FilteringHandler, HandlerFns};
+pub use kinformer_core::Transform;
+pub use pod_trim::trim_pod_capacity;
+pub use processor::MINIMUM_RESYNC_PERIOD;
+#[cfg(feature = "prometheus")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
+pub use prometheus::InformerMetrics;
+pub use registration::Registration;
+pub use shared::SharedIndexInformer;

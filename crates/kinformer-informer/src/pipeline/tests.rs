@@ -1,0 +1,162 @@
+//! Tests of the reflector pipeline over a scripted list-watch source.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures_util::stream::{self, BoxStream, StreamExt};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use kinformer_core::{
+    ApiError, ListOptions, Lister, ObjectList, Status, StoreRead, WatchEvent, Watcher,
+};
+use tokio::sync::mpsc;
+
+use super::super::config::Config;
+use super::super::handler::HandlerFns;
+use super::super::shared::SharedIndexInformer;
+use super::super::testing::{ScriptedQueue, spawn_run};
+use super::*;
+use kinformer_reflector::Counters;
+
+#[derive(Debug, thiserror::Error)]
+#[error("scripted failure")]
+struct Failure;
+
+impl ApiError for Failure {
+    fn status(&self) -> Option<&Status> {
+        None
+    }
+}
+
+type Events = mpsc::UnboundedReceiver<Result<WatchEvent<ConfigMap>, Failure>>;
+
+/// Lists `items` at resourceVersion 10 (after `failures` failed lists); the first watch streams
+/// what the test sends, later watches never yield.
+struct Source {
+    items: Vec<Arc<ConfigMap>>,
+    failures: AtomicUsize,
+    events: Mutex<Option<Events>>,
+}
+
+impl Lister<ConfigMap> for Source {
+    type Error = Failure;
+    async fn list(&self, _: &ListOptions) -> Result<ObjectList<ConfigMap>, Failure> {
+        let failed = self
+            .failures
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        if failed.is_ok() {
+            return Err(Failure);
+        }
+        Ok(ObjectList::new("10", self.items.clone()))
+    }
+}
+
+impl Watcher<ConfigMap> for Source {
+    type Error = Failure;
+    type Stream = BoxStream<'static, Result<WatchEvent<ConfigMap>, Failure>>;
+    async fn watch(&self, _: &ListOptions) -> Result<Self::Stream, Failure> {
+        match self.events.lock().unwrap().take() {
+            Some(rx) => Ok(stream::unfold(rx, |mut rx| async move {
+                rx.recv().await.map(|event| (event, rx))
+            })
+            .boxed()),
+            None => Ok(stream::pending().boxed()),
+        }
+    }
+}
+
+impl ListerWatcher<ConfigMap> for Source {
+    fn supports_streaming_list(&self) -> bool {
+        false
+    }
+}
+
+fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
+    let mut cm = ConfigMap::default();
+    cm.metadata.namespace = Some("ns".into());
+    cm.metadata.name = Some(name.into());
+    cm.metadata.resource_version = Some(rv.into());
+    cm.metadata.managed_fields = Some(vec![ManagedFieldsEntry::default()]);
+    Arc::new(cm)
+}
+
+fn informer(
+    failures: usize,
+    metrics: Arc<Counters>,
+) -> (
+    SharedIndexInformer<ConfigMap>,
+    mpsc::UnboundedSender<Result<WatchEvent<ConfigMap>, Failure>>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let source = Source {
+        items: vec![cm("a", "5"), cm("b", "6")],
+        failures: AtomicUsize::new(failures),
+        events: Mutex::new(Some(rx)),
+    };
+    let informer = SharedIndexInformer::with_queue(
+        source,
+        Config::default()
+            .name("configmaps")
+            .reflector(ReflectorConfig::default().seed(1))
+            .metrics(metrics),
+        |_known| ScriptedQueue::new(),
+    );
+    (informer, tx)
+}
+
+#[tokio::test(start_paused = true)]
+async fn lists_then_watches_into_cache_and_handlers() {
+    let (informer, events) = informer(0, Arc::default());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    informer
+        .add_event_handler(
+            HandlerFns::new().add_fn(move |o: &Arc<ConfigMap>, initial| {
+                log.lock().unwrap().push((o.name().to_owned(), initial));
+            }),
+        )
+        .unwrap();
+    let running = spawn_run(&informer);
+    assert!(informer.wait_for_cache_sync().await);
+    assert_eq!(informer.last_sync_resource_version(), "10");
+    events.send(Ok(WatchEvent::Added(cm("c", "11")))).unwrap();
+    for _ in 0..100 {
+        if informer.last_sync_resource_version() == "11" && seen.lock().unwrap().len() == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(informer.last_sync_resource_version(), "11");
+    assert!(informer.indexer().get_by_key("ns/c").is_some());
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [("a".into(), true), ("b".into(), true), ("c".into(), false)]
+    );
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn list_failures_reach_the_watch_error_handler_and_are_retried() {
+    let counters = Arc::new(Counters::default());
+    let (informer, _events) = informer(2, Arc::clone(&counters));
+    let errors = Arc::new(AtomicUsize::new(0));
+    let counter = errors.clone();
+    informer
+        .set_watch_error_handler(move |error| {
+            assert_eq!(error.to_string(), "list failed");
+            counter.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+    let running = spawn_run(&informer);
+    assert!(informer.wait_for_cache_sync().await);
+    assert_eq!(errors.load(Ordering::SeqCst), 2);
+    let seen = counters.snapshot();
+    assert_eq!(seen.lists, 3, "two failed lists, then one that worked");
+    assert_eq!(informer.indexer().len(), 2);
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}

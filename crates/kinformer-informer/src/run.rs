@@ -1,0 +1,108 @@
+//! The informer's main loop: pop from the queue, update the cache, notify (client-go's
+//! `controller.processLoop` with `sharedIndexInformer.HandleDeltas`).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use kinformer_core::Object;
+use tokio::runtime::Handle;
+use tokio::sync::{Notify, mpsc, watch};
+
+use super::process::process_item;
+use kinformer_deltafifo::{DeltaQueue, Popped};
+
+use super::shared::Inner;
+
+/// Stops the handlers if the loop is dropped mid-way (the run future was cancelled).
+struct CloseOnDrop<'a, K: Send + Sync + 'static> {
+    inner: &'a Inner<K>,
+    armed: bool,
+}
+
+impl<K: Send + Sync + 'static> Drop for CloseOnDrop<'_, K> {
+    fn drop(&mut self) {
+        if self.armed {
+            drop(self.inner.processor.close());
+            self.inner.synced.mark_stopped();
+        }
+    }
+}
+
+/// Spent notifications dropped at once, at most.
+const SPENT_BATCH: usize = 256;
+
+/// Runs until `stop` turns true (or its sender is gone) or the queue closes: the reflector
+/// future feeds `queue`; this loop pops, applies, distributes.
+///
+/// The reflector runs in this task rather than its own, and handler tasks send delivered
+/// notifications back here to be dropped: objects are then allocated and freed on one thread
+/// (see `SpentSender`). Running the cache update beside the decode bought little: it is about
+/// 5% of an event's instructions, the decode over 80%.
+///
+/// `written` is notified after every write to the queue, so an initial list that leaves
+/// nothing to pop (an empty list) still marks the informer synced, without polling.
+pub(crate) async fn run_loop<K, Q>(
+    inner: Arc<Inner<K>>,
+    queue: Arc<Q>,
+    written: Arc<Notify>,
+    reflector: impl Future<Output = ()> + Send + 'static,
+    mut stop: watch::Receiver<bool>,
+) where
+    K: Object,
+    Q: DeltaQueue<K> + Send + Sync + 'static,
+{
+    let mut guard = CloseOnDrop {
+        inner: &inner,
+        armed: true,
+    };
+    let (spent_tx, mut spent_rx) = mpsc::unbounded_channel();
+    inner.processor.return_spent_to(spent_tx);
+    inner.processor.start(Handle::current());
+    let mut reflector = Box::pin(reflector);
+    let mut reflector_running = true;
+    let mut spent_open = true;
+    let mut spent = Vec::with_capacity(SPENT_BATCH);
+    let mut synced = false;
+    loop {
+        tokio::select! {
+            biased;
+            _ = stop.wait_for(|stop| *stop) => break,
+            () = written.notified(), if !synced => {}
+            popped = queue.pop(|popped| handle(&inner, popped)) => {
+                // The only error is "closed and empty".
+                if popped.is_err() {
+                    break;
+                }
+            }
+            received = spent_rx.recv_many(&mut spent, SPENT_BATCH), if spent_open => {
+                spent_open = received > 0;
+                spent.clear();
+            }
+            () = &mut reflector, if reflector_running => reflector_running = false,
+        }
+        // Checked between items only, so every popped initial item is fully handled.
+        if !synced && queue.has_synced() {
+            synced = true;
+            inner.synced.mark_synced();
+        }
+    }
+    queue.close();
+    drop(reflector);
+    guard.armed = false;
+    inner.processor.stop().await;
+    inner.synced.mark_stopped();
+}
+
+fn handle<K: Object>(inner: &Inner<K>, popped: Popped<K>) {
+    let _exclusive = inner.lock_deltas();
+    if let Err(error) = process_item(popped, &inner.indexer, &inner.processor) {
+        // As in client-go: the item is dropped, the loop goes on; a relist repairs the cache.
+        tracing::error!(
+            error = &error as &dyn std::error::Error,
+            "cache update failed"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;

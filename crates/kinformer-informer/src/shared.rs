@@ -1,0 +1,403 @@
+//! [`SharedIndexInformer`]: one list-watch, one queue, one indexed cache, many handlers.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use kinformer_core::{ListerWatcher, Object, StoreRead, Transform};
+use kinformer_deltafifo::DeltaQueue;
+use kinformer_indexer::{CacheLister, Config as IndexerConfig, IndexFunc, Indexer};
+use kinformer_reflector::Config as ReflectorConfig;
+use tokio::sync::watch;
+
+use super::config::Config;
+use super::handler::EventHandler;
+use super::pipeline::reflector_pipeline;
+use super::processor::Processor;
+use super::queues::make_queue;
+use super::registration::Registration;
+use super::sync::SyncSignal;
+use crate::error::{Error, Result};
+
+/// A callback for list and watch failures (client-go's `WatchErrorHandler`).
+pub(crate) type WatchErrorFn = Arc<dyn Fn(&(dyn StdError + 'static)) + Send + Sync>;
+
+/// Builds and runs the reflector and queue of one informer; created with the informer, consumed
+/// by [`SharedIndexInformer::run`].
+pub(crate) type Pipeline<K> =
+    Box<dyn FnOnce(RunParts<K>) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send>;
+
+/// What a pipeline gets when the informer runs.
+pub(crate) struct RunParts<K> {
+    pub(crate) inner: Arc<Inner<K>>,
+    pub(crate) transform: Option<Transform<K>>,
+    pub(crate) watch_error_handler: Option<WatchErrorFn>,
+    pub(crate) stop: watch::Receiver<bool>,
+}
+
+/// The informer's shared state.
+pub(crate) struct Inner<K> {
+    pub(crate) indexer: Arc<Indexer<K>>,
+    pub(crate) processor: Processor<K>,
+    pub(crate) synced: SyncSignal,
+    /// Held while a popped item is applied and distributed, and while a late handler reads the
+    /// cache, so a late handler misses no change and sees none twice.
+    pub(crate) deltas: Mutex<()>,
+    /// The reflector's last synced resourceVersion, once running.
+    resource_version: Mutex<Option<Box<dyn Fn() -> String + Send + Sync>>>,
+    setup: Mutex<Setup<K>>,
+    default_resync: Duration,
+    resource: Arc<str>,
+    stop: watch::Sender<bool>,
+}
+
+struct Setup<K> {
+    pipeline: Option<Pipeline<K>>,
+    transform: Option<Transform<K>>,
+    watch_error_handler: Option<WatchErrorFn>,
+    started: bool,
+}
+
+impl<K> Inner<K> {
+    pub(crate) fn lock_deltas(&self) -> MutexGuard<'_, ()> {
+        // Guards no data, only exclusion.
+        self.deltas.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Where [`SharedIndexInformer::last_sync_resource_version`] reads from, once running.
+    pub(crate) fn set_resource_version_source(
+        &self,
+        source: Box<dyn Fn() -> String + Send + Sync>,
+    ) {
+        *self
+            .resource_version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(source);
+    }
+
+    fn setup(&self) -> MutexGuard<'_, Setup<K>> {
+        // Plain options; each section leaves them consistent.
+        self.setup.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// An informer whose cache and watch are shared by any number of event handlers (client-go's
+/// `SharedIndexInformer`).
+///
+/// - The cache is an [`Indexer`] (read it with [`lister`](Self::lister) or
+///   [`indexer`](Self::indexer)); handlers hear of a change after the cache has it.
+/// - Handlers can be added and removed at any time. A handler added while running first gets a
+///   synthetic initial-list add for every cached object. Each handler has its own unbounded,
+///   ordered buffer and task: a slow handler delays only itself.
+/// - `metadata.managedFields` is whatever the source decoded: a `ListWatch` skips it while
+///   parsing unless told to keep it.
+///
+/// Cloning gives another handle to the same informer.
+pub struct SharedIndexInformer<K> {
+    inner: Arc<Inner<K>>,
+}
+
+impl<K: Object + Clone> SharedIndexInformer<K> {
+    pub(crate) fn from_parts(
+        indexer: Indexer<K>,
+        default_resync: Duration,
+        resource: Arc<str>,
+        transform: Option<Transform<K>>,
+        pipeline: Pipeline<K>,
+    ) -> Self {
+        let synced = SyncSignal::new();
+        let processor = Processor::new(synced.watcher(), default_resync);
+        Self {
+            inner: Arc::new(Inner {
+                indexer: Arc::new(indexer),
+                processor,
+                synced,
+                deltas: Mutex::new(()),
+                resource_version: Mutex::new(None),
+                setup: Mutex::new(Setup {
+                    pipeline: Some(pipeline),
+                    transform,
+                    watch_error_handler: None,
+                    started: false,
+                }),
+                default_resync,
+                resource,
+                stop: watch::Sender::new(false),
+            }),
+        }
+    }
+
+    /// An informer listing and watching `source` with `config`. Nothing happens until
+    /// [`run`](Self::run).
+    ///
+    /// # Examples
+    /// ```
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kinformer_informer::{Config, HandlerFns, SharedIndexInformer};
+    /// use kinformer_listwatch::ListWatch;
+    /// use kinformer_rest::Client;
+    /// use kinformer_sim::Sim;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = Sim::builder().configmaps(5).seed(1).start().await?;
+    /// let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
+    /// let informer = SharedIndexInformer::new(source, Config::default().name("configmaps"));
+    /// informer.add_event_handler(HandlerFns::new().add_fn(|cm: &std::sync::Arc<ConfigMap>, _| {
+    ///     let _ = cm;
+    /// }))?;
+    /// let running = tokio::spawn({
+    ///     let informer = informer.clone();
+    ///     async move { informer.run().await }
+    /// });
+    /// assert!(informer.wait_for_cache_sync().await);
+    /// assert_eq!(informer.lister().list(&Default::default()).len(), 5);
+    /// informer.shutdown();
+    /// running.await??;
+    /// # Ok(()) }
+    /// ```
+    pub fn new<L>(source: L, config: Config<K>) -> Self
+    where
+        L: ListerWatcher<K> + 'static,
+    {
+        let kind = config.queue;
+        Self::with_queue(source, config, move |known| make_queue(kind, known))
+    }
+
+    /// An informer listing and watching `source`, through the queue `make_queue` builds over
+    /// the cache (which it may use as its known objects).
+    pub(crate) fn with_queue<L, Q>(
+        source: L,
+        config: Config<K>,
+        make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
+    ) -> Self
+    where
+        L: ListerWatcher<K> + 'static,
+        Q: DeltaQueue<K> + Send + Sync + 'static,
+    {
+        let indexes = config
+            .indexes
+            .into_iter()
+            .fold(IndexerConfig::default(), |c, (name, func)| {
+                c.index(name, func)
+            });
+        let mut reflector = config.reflector;
+        if reflector.name == ReflectorConfig::default().name && !config.name.is_empty() {
+            reflector = reflector.name(config.name.to_string());
+        }
+        let pipeline = reflector_pipeline(
+            source,
+            reflector,
+            config.type_check,
+            config.metrics,
+            make_queue,
+        );
+        Self::from_parts(
+            Indexer::new(indexes),
+            config.resync_period,
+            config.name,
+            config.transform,
+            pipeline,
+        )
+    }
+
+    /// Adds a handler with the informer's default resync period.
+    ///
+    /// # Errors
+    /// [`Error::Stopped`] once the informer has stopped.
+    pub fn add_event_handler(&self, handler: impl EventHandler<K>) -> Result<Registration> {
+        self.add_event_handler_with_resync(handler, self.inner.default_resync)
+    }
+
+    /// Adds a handler that also wants every cached object re-delivered (as an update with an
+    /// unchanged resourceVersion) every `resync` (`Duration::ZERO`: never).
+    ///
+    /// Periods below [`MINIMUM_RESYNC_PERIOD`](super::MINIMUM_RESYNC_PERIOD) are raised to it.
+    /// A period shorter than the informer's check period lowers the check period before start,
+    /// and is raised to it after start. An informer created without resync resyncs no handler.
+    ///
+    /// # Errors
+    /// [`Error::Stopped`] once the informer has stopped.
+    pub fn add_event_handler_with_resync(
+        &self,
+        handler: impl EventHandler<K>,
+        resync: Duration,
+    ) -> Result<Registration> {
+        let _no_delta_in_flight = self.inner.lock_deltas();
+        self.inner
+            .processor
+            .add_listener(Arc::new(handler), resync, || {
+                StoreRead::list(&*self.inner.indexer)
+            })
+    }
+
+    /// Removes a handler: it receives nothing more (its buffered notifications are dropped),
+    /// though a callback may still be running. Idempotent; a handle of another informer is
+    /// ignored.
+    pub fn remove_event_handler(&self, registration: &Registration) {
+        drop(self.inner.processor.remove_listener(registration));
+    }
+
+    /// Removes a handler and waits until its callback in progress, if any, returned. Never call
+    /// it from inside that handler.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: the handler is removed at the first poll; dropping only stops the waiting.
+    pub async fn shutdown_event_handler(&self, registration: &Registration) {
+        if let Some(task) = self.inner.processor.remove_listener(registration) {
+            // The task ends by finishing or by runtime shutdown; either way it is gone.
+            drop(task.await);
+        }
+    }
+
+    /// Sets a transform applied to every object as it enters the queue, after managedFields
+    /// stripping.
+    ///
+    /// # Errors
+    /// [`Error::AlreadyStarted`] once [`run`](Self::run) was called.
+    pub fn set_transform(&self, transform: Transform<K>) -> Result<()> {
+        let mut setup = self.inner.setup();
+        if setup.started {
+            return Err(Error::AlreadyStarted);
+        }
+        setup.transform = Some(transform);
+        Ok(())
+    }
+
+    /// Sets a callback for every list or watch failure (they are retried either way).
+    ///
+    /// # Errors
+    /// [`Error::AlreadyStarted`] once [`run`](Self::run) was called.
+    pub fn set_watch_error_handler(
+        &self,
+        handler: impl Fn(&(dyn StdError + 'static)) + Send + Sync + 'static,
+    ) -> Result<()> {
+        let mut setup = self.inner.setup();
+        if setup.started {
+            return Err(Error::AlreadyStarted);
+        }
+        setup.watch_error_handler = Some(Arc::new(handler));
+        Ok(())
+    }
+
+    /// Adds indexes to the cache (existing objects are indexed at once).
+    ///
+    /// # Errors
+    /// [`Error::Stopped`] once stopped; [`Error::Indexer`] on a name conflict or an index
+    /// function failure.
+    pub fn add_indexers(
+        &self,
+        indexers: impl IntoIterator<Item = (String, IndexFunc<K>)>,
+    ) -> Result<()> {
+        if self.inner.processor.is_stopped() {
+            return Err(Error::Stopped);
+        }
+        self.inner
+            .indexer
+            .add_indexers(indexers)
+            .map_err(Error::Indexer)
+    }
+
+    /// True once the cache holds the first full list (says nothing about handlers: see
+    /// [`Registration::has_synced`]).
+    pub fn has_synced(&self) -> bool {
+        self.inner.synced.is_synced()
+    }
+
+    /// Waits until [`has_synced`](Self::has_synced); false if the informer stopped first.
+    /// Event-driven: no polling.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it only observes.
+    pub async fn wait_for_cache_sync(&self) -> bool {
+        self.inner.synced.watcher().wait().await
+    }
+
+    /// The resourceVersion the reflector last synced to; empty before the first list.
+    pub fn last_sync_resource_version(&self) -> String {
+        let rv = self
+            .inner
+            .resource_version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        rv.as_ref().map(|f| f()).unwrap_or_default()
+    }
+
+    /// The cache. Read it freely; never write to it.
+    pub fn indexer(&self) -> &Arc<Indexer<K>> {
+        &self.inner.indexer
+    }
+
+    /// A typed lister over the cache.
+    pub fn lister(&self) -> CacheLister<K> {
+        CacheLister::new(
+            Arc::clone(&self.inner.indexer),
+            Arc::clone(&self.inner.resource),
+        )
+    }
+
+    /// Runs the informer until [`shutdown`](Self::shutdown): lists and watches, fills the
+    /// cache, notifies handlers. On shutdown it stops the watch, stops every handler (dropping
+    /// buffered notifications) and returns once their callbacks in progress returned.
+    ///
+    /// # Errors
+    /// [`Error::AlreadyStarted`] if it runs already or ran; [`Error::Stopped`] after shutdown.
+    ///
+    /// # Cancel safety
+    /// Dropping the future stops the informer at once, without waiting for handler callbacks.
+    pub async fn run(&self) -> Result<()> {
+        let parts = {
+            let mut setup = self.inner.setup();
+            if self.inner.processor.is_stopped() {
+                return Err(Error::Stopped);
+            }
+            let pipeline = setup.pipeline.take().ok_or(Error::AlreadyStarted)?;
+            setup.started = true;
+            let parts = RunParts {
+                inner: Arc::clone(&self.inner),
+                transform: setup.transform.clone(),
+                watch_error_handler: setup.watch_error_handler.clone(),
+                stop: self.inner.stop.subscribe(),
+            };
+            (pipeline, parts)
+        };
+        let (pipeline, parts) = parts;
+        pipeline(parts).await;
+        Ok(())
+    }
+
+    /// Asks the informer to stop; [`run`](Self::run) returns once it has. An informer that
+    /// never ran is stopped at once.
+    pub fn shutdown(&self) {
+        self.inner.stop.send_replace(true);
+        let never_ran = self.inner.setup().pipeline.take().is_some();
+        if never_ran {
+            drop(self.inner.processor.close());
+            self.inner.synced.mark_stopped();
+        }
+    }
+
+    /// True once the informer has stopped (or was shut down before running).
+    pub fn is_stopped(&self) -> bool {
+        self.inner.processor.is_stopped()
+    }
+}
+
+impl<K> Clone for SharedIndexInformer<K> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<K> fmt::Debug for SharedIndexInformer<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedIndexInformer")
+            .field("resource", &self.inner.resource)
+            .field("synced", &self.inner.synced)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,170 @@
+//! [`TransformingStore`]: the informer's transform, applied to every object once, as it
+//! enters the informer's queue.
+
+use std::sync::Arc;
+
+use kinformer_core::{Object, Store, StoreError, Transform};
+use kinformer_indexer::Indexer;
+use tokio::sync::Notify;
+
+/// The store the reflector writes to: applies the informer's transform to every object it is
+/// given (added, updated, deleted, listed; tombstones and resyncs never pass here), forwards to
+/// the queue, then signals `written`.
+pub(crate) struct TransformingStore<S, K> {
+    inner: S,
+    /// The informer's cache: what a relist may reuse instead of fresh copies.
+    cache: Option<Arc<Indexer<K>>>,
+    transform: Option<Transform<K>>,
+    written: Arc<Notify>,
+}
+
+impl<S, K: Object + Clone> TransformingStore<S, K> {
+    pub(crate) fn new(inner: S, transform: Option<Transform<K>>, written: Arc<Notify>) -> Self {
+        Self {
+            inner,
+            cache: None,
+            transform,
+            written,
+        }
+    }
+
+    /// Lets relists reuse `cache`'s copies of unchanged objects.
+    pub(crate) fn reusing(mut self, cache: Arc<Indexer<K>>) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// True for an object that is the cache's own copy (handed back by `same_revision`): it
+    /// was transformed when it first entered, and transforming a shared copy would clone it.
+    fn is_cached_copy(&self, obj: &Arc<K>) -> bool {
+        // A freshly decoded object is the only reference to itself: no lookup for it.
+        Arc::strong_count(obj) > 1
+            && self
+                .cache
+                .as_ref()
+                .and_then(|cache| cache.get(obj))
+                .is_some_and(|held| Arc::ptr_eq(&held, obj))
+    }
+
+    fn signal<T>(&self, result: T) -> T {
+        self.written.notify_one();
+        result
+    }
+
+    fn apply(&self, obj: Arc<K>) -> Arc<K> {
+        match &self.transform {
+            Some(t) => t.apply(obj),
+            None => obj,
+        }
+    }
+}
+
+impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
+    fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.signal(self.inner.add(self.apply(obj)))
+    }
+
+    fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.signal(self.inner.update(self.apply(obj)))
+    }
+
+    fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
+        self.signal(self.inner.delete(self.apply(obj)))
+    }
+
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+        let list = list
+            .into_iter()
+            .map(|obj| {
+                if self.is_cached_copy(&obj) {
+                    obj
+                } else {
+                    self.apply(obj)
+                }
+            })
+            .collect();
+        self.signal(self.inner.replace(list, resource_version))
+    }
+
+    fn resync(&self) -> Result<(), StoreError> {
+        self.inner.resync()
+    }
+
+    fn update_resource_version(&self, resource_version: &str) {
+        self.inner.update_resource_version(resource_version);
+    }
+
+    fn same_revision(&self, obj: &K) -> Option<Arc<K>> {
+        let held = self.cache.as_ref()?.get(obj)?;
+        let same = held.meta().uid == obj.meta().uid
+            && held.resource_version().is_some()
+            && held.resource_version() == obj.resource_version();
+        same.then_some(held)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Captured(Mutex<Vec<Arc<ConfigMap>>>);
+
+    impl Store<ConfigMap> for Captured {
+        fn add(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push(obj);
+            Ok(())
+        }
+        fn update(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+            self.add(obj)
+        }
+        fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
+            self.add(obj)
+        }
+        fn replace(&self, list: Vec<Arc<ConfigMap>>, _: &str) -> Result<(), StoreError> {
+            self.0.lock().unwrap().extend(list);
+            Ok(())
+        }
+        fn resync(&self) -> Result<(), StoreError> {
+            Ok(())
+        }
+    }
+
+    fn named(name: &str) -> Arc<ConfigMap> {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(name.into());
+        Arc::new(cm)
+    }
+
+    #[test]
+    fn applies_the_transform_to_every_write_in_place() {
+        let written = Arc::new(Notify::new());
+        let store = TransformingStore::new(
+            Captured::default(),
+            Some(Transform::new(|cm: &mut ConfigMap| {
+                cm.metadata.labels = Some([("seen".to_owned(), "yes".to_owned())].into());
+            })),
+            Arc::clone(&written),
+        );
+        let added = named("a");
+        let address = Arc::as_ptr(&added);
+        store.add(added).unwrap();
+        store.replace(vec![named("b")], "5").unwrap();
+        store.delete(named("c")).unwrap();
+        let seen = store.inner.0.lock().unwrap();
+        assert!(seen.iter().all(|cm| cm.labels().is_some()));
+        assert_eq!(
+            Arc::as_ptr(&seen[0]),
+            address,
+            "a fresh object is not copied"
+        );
+        drop(seen);
+        // The writes left a wake-up for the informer loop.
+        let wake = std::pin::pin!(written.notified());
+        assert!(futures_util::FutureExt::now_or_never(wake).is_some());
+    }
+}
