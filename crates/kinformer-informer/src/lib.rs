@@ -43,8 +43,6 @@ pub mod factory;
 mod handler;
 mod listener;
 mod notification;
-#[cfg(test)]
-mod outage_tests;
 mod pipeline;
 mod pod_trim;
 mod process;
@@ -53,12 +51,8 @@ mod processor;
 mod prometheus;
 mod queues;
 mod registration;
-#[cfg(test)]
-mod relist_tests;
 mod run;
 mod shared;
-#[cfg(test)]
-mod sim_tests;
 mod sync;
 #[cfg(test)]
 mod testing;

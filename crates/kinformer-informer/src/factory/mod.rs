@@ -304,5 +304,3 @@ fn describe(resource: &ApiResource, dynamic: bool) -> String {
 #[cfg(test)]
 mod tests;
 
-#[cfg(test)]
-mod connection_tests;

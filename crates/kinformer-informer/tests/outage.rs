@@ -12,8 +12,10 @@ use kinformer_rest::Client;
 use kinformer_sim::{DropMode, Fault, FaultKind, ObjectOp, OpKind, Sim};
 use serde_json::json;
 
-use super::testing::spawn_run;
-use super::{Config, SharedIndexInformer};
+mod common;
+
+use common::spawn_run;
+use kinformer_informer::{Config, SharedIndexInformer};
 
 const OUTAGE: Duration = Duration::from_secs(600);
 

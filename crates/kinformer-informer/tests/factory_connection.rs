@@ -1,17 +1,18 @@
 //! Many informers over one client, against the sim over real TLS: one HTTP/2 connection, one
 //! rate limiter, and a slow handler that delays nobody else.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
-use kinformer_core::{DynamicObject, Scope, StoreRead};
-use kinformer_rest::{Config as RestConfig, Kubeconfig, KubeconfigOptions};
+use kinformer_core::{ApiResource, DynamicObject, Scope, StoreRead};
+use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions};
 use kinformer_sim::{CustomResource, ObjectOp, OpKind, Scope as SimScope, Sim, SimHandle};
 use serde_json::json;
 
-use super::*;
-use crate::HandlerFns;
+use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
+use kinformer_informer::{HandlerFns, SharedIndexInformer};
 
 const CUSTOM_TYPES: usize = 47;
 

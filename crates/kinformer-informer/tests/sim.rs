@@ -12,8 +12,10 @@ use kinformer_listwatch::ListWatch;
 use kinformer_rest::Client;
 use kinformer_sim::{Churn, DropMode, Sim, SimHandle};
 
-use super::testing::spawn_run;
-use super::{Config, EventHandler, QueueKind, Registration, SharedIndexInformer};
+mod common;
+
+use common::spawn_run;
+use kinformer_informer::{Config, EventHandler, QueueKind, Registration, SharedIndexInformer};
 
 /// Rebuilds the state from notifications and checks that each object's resourceVersions only
 /// go forward.

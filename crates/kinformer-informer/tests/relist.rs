@@ -14,8 +14,10 @@ use kinformer_rest::Client;
 use kinformer_sim::{DropMode, ObjectOp, OpKind, Sim};
 use serde_json::json;
 
-use super::testing::spawn_run;
-use super::{Config, HandlerFns, QueueKind, SharedIndexInformer};
+mod common;
+
+use common::spawn_run;
+use kinformer_informer::{Config, HandlerFns, QueueKind, SharedIndexInformer};
 
 fn snapshot(informer: &SharedIndexInformer<Pod>) -> BTreeMap<String, Arc<Pod>> {
     informer
@@ -131,7 +133,7 @@ async fn a_streaming_relist_keeps_the_cached_copies_with_the_in_order_queue() {
     relist_reuses_unchanged_objects(true, QueueKind::RealFifo).await;
 }
 
-/// With [`trim_pod_capacity`](crate::trim_pod_capacity), pods reach the cache with no spare
+/// With [`trim_pod_capacity`](kinformer_informer::trim_pod_capacity), pods reach the cache with no spare
 /// capacity in their vectors, in both list modes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cached_pods_carry_no_spare_vector_capacity() {
@@ -141,7 +143,7 @@ async fn cached_pods_carry_no_spare_vector_capacity() {
             ListWatch::<Pod, _>::for_type(Client::new(sim.service())),
             Config::default()
                 .name("pods")
-                .transform(crate::trim_pod_capacity())
+                .transform(kinformer_informer::trim_pod_capacity())
                 .reflector(ReflectorConfig::default().streaming_list(streaming)),
         );
         let runner = spawn_run(&informer);
