@@ -58,9 +58,6 @@ mod sync;
 mod testing;
 mod transform;
 
-#[cfg(test)]
-pub(crate) use testing::ScriptedQueue;
-
 pub use config::{Config, QueueKind};
 pub use error::{Error, Result};
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};

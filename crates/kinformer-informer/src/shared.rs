@@ -364,7 +364,9 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
             (pipeline, parts)
         };
         let (pipeline, parts) = parts;
+        let stopped_on_exit = StopOnExit(&self.inner);
         pipeline(parts).await;
+        drop(stopped_on_exit);
         Ok(())
     }
 
@@ -382,6 +384,18 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     /// True once the informer has stopped (or was shut down before running).
     pub fn is_stopped(&self) -> bool {
         self.inner.processor.is_stopped()
+    }
+}
+
+/// Marks the informer stopped however its pipeline ends: returned, cancelled, or panicked
+/// before its loop started (the loop marks it itself, but a pipeline may fail before that), so
+/// `wait_for_cache_sync` never waits for an informer that is gone.
+struct StopOnExit<'a, K: Send + Sync + 'static>(&'a Inner<K>);
+
+impl<K: Send + Sync + 'static> Drop for StopOnExit<'_, K> {
+    fn drop(&mut self) {
+        drop(self.0.processor.close());
+        self.0.synced.mark_stopped();
     }
 }
 

@@ -8,7 +8,8 @@ use kinformer_core::StoreRead;
 use kinformer_sim::Sim;
 
 use super::*;
-use crate::{HandlerFns, ScriptedQueue};
+use crate::HandlerFns;
+use crate::testing::ScriptedQueue;
 
 fn pods(factory: &SharedInformerFactory) -> SharedIndexInformer<Pod> {
     factory.informer_with_queue(ApiResource::of::<Pod>(), None, |_| ScriptedQueue::new())

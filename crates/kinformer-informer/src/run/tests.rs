@@ -293,3 +293,30 @@ async fn a_panicking_transform_ends_the_run_and_stops_the_handlers() {
     assert!(reg.is_removed());
     assert!(informer.is_stopped());
 }
+
+/// client-go's `WaitForCacheSync` returns false once its stop channel closes; an informer whose
+/// pipeline failed before its loop started has stopped too, so the wait must end, not hang.
+#[tokio::test(start_paused = true)]
+async fn a_pipeline_that_fails_before_its_loop_ends_the_wait_for_sync() {
+    let pipeline: Pipeline<ConfigMap> = Box::new(|_parts: RunParts<ConfigMap>| {
+        Box::pin(async { panic!("the pipeline could not be built") })
+    });
+    let informer = SharedIndexInformer::from_parts(
+        Indexer::default(),
+        Duration::ZERO,
+        Arc::from("configmaps"),
+        None,
+        pipeline,
+    );
+    let (_log, handler) = recorder();
+    let reg = informer.add_event_handler(handler).unwrap();
+    let waiting = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.wait_for_cache_sync().await }
+    });
+    let running = spawn_run(&informer);
+    assert!(running.await.unwrap_err().is_panic());
+    assert!(!waiting.await.unwrap(), "stopped, never synced");
+    assert!(!reg.wait_synced().await);
+    assert!(informer.is_stopped());
+}
