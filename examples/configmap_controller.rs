@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer::core::{DeletedState, StoreRead as _, object_key};
+use kinformer::core::{ApiResource, DeletedState, StoreRead as _, object_key};
 use kinformer::informer::{Config, HandlerFns, InformerMetrics, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
 use kinformer::rest::{Client, PatchType, RestClient};
@@ -32,11 +32,12 @@ async fn main() -> anyhow::Result<()> {
     let mut registry = Registry::default();
     let informer_metrics = InformerMetrics::register(&mut registry);
     let queue_metrics = PrometheusMetrics::register(&mut registry);
+    let configmaps = ApiResource::of::<ConfigMap>();
     let informer: SharedIndexInformer<ConfigMap> = SharedIndexInformer::new(
         ListWatch::<ConfigMap, _>::for_type(conn.client.clone()),
         Config::default()
             .name("configmaps")
-            .metrics(informer_metrics.for_informer("configmaps")),
+            .metrics(informer_metrics.for_informer("configmaps", &configmaps)),
     );
     let queue: RateLimitingQueue<String> = RateLimitingQueue::with_rate_limiter(
         default_controller_rate_limiter(),
@@ -54,7 +55,7 @@ async fn main() -> anyhow::Result<()> {
             .delete_fn(move |s: &DeletedState<ConfigMap>| d.add(object_key(s.object().as_ref())))
     };
     let registration = informer.add_event_handler(enqueue(&queue))?;
-    informer_metrics.track_handler("configmaps", "enqueue", &registration);
+    informer_metrics.track_handler("configmaps", &configmaps, "enqueue", &registration);
     let running = tokio::spawn({
         let informer = informer.clone();
         async move { informer.run().await }

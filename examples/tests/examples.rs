@@ -29,15 +29,35 @@ fn configmap_controller_reconciles_every_configmap() {
     );
     // The informer and the queue report to one registry.
     assert!(
-        out.contains(r#"metric reflector_lists_total{name="configmaps"} 1"#),
+        out.contains(
+            r#"metric reflector_lists_total{name="configmaps",resource_type="ConfigMap"} 1"#
+        ),
         "{out}"
     );
     assert!(
         out.contains(r#"metric workqueue_adds_total{name="configmaps"}"#),
         "{out}"
     );
+    // client-go's informer metrics: the cache, the queue, and the handler.
+    let informer = r#"{name="configmaps",group="",version="v1",resource="configmaps"}"#;
     assert!(
-        out.contains(r#"metric informer_handler_pending{name="configmaps",handler="enqueue"}"#),
+        out.contains(&format!("metric informer_store_items{informer} 300")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("metric informer_queued_items{informer} 0")),
+        "{out}"
+    );
+    let handler =
+        r#"{name="configmaps",group="",version="v1",resource="configmaps",handler="enqueue"}"#;
+    assert!(
+        out.contains(&format!("metric informer_pending_notifications{handler} 0")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "metric informer_event_process_duration_seconds_count{handler}"
+        )),
         "{out}"
     );
 }

@@ -148,6 +148,9 @@ pub(crate) struct MirrorArgs {
     /// Dump only namespace, name, uid and resourceVersion of each object.
     #[arg(long)]
     pub(crate) summary: bool,
+    /// Serve the informer's Prometheus metrics (client-go's names) at `http://ADDR/metrics`.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) metrics: Option<std::net::SocketAddr>,
 }
 
 /// `on` or `off`.

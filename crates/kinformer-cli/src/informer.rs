@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use kinformer::informer::{Config, QueueKind, SharedIndexInformer};
+use kinformer::informer::{Config, Metrics, QueueKind, SharedIndexInformer};
 use kinformer_core::{ApiResource, Object};
 use kinformer_listwatch::ListWatch;
-use kinformer_reflector::{Config as ReflectorConfig, Counters};
+use kinformer_reflector::Config as ReflectorConfig;
 use kinformer_rest::Client;
 use serde::de::DeserializeOwned;
 
@@ -37,11 +37,11 @@ impl Setup {
     }
 }
 
-/// An informer for `setup` over `client`, reporting into `counters`.
+/// An informer for `setup` over `client`, reporting to `metrics`.
 pub(crate) fn build<K>(
     client: Client,
     setup: &Setup,
-    counters: Arc<Counters>,
+    metrics: Arc<dyn Metrics>,
 ) -> SharedIndexInformer<K>
 where
     K: Object + Clone + DeserializeOwned,
@@ -61,7 +61,7 @@ where
         .reflector(ReflectorConfig::default().streaming_list(setup.streaming_list))
         .name(setup.resource.plural.clone())
         .queue(setup.queue)
-        .metrics(counters);
+        .metrics(metrics);
     if setup.keep_managed_fields {
         SharedIndexInformer::new(source.with_managed_fields(), config)
     } else {

@@ -14,6 +14,7 @@ mod demo;
 mod discovery;
 mod error;
 mod informer;
+mod metrics_server;
 mod mirror;
 mod rss;
 mod signal;

@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer::informer::{HandlerFns, QueueKind, SharedIndexInformer};
+use kinformer::informer::{HandlerFns, InformerMetrics, Metrics, QueueKind, SharedIndexInformer};
 use kinformer_core::{DeletedState, DynamicObject, Object, StoreRead as _, object_key};
 use kinformer_reflector::Counters;
+use prometheus_client::registry::Registry;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
@@ -17,6 +18,7 @@ use tokio::time::Instant;
 use crate::args::{MirrorArgs, OnOff, QueueArg};
 use crate::error::CliError;
 use crate::informer::{self, Setup};
+use crate::metrics_server::{self, Both};
 use crate::{cluster, discovery, rss, signal};
 
 /// The one-line JSON report printed on exit.
@@ -66,9 +68,27 @@ where
     K: Object + Clone + DeserializeOwned + Serialize,
 {
     let counters = Arc::new(Counters::default());
-    let informer = informer::build::<K>(client, setup, Arc::clone(&counters));
+    let mut hooks: Arc<dyn Metrics> = Arc::clone(&counters) as _;
+    let mut exported = None;
+    if let Some(addr) = args.metrics {
+        let mut registry = Registry::default();
+        let metrics = InformerMetrics::register(&mut registry);
+        let name = setup.resource.plural.clone();
+        hooks = Arc::new(Both {
+            counters: Arc::clone(&counters),
+            exported: metrics.for_informer(&name, &setup.resource),
+        });
+        let (bound, server) = metrics_server::serve(addr, Arc::new(registry)).await?;
+        tracing::info!("serving metrics at http://{bound}/metrics");
+        eprintln!("metrics: http://{bound}/metrics");
+        exported = Some((metrics, name, server));
+    }
+    let informer = informer::build::<K>(client, setup, hooks);
     let calls = Arc::new(AtomicU64::new(0));
-    informer.add_event_handler(counting_handler(&calls))?;
+    let registration = informer.add_event_handler(counting_handler(&calls))?;
+    if let Some((metrics, name, _)) = &exported {
+        metrics.track_handler(name, &setup.resource, "mirror", &registration);
+    }
     let running = informer::spawn(&informer);
     let synced = tokio::select! {
         synced = informer.wait_for_cache_sync() => synced,
@@ -82,6 +102,9 @@ where
     running
         .await
         .map_err(|e| CliError::Io(std::io::Error::other(e)))??;
+    if let Some((_, _, server)) = exported {
+        server.abort();
+    }
     let objects = dump(&informer, args)?;
     let snapshot = counters.snapshot();
     let report = Report {

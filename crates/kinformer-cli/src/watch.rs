@@ -22,7 +22,8 @@ pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
     setup.label_selector = args.scope.selector.clone();
     setup.field_selector = args.field_selector.clone();
     setup.keep_managed_fields = args.output == Output::Json;
-    let informer = informer::build::<DynamicObject>(client, &setup, Arc::new(Counters::default()));
+    let informer =
+        informer::build::<DynamicObject>(client, &setup, Arc::new(Counters::default()) as _);
     let printer = Arc::new(Printer {
         output: args.output,
         failed: Mutex::new(None),

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use kinformer_core::{Object, Transform};
 use kinformer_indexer::IndexFunc;
-use kinformer_reflector::{Config as ReflectorConfig, Metrics, TypeCheck};
+use kinformer_reflector::{Config as ReflectorConfig, TypeCheck};
+
+use super::metrics::Metrics;
 
 /// Which queue sits between the reflector and the cache.
 ///
@@ -144,8 +146,9 @@ impl<K: Object> Config<K> {
         self
     }
 
-    /// Reports the reflector's lists, relists, watches and events to `metrics` (for example a
-    /// shared [`Counters`](kinformer_reflector::Counters)).
+    /// Reports the reflector's lists, relists, watches and events, and the informer's processed
+    /// items, to `metrics` (for example [`InformerMetrics`](crate::InformerMetrics) with feature
+    /// `prometheus`, or a shared [`Counters`](kinformer_reflector::Counters)).
     #[must_use]
     pub fn metrics(mut self, metrics: Arc<dyn Metrics>) -> Self {
         self.metrics = Some(metrics);

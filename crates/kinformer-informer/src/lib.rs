@@ -42,6 +42,7 @@ mod error;
 pub mod factory;
 mod handler;
 mod listener;
+mod metrics;
 mod notification;
 mod pipeline;
 mod pod_trim;
@@ -62,6 +63,7 @@ pub use config::{Config, QueueKind};
 pub use error::{Error, Result};
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};
 pub use kinformer_core::Transform;
+pub use metrics::Metrics;
 pub use pod_trim::trim_pod_capacity;
 pub use processor::MINIMUM_RESYNC_PERIOD;
 #[cfg(feature = "prometheus")]

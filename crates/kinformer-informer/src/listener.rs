@@ -170,6 +170,7 @@ fn deliver<K: 'static>(
             );
         }
         let took = started.elapsed();
+        shared.called(took);
         slowest = slowest.max(took);
         let pending = shared.pending();
         if took > SLOW_HANDLER && pending > SLOW_HANDLER_BACKLOG {

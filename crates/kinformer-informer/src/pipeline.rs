@@ -6,11 +6,12 @@ use std::sync::Arc;
 use kinformer_core::{ListerWatcher, Object};
 use kinformer_deltafifo::DeltaQueue;
 use kinformer_indexer::Indexer;
-use kinformer_reflector::{Config as ReflectorConfig, Metrics, Reflector, TypeCheck};
+use kinformer_reflector::{Config as ReflectorConfig, Reflector, TypeCheck};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::metrics::Metrics;
 use super::run::run_loop;
 use super::shared::{Pipeline, RunParts};
 use super::transform::TransformingStore;
@@ -62,8 +63,9 @@ where
                 if let Some(check) = type_check {
                     reflector = reflector.type_check(check);
                 }
-                if let Some(metrics) = metrics {
-                    reflector = reflector.metrics(metrics);
+                if let Some(metrics) = &metrics {
+                    let hooks: Arc<dyn kinformer_reflector::Metrics> = Arc::clone(metrics) as _;
+                    reflector = reflector.metrics(hooks);
                 }
                 let rv = reflector.resource_version_handle();
                 inner.set_resource_version_source(Box::new(move || rv.get()));
@@ -72,7 +74,7 @@ where
                     // An error means the informer is gone: stop as well.
                     drop(reflector_stop.wait_for(|stop| *stop).await);
                 });
-                run_loop(inner, queue, written, reflector, stop).await;
+                run_loop(inner, queue, written, reflector, stop, metrics).await;
             }
             .instrument(span),
         )

@@ -1,8 +1,9 @@
 //! [`Registration`]: the handle of one handler added to an informer.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use tokio::sync::watch;
 
@@ -25,6 +26,15 @@ impl InitialAdds {
 }
 
 /// State shared by a handler's task, the informer's processor and the registration handle.
+/// Where a handler's call durations go, once metrics track the handler.
+pub(crate) struct DurationSink(Arc<dyn Fn(Duration) + Send + Sync>);
+
+impl fmt::Debug for DurationSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("DurationSink")
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct ListenerShared {
     pub(crate) id: u64,
@@ -35,6 +45,7 @@ pub(crate) struct ListenerShared {
     removed: AtomicBool,
     initial: watch::Sender<InitialAdds>,
     informer_synced: SyncWatcher,
+    call_durations: OnceLock<DurationSink>,
 }
 
 impl ListenerShared {
@@ -46,6 +57,7 @@ impl ListenerShared {
             removed: AtomicBool::new(false),
             initial: watch::Sender::new(InitialAdds::default()),
             informer_synced,
+            call_durations: OnceLock::new(),
         }
     }
 
@@ -75,6 +87,18 @@ impl ListenerShared {
     /// Notifications buffered and not yet handled.
     pub(crate) fn pending(&self) -> usize {
         self.pending.load(Ordering::Relaxed)
+    }
+
+    /// Sends each later call's duration to `sink`; false if a sink was set already.
+    pub(crate) fn observe_calls(&self, sink: Arc<dyn Fn(Duration) + Send + Sync>) -> bool {
+        self.call_durations.set(DurationSink(sink)).is_ok()
+    }
+
+    /// One handler call took `took`.
+    pub(crate) fn called(&self, took: Duration) {
+        if let Some(DurationSink(sink)) = self.call_durations.get() {
+            sink(took);
+        }
     }
 
     pub(crate) fn mark_removed(&self) {

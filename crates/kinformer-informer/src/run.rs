@@ -3,11 +3,13 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use kinformer_core::Object;
+use kinformer_core::{Object, StoreRead};
 use tokio::runtime::Handle;
 use tokio::sync::{Notify, mpsc, watch};
 
+use super::metrics::Metrics;
 use super::process::process_item;
 use kinformer_deltafifo::{DeltaQueue, Popped};
 
@@ -47,6 +49,7 @@ pub(crate) async fn run_loop<K, Q>(
     written: Arc<Notify>,
     reflector: impl Future<Output = ()> + Send + 'static,
     mut stop: watch::Receiver<bool>,
+    metrics: Option<Arc<dyn Metrics>>,
 ) where
     K: Object,
     Q: DeltaQueue<K> + Send + Sync + 'static,
@@ -70,8 +73,11 @@ pub(crate) async fn run_loop<K, Q>(
             () = written.notified(), if !synced => {}
             popped = queue.pop(|popped| handle(&inner, popped)) => {
                 // The only error is "closed and empty".
-                if popped.is_err() {
-                    break;
+                let Ok(latency) = popped else { break };
+                if let Some(metrics) = &metrics {
+                    // After the pop: the queue's lock is released, so it can be asked.
+                    let rv = inner.indexer.last_sync_resource_version();
+                    metrics.processed(latency, queue.queued(), inner.indexer.len(), &rv);
                 }
             }
             received = spent_rx.recv_many(&mut spent, SPENT_BATCH), if spent_open => {
@@ -93,7 +99,9 @@ pub(crate) async fn run_loop<K, Q>(
     inner.synced.mark_stopped();
 }
 
-fn handle<K: Object>(inner: &Inner<K>, popped: Popped<K>) {
+/// Applies one popped item; returns how long that took.
+fn handle<K: Object>(inner: &Inner<K>, popped: Popped<K>) -> Duration {
+    let started = std::time::Instant::now();
     let _exclusive = inner.lock_deltas();
     if let Err(error) = process_item(popped, &inner.indexer, &inner.processor) {
         // As in client-go: the item is dropped, the loop goes on; a relist repairs the cache.
@@ -102,6 +110,7 @@ fn handle<K: Object>(inner: &Inner<K>, popped: Popped<K>) {
             "cache update failed"
         );
     }
+    started.elapsed()
 }
 
 #[cfg(test)]

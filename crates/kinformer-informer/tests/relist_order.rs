@@ -28,10 +28,17 @@ impl EventHandler<ConfigMap> for Log {
         }
     }
     fn on_update(&self, _: &Arc<ConfigMap>, new: &Arc<ConfigMap>) {
-        self.0.lock().unwrap().push(format!("update {}", new.name()));
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("update {}", new.name()));
     }
     fn on_delete(&self, state: &DeletedState<ConfigMap>) {
-        let verb = if state.is_tombstone() { "tombstone" } else { "delete" };
+        let verb = if state.is_tombstone() {
+            "tombstone"
+        } else {
+            "delete"
+        };
         let name = state.object().name();
         self.0.lock().unwrap().push(format!("{verb} {name}"));
     }
@@ -46,7 +53,8 @@ fn configmap(name: &str, value: &str) -> ObjectOp {
 /// updated and `c` created; returns what the handler heard of the relist.
 async fn relist_log(queue: QueueKind) -> Vec<String> {
     let sim = Sim::builder().seed(5).start().await.unwrap();
-    sim.objects(&[configmap("a", "1"), configmap("b", "1")]).await;
+    sim.objects(&[configmap("a", "1"), configmap("b", "1")])
+        .await;
     let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
     let informer = SharedIndexInformer::new(source, Config::default().name("cm").queue(queue));
     let log = Arc::new(Log::default());
@@ -63,7 +71,9 @@ async fn relist_log(queue: QueueKind) -> Vec<String> {
         message: None,
     };
     sim.add_faults([
-        Fault::new(expired).verbs(["watch"]).resources(["configmaps"]),
+        Fault::new(expired)
+            .verbs(["watch"])
+            .resources(["configmaps"]),
         Fault::new(FaultKind::Delay { seconds: 1.0 })
             .verbs(["list"])
             .resources(["configmaps"]),

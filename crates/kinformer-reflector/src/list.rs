@@ -3,6 +3,7 @@
 
 use kinformer_core::{ApiError, ListOptions, Lister, ListerWatcher, Object, ObjectList, Store};
 use kinformer_pager::{DEFAULT_PAGE_SIZE, Pager};
+use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::error::Error;
@@ -50,6 +51,7 @@ where
             store: &self.parts.store,
         };
         let pager = Pager::new(source).page_size(self.page_size_for(&rv));
+        let started = Instant::now();
         self.parts.metrics.list_started(self.synced_once);
         let span = tracing::debug_span!("list", resource_version = %rv);
         let mut result = pager.list(&list_options(&rv)).instrument(span).await;
@@ -70,6 +72,9 @@ where
         self.rv_unavailable = false;
         let list = paged.list;
         tracing::debug!(items = list.items.len(), resource_version = %list.resource_version, "listed");
+        self.parts
+            .metrics
+            .list_done(started.elapsed(), list.items.len());
         self.parts
             .store
             .replace(list.items, &list.resource_version)

@@ -2,17 +2,27 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// Hooks for observing a reflector. Every method has a no-op default.
 pub trait Metrics: Send + Sync {
     /// A list (or streaming list) started; `relist` is false only before the first sync.
     fn list_started(&self, _relist: bool) {}
 
+    /// A list (or a streaming list's initial events) completed with `items` objects, `took`
+    /// after it started, retries included (client-go's `reflector_list_duration_seconds` and
+    /// `reflector_listed_items`).
+    fn list_done(&self, _took: Duration, _items: usize) {}
+
     /// A watch request (plain or streaming) was sent.
     fn watch_started(&self) {}
 
     /// A watch closed in under a second without events.
     fn short_watch(&self) {}
+
+    /// A watch ended after `took`, having delivered `objects` events (client-go's
+    /// `reflector_watch_duration_seconds` and `reflector_watched_objects`).
+    fn watch_done(&self, _took: Duration, _objects: u64) {}
 
     /// A watch event or bookmark was accepted.
     fn event(&self) {}

@@ -147,6 +147,9 @@ where
                     continue;
                 }
                 WatchEvent::Bookmark(bookmark) if bookmark.initial_events_end => {
+                    self.parts
+                        .metrics
+                        .list_done(started.elapsed(), initial.len());
                     return self.initial_events_done(stream, initial, &bookmark.resource_version);
                 }
                 // Only the end bookmark matters before the initial state is complete.

@@ -60,11 +60,25 @@ where
     /// Consumes `stream` until it ends, then picks the next phase.
     pub(crate) async fn watch(
         &mut self,
-        mut stream: WatchStream<K, L>,
-        mut propagate_rv: bool,
+        stream: WatchStream<K, L>,
+        propagate_rv: bool,
     ) -> Phase<K, L> {
         let started = Instant::now();
         let mut events = 0_u64;
+        let next = self
+            .consume(stream, propagate_rv, started, &mut events)
+            .await;
+        self.parts.metrics.watch_done(started.elapsed(), events);
+        next
+    }
+
+    async fn consume(
+        &mut self,
+        mut stream: WatchStream<K, L>,
+        mut propagate_rv: bool,
+        started: Instant,
+        events: &mut u64,
+    ) -> Phase<K, L> {
         loop {
             let next = poll_fn(|cx| {
                 if let Poll::Ready(item) = stream.as_mut().poll_next(cx) {
@@ -82,10 +96,10 @@ where
                 }
                 // A broken connection is an end of stream, as client-go's stream watcher treats
                 // a probable EOF.
-                Next::Item(None) => return self.watch_closed(started, events),
+                Next::Item(None) => return self.watch_closed(started, *events),
                 Next::Item(Some(Err(err))) if Failure::of_error(&err) == Failure::Retriable => {
                     tracing::debug!(error = %ErrorChain(&err), "watch stream broke");
-                    return self.watch_closed(started, events);
+                    return self.watch_closed(started, *events);
                 }
                 Next::Item(Some(Err(err))) => {
                     return self.watch_failed(Failure::of_error(&err), &ErrorChain(&err));
@@ -97,7 +111,7 @@ where
                 Next::Item(Some(Ok(event))) => event,
             };
             if self.apply(event, &mut propagate_rv) {
-                events += 1;
+                *events += 1;
             }
         }
     }

@@ -303,4 +303,3 @@ fn describe(resource: &ApiResource, dynamic: bool) -> String {
 
 #[cfg(test)]
 mod tests;
-

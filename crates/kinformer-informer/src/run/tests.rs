@@ -44,7 +44,7 @@ fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender
                     .unwrap();
                 }
             };
-            run_loop(parts.inner, queue, written, reflector, parts.stop).await;
+            run_loop(parts.inner, queue, written, reflector, parts.stop, None).await;
         })
     });
     let informer = SharedIndexInformer::from_parts(

@@ -1,0 +1,31 @@
+//! [`Metrics`]: what an informer reports as it works, beside its reflector's hooks.
+
+use std::time::Duration;
+
+use kinformer_reflector::{Counters, NoMetrics};
+
+/// Hooks an informer reports to (client-go's informer metrics provider): its reflector's
+/// lists and watches through the [`kinformer_reflector::Metrics`] supertrait, and its own loop
+/// through [`processed`](Self::processed). Every method has a no-op default, and nothing is
+/// measured unless hooks are set.
+///
+/// [`InformerMetrics`](crate::InformerMetrics) (feature `prometheus`) exports them under
+/// client-go's names; [`Counters`] counts the reflector's part.
+pub trait Metrics: kinformer_reflector::Metrics {
+    /// One popped item was applied to the cache and handed to the handlers in `latency`.
+    /// `queued` items wait in the queue behind it; the cache holds `stored` objects and its
+    /// last resourceVersion is `resource_version` (client-go's `informer_queued_items`,
+    /// `informer_processing_latency_seconds` and `informer_store_resource_version`).
+    fn processed(
+        &self,
+        _latency: Duration,
+        _queued: usize,
+        _stored: usize,
+        _resource_version: &str,
+    ) {
+    }
+}
+
+impl Metrics for Counters {}
+
+impl Metrics for NoMetrics {}
