@@ -24,7 +24,8 @@ use crate::args::SoakArgs;
 use crate::error::CliError;
 use crate::rss;
 
-/// Churn and faults stop this long before the mirror ends, so it can converge.
+/// Churn and faults stop this long before the mirror ends, so it can converge (half of a soak
+/// shorter than twice this).
 const QUIET: Duration = Duration::from_secs(15);
 /// A 410 on every watch this often: each one is a relist.
 const RELIST_EVERY: Duration = Duration::from_secs(300);
@@ -78,7 +79,7 @@ pub(crate) async fn run(args: SoakArgs) -> Result<(), CliError> {
         .spawn()?;
     let pid = child.id().unwrap_or_default();
     let started = Instant::now();
-    let quiet_at = started + total.saturating_sub(QUIET);
+    let quiet_at = started + total.saturating_sub(QUIET.min(total / 2));
     let sample_every = Duration::from_secs_f64(args.sample_every.max(0.5));
     let fault_every = Duration::from_secs_f64(args.fault_every.max(1.0));
     let waiting = tokio::spawn(child.wait_with_output());

@@ -188,8 +188,9 @@ async fn unknown_resource_and_unreachable_server_are_clear_errors() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A short soak: the mirror process converges after rotating faults (every kind, a restart
-/// included), and the memory chart and report are written.
+/// The soak's short, bounded form (`cargo xtask soak` runs the long one): the mirror process
+/// converges after rotating faults (every kind, a restart included), and the memory chart and
+/// report are written.
 #[tokio::test]
 async fn a_short_soak_converges_and_charts_memory() {
     let out = std::env::temp_dir().join(format!("kinformer-soak-{}", std::process::id()));
@@ -197,13 +198,13 @@ async fn a_short_soak_converges_and_charts_memory() {
         .args([
             "soak",
             "--minutes",
-            "0.5",
+            "0.3",
             "--pods",
-            "400",
+            "300",
             "--churn",
             "100",
         ])
-        .args(["--fault-every", "1.2", "--sample-every", "1", "--out"])
+        .args(["--fault-every", "1.0", "--sample-every", "0.5", "--out"])
         .arg(&out)
         .output()
         .await
@@ -212,12 +213,12 @@ async fn a_short_soak_converges_and_charts_memory() {
     assert!(output.status.success(), "soak failed: {stderr}");
     let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON report line");
     assert_eq!(report["converged"], true, "{report}");
-    assert!(report["faults"].as_u64().unwrap() >= 10, "{report}");
+    assert!(report["faults"].as_u64().unwrap() >= 5, "{report}");
     assert!(report["writes"].as_u64().unwrap() > 0, "{report}");
     assert!(report["rss_max_mib"].as_f64().unwrap() > 0.0, "{report}");
     let svg = std::fs::read_to_string(out.join("soak.svg")).unwrap();
     assert!(svg.contains("<polyline"), "{svg}");
     let csv = std::fs::read_to_string(out.join("soak.csv")).unwrap();
-    assert!(csv.lines().count() > 20, "{csv}");
+    assert!(csv.lines().count() > 10, "{csv}");
     std::fs::remove_dir_all(&out).ok();
 }

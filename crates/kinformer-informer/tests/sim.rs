@@ -14,7 +14,7 @@ use kinformer_sim::{Churn, DropMode, Sim, SimHandle};
 
 mod common;
 
-use common::spawn_run;
+use common::{spawn_run, wait_until};
 use kinformer_informer::{Config, EventHandler, QueueKind, Registration, SharedIndexInformer};
 
 /// Rebuilds the state from notifications and checks that each object's resourceVersions only
@@ -183,10 +183,15 @@ async fn resync_reaches_only_handlers_that_asked() {
         .unwrap();
     let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // Two full resyncs of the 20 pods reach the handler that asked, and none the other.
+    let resynced = wait_until(Duration::from_secs(10), || {
+        resyncing.resyncs.load(Ordering::SeqCst) >= 40
+    })
+    .await;
     assert!(
-        resyncing.resyncs.load(Ordering::SeqCst) >= 20,
-        "at least one full resync"
+        resynced,
+        "{} resyncs",
+        resyncing.resyncs.load(Ordering::SeqCst)
     );
     assert_eq!(quiet.resyncs.load(Ordering::SeqCst), 0);
     informer.shutdown();
@@ -276,12 +281,10 @@ async fn missed_delete_becomes_a_tombstone(queue: QueueKind) {
     sim.objects(&[ObjectOp::delete("pods", ns.clone(), name.clone())])
         .await;
     let key = format!("{ns}/{name}");
-    for _ in 0..400 {
-        if !deletes.0.lock().unwrap().is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    wait_until(Duration::from_secs(10), || {
+        !deletes.0.lock().unwrap().is_empty()
+    })
+    .await;
     assert_eq!(*deletes.0.lock().unwrap(), [(key.clone(), true)]);
     assert!(informer.indexer().get_by_key(&key).is_none());
     informer.shutdown();
