@@ -31,6 +31,7 @@ mod key_func;
 mod list;
 mod object;
 mod options;
+mod partial;
 mod skip_managed_fields;
 mod store;
 mod traits;
@@ -47,6 +48,9 @@ pub use key_func::KeyFunc;
 pub use list::ObjectList;
 pub use object::Object;
 pub use options::{ListOptions, ResourceVersionMatch};
+pub use partial::{
+    PARTIAL_OBJECT_METADATA_API_VERSION, PARTIAL_OBJECT_METADATA_KIND, PartialObjectMetadata,
+};
 pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use store::{Store, StoreError, StoreRead};
 pub use traits::{Lister, ListerWatcher, Watcher};

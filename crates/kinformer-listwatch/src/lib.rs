@@ -37,7 +37,7 @@
 mod list_watch;
 
 // The public interface is:
-pub use list_watch::{ListWatch, OptionsModifier};
+pub use list_watch::{ListWatch, METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT, OptionsModifier};
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use kinformer_core::{
-    ApiResource, ListOptions, Lister, ListerWatcher, Object, ObjectList, Scope, Watcher,
+    ApiResource, ListOptions, Lister, ListerWatcher, Object, ObjectList, PartialObjectMetadata,
+    Scope, Watcher,
 };
 use kinformer_rest::{
     Client, Decoding, FullObjects, Getter, Request, RestClient, SkipManagedFields, WatchStream,
@@ -14,6 +15,13 @@ use serde::de::DeserializeOwned;
 
 /// Adjusts the options of every list and watch (client-go's `tweakListOptions`).
 pub type OptionsModifier = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
+
+/// The `Accept` of a metadata-only list, as client-go's metadata client sends it (JSON).
+pub const METADATA_LIST_ACCEPT: &str =
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+/// The `Accept` of a metadata-only watch (and streaming list).
+pub const METADATA_WATCH_ACCEPT: &str =
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
 /// Lists and watches objects of type `K` through getter `G`.
 ///
@@ -31,6 +39,8 @@ pub struct ListWatch<K, G, M = SkipManagedFields> {
     field_selector: Option<String>,
     modifier: Option<OptionsModifier>,
     streaming_list: bool,
+    /// Ask for metadata only (`PartialObjectMetadata`), whatever the resource.
+    metadata_only: bool,
     _object: PhantomData<fn() -> (K, M)>,
 }
 
@@ -46,8 +56,21 @@ impl<K, G: Getter> ListWatch<K, G> {
             field_selector: None,
             modifier: None,
             streaming_list: true,
+            metadata_only: false,
             _object: PhantomData,
         }
+    }
+}
+
+impl<G: Getter> ListWatch<PartialObjectMetadata, G> {
+    /// A metadata-only list-watch of `resource` through `getter` (client-go's metadata
+    /// informer source): every list and watch asks the server for `PartialObjectMetadata`, so
+    /// only names, labels, annotations, owners and versions cross the wire and reach the cache,
+    /// for any resource, built-in or custom.
+    pub fn metadata(getter: G, resource: ApiResource) -> Self {
+        let mut source = Self::new(getter, resource);
+        source.metadata_only = true;
+        source
     }
 }
 
@@ -75,8 +98,14 @@ impl<K, G: Getter, M> ListWatch<K, G, M> {
             field_selector: self.field_selector,
             modifier: self.modifier,
             streaming_list: self.streaming_list,
+            metadata_only: self.metadata_only,
             _object: PhantomData,
         }
+    }
+
+    /// True when this source asks for metadata only.
+    pub fn is_metadata_only(&self) -> bool {
+        self.metadata_only
     }
 
     /// Restricts to one namespace (ignored for cluster-scoped resources); `""` means all.
@@ -153,10 +182,14 @@ impl<K, G: Getter, M> ListWatch<K, G, M> {
         options
     }
 
-    fn request(&self, options: &ListOptions) -> Request {
+    /// The request for `options`; `accept` is the media type a metadata-only source asks for.
+    fn request(&self, options: &ListOptions, accept: &str) -> Request {
         let mut request = self.getter.get();
         if let Some(ns) = self.effective_namespace() {
             request = request.namespace(ns);
+        }
+        if self.metadata_only {
+            request = request.header("accept", accept);
         }
         request
             .resource(&self.resource.plural)
@@ -193,7 +226,7 @@ where
         &self,
         options: &ListOptions,
     ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send {
-        let request = self.request(options);
+        let request = self.request(options, METADATA_LIST_ACCEPT);
         async move { request.list_as::<K, M>().await }
     }
 }
@@ -211,7 +244,7 @@ where
         &self,
         options: &ListOptions,
     ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send {
-        let request = self.request(options);
+        let request = self.request(options, METADATA_WATCH_ACCEPT);
         async move { request.watch_as::<K, M>().await }
     }
 }
@@ -237,6 +270,7 @@ impl<K, G: Clone, M> Clone for ListWatch<K, G, M> {
             field_selector: self.field_selector.clone(),
             modifier: self.modifier.clone(),
             streaming_list: self.streaming_list,
+            metadata_only: self.metadata_only,
             _object: PhantomData,
         }
     }
@@ -251,6 +285,7 @@ impl<K, G, M> fmt::Debug for ListWatch<K, G, M> {
             .field("field_selector", &self.field_selector)
             .field("modifier", &self.modifier.is_some())
             .field("streaming_list", &self.streaming_list)
+            .field("metadata_only", &self.metadata_only)
             .finish_non_exhaustive()
     }
 }

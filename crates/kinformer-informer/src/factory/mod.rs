@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use kinformer_core::{ApiResource, DynamicObject, Object};
+use kinformer_core::{ApiResource, DynamicObject, Object, PartialObjectMetadata};
 use kinformer_indexer::Indexer;
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{TypeCheck, expect_kind};
@@ -97,7 +97,7 @@ impl SharedInformerFactory {
         K::Scope: 'static,
     {
         let queue = self.inner.config.queue;
-        self.informer_with_queue(ApiResource::of::<K>(), None, move |known| {
+        self.informer_with_queue(ApiResource::of::<K>(), objects, None, move |known| {
             make_queue(queue, known)
         })
     }
@@ -107,7 +107,47 @@ impl SharedInformerFactory {
     pub fn dynamic_informer(&self, resource: ApiResource) -> SharedIndexInformer<DynamicObject> {
         let queue = self.inner.config.queue;
         let check = expect_kind(&resource.api_version(), &resource.kind);
-        self.informer_with_queue(resource, Some(check), move |known| make_queue(queue, known))
+        self.informer_with_queue(resource, objects, Some(check), move |known| {
+            make_queue(queue, known)
+        })
+    }
+
+    /// The metadata-only informer for any resource, built-in or custom (client-go's
+    /// `metadatainformer`): its lists and watches ask the server for `PartialObjectMetadata`,
+    /// so the cache holds names, labels, annotations, owners and versions only.
+    ///
+    /// # Examples
+    /// ```
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::ApiResource;
+    /// use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
+    /// use kinformer_rest::Client;
+    /// use kinformer_sim::Sim;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = Sim::builder().pods(10).seed(1).start().await?;
+    /// let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
+    /// let pods = factory.metadata_informer(ApiResource::of::<Pod>());
+    /// factory.start();
+    /// factory.wait_for_cache_sync().await;
+    /// let cached = pods.lister().list(&Default::default());
+    /// assert_eq!(cached.len(), 10);
+    /// assert_eq!(cached[0].kind, "PartialObjectMetadata");
+    /// factory.shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn metadata_informer(
+        &self,
+        resource: ApiResource,
+    ) -> SharedIndexInformer<PartialObjectMetadata> {
+        let queue = self.inner.config.queue;
+        let metadata = |client: &Client, resource: &ApiResource| {
+            let rest = RestClient::for_resource(client.clone(), resource);
+            ListWatch::metadata(rest, resource.clone())
+        };
+        self.informer_with_queue(resource, metadata, None, move |known| {
+            make_queue(queue, known)
+        })
     }
 
     /// The informer for `resource` with objects decoded as `K`, created on first use with the
@@ -115,6 +155,7 @@ impl SharedInformerFactory {
     pub(crate) fn informer_with_queue<K, Q>(
         &self,
         resource: ApiResource,
+        source: impl FnOnce(&Client, &ApiResource) -> ListWatch<K, RestClient>,
         type_check: Option<TypeCheck<K>>,
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
     ) -> SharedIndexInformer<K>
@@ -132,9 +173,10 @@ impl SharedInformerFactory {
             return existing.clone();
         }
         let resource = key.1.clone();
-        let informer = self.build(&resource, type_check, make_queue);
+        let source = source(&self.inner.client, &resource);
         let dynamic = TypeId::of::<K>() == TypeId::of::<DynamicObject>();
-        let name = describe(&resource, dynamic);
+        let name = describe(&resource, dynamic, source.is_metadata_only());
+        let informer = self.build(&resource, source, type_check, make_queue);
         state.informers.insert(
             key,
             Entry {
@@ -149,6 +191,7 @@ impl SharedInformerFactory {
     fn build<K, Q>(
         &self,
         resource: &ApiResource,
+        mut source: ListWatch<K, RestClient>,
         type_check: Option<TypeCheck<K>>,
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
     ) -> SharedIndexInformer<K>
@@ -157,8 +200,6 @@ impl SharedInformerFactory {
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
         let options = &self.inner.config;
-        let mut source =
-            ListWatch::<K, RestClient>::from_client(self.inner.client.clone(), resource.clone());
         if let Some(ns) = &options.namespace {
             source = source.namespace(ns.clone());
         }
@@ -169,7 +210,12 @@ impl SharedInformerFactory {
             .name(resource.plural.clone())
             .resync_period(options.resync_of(resource))
             .queue(options.queue)
-            .reflector(options.reflector.clone().name(describe(resource, false)));
+            .reflector(
+                options
+                    .reflector
+                    .clone()
+                    .name(describe(resource, false, false)),
+            );
         if let Some(transform) = options.transform.clone() {
             config = config.transform(Transform::new(move |obj: &mut K| {
                 transform(obj.meta_mut());
@@ -291,12 +337,20 @@ impl fmt::Debug for SharedInformerFactory {
     }
 }
 
-/// `v1/pods`, `apps/v1/deployments`; dynamic informers get a `(dynamic)` suffix so a typed and
-/// a dynamic informer of one resource stay apart.
-fn describe(resource: &ApiResource, dynamic: bool) -> String {
+/// The source of an informer of whole objects.
+fn objects<K>(client: &Client, resource: &ApiResource) -> ListWatch<K, RestClient> {
+    ListWatch::from_client(client.clone(), resource.clone())
+}
+
+/// `v1/pods`, `apps/v1/deployments`; dynamic informers get a `(dynamic)` suffix and
+/// metadata-only ones `(metadata)`, so informers of one resource stay apart.
+fn describe(resource: &ApiResource, dynamic: bool, metadata_only: bool) -> String {
     let mut name = format!("{}/{}", resource.api_version(), resource.plural);
     if dynamic {
         name.push_str(" (dynamic)");
+    }
+    if metadata_only {
+        name.push_str(" (metadata)");
     }
     name
 }
