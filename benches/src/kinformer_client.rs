@@ -30,7 +30,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .reflector(ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged"))
         .name("pods")
         .transform(trim_pod_capacity())
-        .metrics(Arc::clone(&counters) as Arc<dyn kinformer_reflector::Metrics>);
+        .metrics(Arc::clone(&counters) as Arc<dyn kinformer::informer::Metrics>);
     let informer: SharedIndexInformer<Pod> = if keep {
         SharedIndexInformer::new(source.with_managed_fields(), config)
     } else {

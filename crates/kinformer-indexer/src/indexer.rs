@@ -242,8 +242,11 @@ impl<K: Object> Indexer<K> {
         state.add_indices(new)
     }
 
-    /// The last resourceVersion the store was told about (by `replace` or
-    /// `update_resource_version`); empty before that.
+    /// The last resourceVersion the store was told about (client-go 1.36's
+    /// `LastStoreSyncResourceVersion`): that of the last object added, updated or deleted, of
+    /// the last `replace`, or of the last bookmark (`update_resource_version`); empty before any.
+    /// A controller compares it with the resourceVersion it wrote to know whether its cache has
+    /// caught up.
     pub fn last_sync_resource_version(&self) -> String {
         self.last_resource_version
             .lock()
@@ -261,7 +264,17 @@ impl<K: Object> Indexer<K> {
 
     fn upsert(&self, obj: Arc<K>) -> Result<(), StoreError> {
         let key = self.key_func.key(&obj);
-        self.write().upsert(key, obj).map_err(StoreError::from)
+        let written = Arc::clone(&obj);
+        self.write().upsert(key, obj).map_err(StoreError::from)?;
+        self.follow(&written);
+        Ok(())
+    }
+
+    /// Records the resourceVersion of a written object, when it has one.
+    fn follow(&self, obj: &K) {
+        if let Some(rv) = obj.resource_version().filter(|rv| !rv.is_empty()) {
+            self.set_resource_version(rv);
+        }
     }
 }
 
@@ -276,6 +289,7 @@ impl<K: Object> Store<K> for Indexer<K> {
 
     fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
         self.delete_by_key(&self.key_func.key(&obj));
+        self.follow(&obj);
         Ok(())
     }
 

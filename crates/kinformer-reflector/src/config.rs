@@ -9,6 +9,9 @@ pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Reflector settings. `Default` gives client-go's behaviour; setters chain.
 ///
+/// The settings a setter validates (the watch timeout floor, the resync period) are private:
+/// the setter is the only way in, so no value it would refuse reaches the reflector.
+///
 /// # Examples
 /// ```
 /// use std::time::Duration;
@@ -17,10 +20,18 @@ pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
 /// let config = Config::default()
 ///     .name("pods")
 ///     .resync_period(Duration::from_secs(600))
-///     .min_watch_timeout(Duration::from_secs(60)) // too small: clamped to 300 s
+///     .min_watch_timeout(Duration::from_secs(60)) // too small: raised to 300 s
 ///     .seed(7);
-/// assert_eq!(config.min_watch_timeout, Duration::from_secs(300));
+/// assert_eq!(config.watch_timeout_floor(), Duration::from_secs(300));
+/// assert_eq!(config.resync_every(), Some(Duration::from_secs(600)));
 /// assert!(config.streaming_list);
+/// ```
+///
+/// The floor cannot be set around the setter:
+/// ```compile_fail
+/// # use std::time::Duration;
+/// let mut config = kinformer_reflector::Config::default();
+/// config.min_watch_timeout = Duration::from_secs(1);
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -33,9 +44,9 @@ pub struct Config {
     pub page_size: Option<u32>,
     /// Each watch asks the server for a `timeoutSeconds` drawn uniformly from
     /// `[min_watch_timeout, 2 * min_watch_timeout]`. Never below [`MIN_WATCH_TIMEOUT`].
-    pub min_watch_timeout: Duration,
+    min_watch_timeout: Duration,
     /// How often to call `Store::resync`; `None` never does.
-    pub resync_period: Option<Duration>,
+    resync_period: Option<Duration>,
     /// Try a streaming list (`sendInitialEvents`) before list+watch (on by default, like
     /// client-go 1.35+). Ignored for sources that do not support it.
     pub streaming_list: bool,
@@ -85,6 +96,16 @@ impl Config {
     pub fn min_watch_timeout(mut self, timeout: Duration) -> Self {
         self.min_watch_timeout = timeout.max(MIN_WATCH_TIMEOUT);
         self
+    }
+
+    /// The smallest `timeoutSeconds` a watch asks for (each draws from `[floor, 2 * floor]`).
+    pub fn watch_timeout_floor(&self) -> Duration {
+        self.min_watch_timeout
+    }
+
+    /// How often `Store::resync` is called; `None`: never.
+    pub fn resync_every(&self) -> Option<Duration> {
+        self.resync_period
     }
 
     /// Calls `Store::resync` every `period` (a zero period disables it).

@@ -68,7 +68,7 @@ where
             paginated_result: false,
             streaming,
             synced_once: false,
-            resync: ResyncTimer::new(parts.config.resync_period),
+            resync: ResyncTimer::new(parts.config.resync_every()),
             parts,
         }
     }
@@ -136,7 +136,7 @@ where
     pub(crate) fn watch_timeout_seconds(&mut self) -> u32 {
         use rand::Rng;
         let min =
-            u32::try_from(self.parts.config.min_watch_timeout.as_secs()).unwrap_or(u32::MAX / 2);
+            u32::try_from(self.parts.config.watch_timeout_floor().as_secs()).unwrap_or(u32::MAX / 2);
         self.rng.random_range(min..=min.saturating_mul(2))
     }
 

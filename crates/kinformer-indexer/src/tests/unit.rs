@@ -246,3 +246,31 @@ fn updating_with_the_stored_arc_is_a_no_op() {
     );
     assert_eq!(store.index_keys("counted", "v").unwrap(), ["ns/a"]);
 }
+
+fn at(rv: &str, name: &str) -> Arc<Pod> {
+    let mut pod = (*pod("ns", name, "", "")).clone();
+    pod.metadata.resource_version = Some(rv.into());
+    Arc::new(pod)
+}
+
+/// client-go 1.36's thread-safe store (`LastStoreSyncResourceVersion`, the basis of
+/// kube-controller-manager's staleness checks): the last resourceVersion follows every write,
+/// not only relists and bookmarks.
+#[test]
+fn the_last_resource_version_follows_every_write() {
+    let store = indexer();
+    assert_eq!(store.last_sync_resource_version(), "");
+    store.add(at("10", "a")).unwrap();
+    assert_eq!(store.last_sync_resource_version(), "10");
+    store.update(at("12", "a")).unwrap();
+    assert_eq!(store.last_sync_resource_version(), "12");
+    store.delete(at("15", "a")).unwrap();
+    assert_eq!(store.last_sync_resource_version(), "15");
+    store.replace(vec![at("16", "b")], "20").unwrap();
+    assert_eq!(store.last_sync_resource_version(), "20");
+    store.update_resource_version("21");
+    assert_eq!(store.last_sync_resource_version(), "21");
+    // An object without a resourceVersion leaves it as it was.
+    store.add(pod("ns", "c", "", "")).unwrap();
+    assert_eq!(store.last_sync_resource_version(), "21");
+}
