@@ -18,7 +18,8 @@ mod send;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NoTransportRetry;
 
-/// Marks a watch: its first attempt skips the client-side rate limiter, as in client-go.
+/// Marks a watch: its first attempt skips the client-side rate limiter, and its transport
+/// failures are retried as client-go's `Watch` retries them (any method, EOF or timeout).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WatchRequest;
 

@@ -6,15 +6,17 @@ use tower::ServiceExt;
 
 use super::{Attempt, LayerFuture, StackService, UrlBackoff, layer_service, take_ready};
 use crate::body::Body;
-use crate::request::{MaxRetries, NoTransportRetry};
+use crate::request::{MaxRetries, NoTransportRetry, WatchRequest};
 use crate::response::retry_after;
 
 /// client-go's default ceiling: at most 11 attempts.
 pub(crate) const DEFAULT_MAX_RETRIES: u32 = 10;
 
-/// Retries a request when the server answers 429 or 5xx with an integer `Retry-After` (waiting
-/// that long), and a GET whose connection broke (after 1 s; never for a refused connection, and
-/// never for `stream()` requests). Optionally sleeps a [`UrlBackoff`] delay before each attempt.
+/// Retries a request as client-go's `withRetry` does: when the server answers 429 or 5xx with an
+/// integer `Retry-After` (waiting that long), and after 1 s when the transport failed in a way
+/// the call kind retries (see [`TransportRetry`]). With a per-host [`UrlBackoff`], the first
+/// attempt waits the host's backoff, and each retry waits once: the larger of `Retry-After` and
+/// the backoff.
 #[derive(Clone, Debug)]
 pub struct RetryLayer {
     max_retries: u32,
@@ -65,19 +67,24 @@ impl<S: StackService> RetryService<S> {
                 .extensions
                 .get::<MaxRetries>()
                 .map_or(layer.max_retries, |m| m.0);
-            let transport_retry = parts.method == http::Method::GET
-                && parts.extensions.get::<NoTransportRetry>().is_none();
+            let transport_retry = TransportRetry::of(&parts);
             let host = parts
                 .uri
                 .authority()
                 .map(ToString::to_string)
                 .unwrap_or_default();
             let mut attempt = 0;
+            // Before the first attempt, the host's backoff; before a retry, the larger of it
+            // and what the failed attempt asked for (client-go's `withRetry.Before`).
+            let mut wait = layer
+                .backoff
+                .as_ref()
+                .map_or(Duration::ZERO, |b| b.delay(&host));
             loop {
-                let mut delay = Duration::ZERO;
-                if let Some(b) = &layer.backoff {
-                    tokio::time::sleep(b.delay(&host)).await;
+                if !wait.is_zero() {
+                    tokio::time::sleep(wait).await;
                 }
+                let mut delay = Duration::ZERO;
                 let mut req = http::Request::new(body.clone());
                 *req.method_mut() = parts.method.clone();
                 *req.uri_mut() = parts.uri.clone();
@@ -101,8 +108,9 @@ impl<S: StackService> RetryService<S> {
                         if let Some(b) = &layer.backoff {
                             b.update(&host, 0);
                         }
+                        // client-go answers a retryable error with an artificial `Retry-After: 1`.
                         delay = Duration::from_secs(1);
-                        transport_retry && is_broken_connection(e.as_ref())
+                        transport_retry.retries(e.as_ref())
                     }
                 };
                 if !retry || attempt >= max {
@@ -112,8 +120,8 @@ impl<S: StackService> RetryService<S> {
                     .backoff
                     .as_ref()
                     .map_or(Duration::ZERO, |b| b.delay(&host));
-                tracing::debug!(attempt, ?delay, uri = %parts.uri.path(), "retrying request");
-                tokio::time::sleep(delay.max(backoff)).await;
+                wait = delay.max(backoff);
+                tracing::debug!(attempt, ?wait, uri = %parts.uri.path(), "retrying request");
                 attempt += 1;
             }
         })
@@ -121,6 +129,60 @@ impl<S: StackService> RetryService<S> {
 }
 
 layer_service!(RetryService);
+
+/// Which transport failures a request is retried after, by call kind (client-go's
+/// `IsRetryableErrorFunc` of `Do`, `Watch` and `Stream`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TransportRetry {
+    /// `stream()`: never (client-go's `Stream` passes `neverRetryError`).
+    Never,
+    /// A plain GET: a reset, broken or closed connection (client-go's `Do`: connection reset,
+    /// probable EOF, HTTP/2 connection lost); other methods are not idempotent.
+    BrokenGet,
+    /// A watch, whatever its method: a broken or closed connection, or a timeout (client-go's
+    /// `Watch`: probable EOF or timeout), since the watch resumes from its resourceVersion.
+    Watch,
+}
+
+impl TransportRetry {
+    fn of(parts: &http::request::Parts) -> Self {
+        if parts.extensions.get::<NoTransportRetry>().is_some() {
+            Self::Never
+        } else if parts.extensions.get::<WatchRequest>().is_some() {
+            Self::Watch
+        } else if parts.method == http::Method::GET {
+            Self::BrokenGet
+        } else {
+            Self::Never
+        }
+    }
+
+    fn retries(self, err: &(dyn std::error::Error + 'static)) -> bool {
+        match self {
+            Self::Never => false,
+            Self::BrokenGet => is_broken_connection(err),
+            Self::Watch => is_broken_connection(err) || is_timeout(err),
+        }
+    }
+}
+
+/// A transport timeout (connecting, the TLS handshake, awaiting the response), as Go's
+/// `net.Error.Timeout()`.
+pub(crate) fn is_timeout(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return io.kind() == std::io::ErrorKind::TimedOut;
+        }
+        if e.downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_timeout)
+        {
+            return true;
+        }
+        cur = e.source();
+    }
+    false
+}
 
 /// A connection that broke or closed under the request (not one that was refused).
 pub(crate) fn is_broken_connection(err: &(dyn std::error::Error + 'static)) -> bool {

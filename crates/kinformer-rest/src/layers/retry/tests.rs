@@ -93,6 +93,8 @@ fn reset() -> Result<http::Response<ResponseBody>, BoxError> {
     )))
 }
 
+/// client-go's `Do`: only a GET is retried after a reset, broken or closed connection; a
+/// refused connection and `Stream()` are never retried.
 #[tokio::test(start_paused = true)]
 async fn broken_connections_retried_for_get_only() {
     let (svc, calls) = flaky(2, reset);
@@ -125,15 +127,95 @@ async fn broken_connections_retried_for_get_only() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
+/// client-go's `withRetry.Before`: with a per-host backoff, a retry sleeps once, the larger of
+/// `Retry-After` and the backoff (the rule `testRequestWithRetry` drives for `Do`, `Watch` and
+/// `Stream`): 5 s vs 1 s sleeps 5 s, 2 s vs 4 s sleeps 4 s, for every call kind.
 #[tokio::test(start_paused = true)]
-async fn url_backoff_delays_attempts() {
+async fn a_retry_sleeps_once_the_larger_of_retry_after_and_the_backoff() {
+    type Fail = fn() -> Result<http::Response<ResponseBody>, BoxError>;
+    let after_5: Fail = || status_with_retry_after(500, "5");
+    let after_2: Fail = || status_with_retry_after(500, "2");
+    for (retry_after, fail, initial, slept) in [("5", after_5, 1, 5), ("2", after_2, 4, 4)] {
+        for kind in [None, Some(WatchRequest)] {
+            let backoff = UrlBackoff::new(Duration::from_secs(initial), Duration::from_secs(30));
+            let (svc, calls) = flaky(1, fail);
+            let svc = tower::Layer::layer(&RetryLayer::new(10, Some(backoff.clone())), svc);
+            let mut req = get();
+            if let Some(watch) = kind {
+                req.extensions_mut().insert(watch);
+            }
+            let start = Instant::now();
+            assert_eq!(svc.oneshot(req).await.unwrap().status(), 200);
+            assert_eq!(calls.load(Ordering::SeqCst), 2);
+            assert_eq!(
+                start.elapsed(),
+                Duration::from_secs(slept),
+                "{retry_after} vs {initial}"
+            );
+            assert_eq!(backoff.delay("h:1"), Duration::ZERO, "a success resets it");
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_first_attempt_waits_for_the_hosts_backoff() {
     let backoff = UrlBackoff::new(Duration::from_secs(2), Duration::from_secs(30));
-    let (svc, _) = flaky(2, || status_with_retry_after(500, "1"));
-    let svc = tower::Layer::layer(&RetryLayer::new(10, Some(backoff.clone())), svc);
+    backoff.update("h:1", 503);
+    let (svc, calls) = flaky(0, reset);
+    let svc = tower::Layer::layer(&RetryLayer::new(10, Some(backoff)), svc);
     let start = Instant::now();
     svc.oneshot(get()).await.unwrap();
-    // Sleeps max(backoff, Retry-After) = 2 s then 4 s before the retries, and the backoff's own
-    // delay (2 s, 4 s) before each retried attempt.
-    assert_eq!(start.elapsed(), Duration::from_secs(12));
-    assert_eq!(backoff.delay("h:1"), Duration::ZERO);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_eq!(start.elapsed(), Duration::from_secs(2));
+}
+
+fn eof() -> Result<http::Response<ResponseBody>, BoxError> {
+    Err(Box::new(std::io::Error::from(
+        std::io::ErrorKind::UnexpectedEof,
+    )))
+}
+
+fn timed_out() -> Result<http::Response<ResponseBody>, BoxError> {
+    Err(Box::new(std::io::Error::from(std::io::ErrorKind::TimedOut)))
+}
+
+fn watch(method: http::Method) -> http::Request<Body> {
+    let mut req = http::Request::builder()
+        .method(method)
+        .uri("http://h:1/api/v1/pods?watch=true")
+        .body(Body::empty())
+        .unwrap();
+    req.extensions_mut().insert(WatchRequest);
+    req
+}
+
+/// client-go's `Watch` retries a probable EOF or a timeout whatever the method
+/// (`TestRequestWatchWithRetry`): a POST watch that hits EOF and a GET watch that times out both
+/// take 3 attempts with 2 retries, 1 s apart.
+#[tokio::test(start_paused = true)]
+async fn a_watch_retries_eof_and_timeouts_for_any_method() {
+    for (method, fail) in [
+        (http::Method::POST, eof as fn() -> _),
+        (http::Method::GET, timed_out as fn() -> _),
+    ] {
+        let (svc, calls) = flaky(2, fail);
+        let svc = tower::Layer::layer(&RetryLayer::new(2, None), svc);
+        let start = Instant::now();
+        assert_eq!(
+            svc.oneshot(watch(method.clone())).await.unwrap().status(),
+            200
+        );
+        assert_eq!(calls.load(Ordering::SeqCst), 3, "{method}");
+        assert_eq!(start.elapsed(), Duration::from_secs(2));
+    }
+    // Past the retries allowed, the last error is returned.
+    let (svc, calls) = flaky(5, timed_out);
+    let svc = tower::Layer::layer(&RetryLayer::new(2, None), svc);
+    assert!(svc.oneshot(watch(http::Method::GET)).await.is_err());
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    // A plain (non-watch) request that times out is not retried, as client-go's `Do`.
+    let (svc, calls) = flaky(2, timed_out);
+    let svc = tower::Layer::layer(&RetryLayer::new(2, None), svc);
+    assert!(svc.oneshot(get()).await.is_err());
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
