@@ -135,8 +135,8 @@ where
     /// `timeoutSeconds` for a watch: uniform in `[min, 2 * min]`.
     pub(crate) fn watch_timeout_seconds(&mut self) -> u32 {
         use rand::Rng;
-        let min =
-            u32::try_from(self.parts.config.watch_timeout_floor().as_secs()).unwrap_or(u32::MAX / 2);
+        let min = u32::try_from(self.parts.config.watch_timeout_floor().as_secs())
+            .unwrap_or(u32::MAX / 2);
         self.rng.random_range(min..=min.saturating_mul(2))
     }
 
