@@ -16,9 +16,10 @@ use bytes::Bytes;
 use http_body_util::Full;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kinformer_core::{Status, WatchEvent};
+use kinformer_rest::decoders::{ListDecoder, WatchDecoder};
 use kinformer_rest::{
-    Body, Client, Config, Decoding, FullObjects, Kubeconfig, KubeconfigOptions, ListDecoder,
-    RestClient, SkipManagedFields, WatchDecoder,
+    Body, Client, Config, Decoding, FullObjects, Kubeconfig, KubeconfigOptions, RestClient,
+    SkipManagedFields,
 };
 use kinformer_selector::{FieldSelector, LabelSelector};
 use serde::de::DeserializeOwned;
@@ -145,7 +146,7 @@ pub fn list_decode(data: &[u8]) {
         (true, true) => list_mode::<ConfigMap, SkipManagedFields>(body, chunk),
     }
     black_box(
-        kinformer_rest::decode_list::<Pod>(body)
+        kinformer_rest::decoders::decode_list::<Pod>(body)
             .map(|l| l.items.len())
             .ok(),
     );

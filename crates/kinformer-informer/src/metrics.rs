@@ -9,7 +9,7 @@ use kinformer_reflector::{Counters, NoMetrics};
 /// through [`processed`](Self::processed). Every method has a no-op default, and nothing is
 /// measured unless hooks are set.
 ///
-/// [`InformerMetrics`](crate::InformerMetrics) (feature `prometheus`) exports them under
+/// `InformerMetrics` (feature `prometheus`) exports them under
 /// client-go's names; [`Counters`] counts the reflector's part.
 pub trait Metrics: kinformer_reflector::Metrics {
     /// One popped item was applied to the cache and handed to the handlers in `latency`.

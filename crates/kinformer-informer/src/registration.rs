@@ -90,6 +90,7 @@ impl ListenerShared {
     }
 
     /// Sends each later call's duration to `sink`; false if a sink was set already.
+    #[cfg(feature = "prometheus")]
     pub(crate) fn observe_calls(&self, sink: Arc<dyn Fn(Duration) + Send + Sync>) -> bool {
         self.call_durations.set(DurationSink(sink)).is_ok()
     }

@@ -91,8 +91,7 @@ async fn relist_log(queue: QueueKind) -> Vec<String> {
     assert!(informer.indexer().get_by_key("default/b").is_none());
     informer.shutdown();
     running.await.unwrap().unwrap();
-    let heard = log.0.lock().unwrap().clone();
-    heard
+    log.0.lock().unwrap().clone()
 }
 
 /// client-go 1.36 (InOrderInformers, GA): `RealFIFO.Replace` queues the deletions of known

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_rest::{ListDecoder, WatchDecoder, decode_list};
+use kinformer_rest::decoders::{ListDecoder, WatchDecoder, decode_list};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tower::ServiceExt;

@@ -13,11 +13,12 @@
 //!   [`kinformer_core::ApiError`].
 //!
 //! # The stack
-//! [`Client::from_config`] builds, outermost first: [`TraceLayer`] (a span per attempt),
-//! [`RetryLayer`] (`Retry-After` and broken GET connections, optional [`UrlBackoff`]),
-//! [`RateLimitLayer`] (a shared token bucket, QPS 5 / burst 10), [`UserAgentLayer`],
-//! [`WarningLayer`], impersonation headers, [`AuthLayer`] (basic, bearer, token file, exec),
-//! [`DecompressionLayer`] (gzip), then hyper-util's pooled client over rustls (ALPN `h2` and
+//! [`Client::from_config`] builds, outermost first (the types are in [`stack`]): `TraceLayer`
+//! (a span per attempt), `RetryLayer` (`Retry-After` and transport failures as client-go
+//! retries them, optional [`UrlBackoff`]), `RateLimitLayer` (a shared [`ClientRateLimiter`], QPS 5
+//! / burst 10), `UserAgentLayer`, `WarningLayer`, impersonation headers, `AuthLayer` (basic,
+//! bearer, token file, exec), `DecompressionLayer` (gzip), then hyper-util's pooled client over
+//! rustls (ALPN `h2` and
 //! `http/1.1`, HTTP/2 keepalive pings). Auth and rate limiting run again on every retry.
 //!
 //! # Examples
@@ -74,22 +75,33 @@ mod test_util;
 mod transport;
 
 // The public interface is:
-pub use auth::{Auth, AuthLayer, AuthService, ExecConfig, InteractiveMode, Secret};
+pub use auth::{Auth, ExecConfig, InteractiveMode, Secret};
 pub use body::Body;
 pub use client::Client;
 pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
-pub use decode::{
-    ByteStream, DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, Decoding, FullObjects, ListDecoder,
-    SkipManagedFields, WatchDecoder, WatchStream, decode_list,
-};
+pub use decode::{ByteStream, Decoding, FullObjects, SkipManagedFields, WatchStream};
 pub use error::{Error, Result};
-pub use layers::{
-    DecompressionLayer, DecompressionService, DedupWarningLogger, NoWarnings, RateLimitLayer,
-    RateLimitService, RateLimiter, RetryLayer, RetryService, StackService, TraceLayer,
-    TraceService, UrlBackoff, UserAgentLayer, UserAgentService, WarningHandler, WarningLayer,
-    WarningService, default_user_agent,
-};
+pub use layers::{ClientRateLimiter, DedupWarningLogger, NoWarnings, UrlBackoff, WarningHandler};
 pub use request::Request;
 pub use rest_client::{Getter, PatchType, RestClient};
+
+/// The decoders behind [`Request::list_as`] and [`Request::watch_as`], for callers that hold
+/// raw bytes (benchmarks, fuzzing, a body read elsewhere).
+pub mod decoders {
+    pub use crate::decode::{
+        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, WatchDecoder, decode_list,
+    };
+}
+
+/// The tower layers and services the [`Client`] stacks (auth, rate limiting, retries,
+/// decompression, tracing, user agent, warnings), for building a custom stack.
+pub mod stack {
+    pub use crate::auth::{AuthLayer, AuthService};
+    pub use crate::layers::{
+        DecompressionLayer, DecompressionService, RateLimitLayer, RateLimitService, RetryLayer,
+        RetryService, StackService, TraceLayer, TraceService, UserAgentLayer, UserAgentService,
+        WarningLayer, WarningService, default_user_agent,
+    };
+}

@@ -18,7 +18,7 @@ use crate::auth::Auth;
 use crate::decode::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 use crate::error::{Error, Kind, Result};
 use crate::layers::{
-    DedupWarningLogger, RateLimiter, UrlBackoff, WarningHandler, default_user_agent,
+    ClientRateLimiter, DedupWarningLogger, UrlBackoff, WarningHandler, default_user_agent,
 };
 
 /// client-go's `DefaultQPS`.
@@ -70,7 +70,7 @@ pub struct Config {
     /// Burst of the rate limiter: 0 means 10.
     pub burst: u32,
     /// A limiter to share between clients; overrides `qps`/`burst`.
-    pub rate_limiter: Option<RateLimiter>,
+    pub rate_limiter: Option<ClientRateLimiter>,
     /// Default timeout of non-watch requests (also sent as the `timeout` parameter).
     pub timeout: Option<Duration>,
     /// TCP connect timeout (client-go: 30 s).
@@ -170,7 +170,7 @@ impl Config {
     }
 
     /// The rate limiter this configuration asks for (`None` when disabled).
-    pub fn effective_rate_limiter(&self) -> Option<RateLimiter> {
+    pub fn effective_rate_limiter(&self) -> Option<ClientRateLimiter> {
         if let Some(limiter) = &self.rate_limiter {
             return Some(limiter.clone());
         }
@@ -184,7 +184,7 @@ impl Config {
         } else {
             self.burst
         };
-        (qps > 0.0).then(|| RateLimiter::new(qps, burst))
+        (qps > 0.0).then(|| ClientRateLimiter::new(qps, burst))
     }
 
     /// Loads the kubeconfig as kubectl does (`$KUBECONFIG` merged, else `~/.kube/config`) and

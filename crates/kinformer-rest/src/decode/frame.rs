@@ -28,7 +28,7 @@ use crate::error::{Error, Kind, Result};
 /// use std::collections::VecDeque;
 ///
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use kinformer_rest::WatchDecoder;
+/// use kinformer_rest::decoders::WatchDecoder;
 ///
 /// let mut decoder = WatchDecoder::<ConfigMap>::new(1 << 20);
 /// let mut events = VecDeque::new();

@@ -21,7 +21,7 @@ use crate::error::{Error, Kind, Result};
 /// use k8s_openapi::api::core::v1::Namespace;
 ///
 /// let body = br#"{"kind":"NamespaceList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}}]}"#;
-/// let list = kinformer_rest::decode_list::<Namespace>(body)?;
+/// let list = kinformer_rest::decoders::decode_list::<Namespace>(body)?;
 /// assert_eq!((list.resource_version.as_str(), list.items.len()), ("7", 1));
 /// # Ok::<(), kinformer_rest::Error>(())
 /// ```

@@ -28,7 +28,7 @@ use scan::{Member, Phase, ValueScan};
 /// # Examples
 /// ```
 /// use k8s_openapi::api::core::v1::Namespace;
-/// use kinformer_rest::ListDecoder;
+/// use kinformer_rest::decoders::ListDecoder;
 ///
 /// let body = br#"{"kind":"NamespaceList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}"#;
 /// let mut decoder = ListDecoder::<Namespace>::new();
@@ -77,7 +77,7 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
     /// A decoder for one list body, accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a
     /// body of any size.
     ///
-    /// [`DEFAULT_MAX_LIST_ITEM`]: crate::DEFAULT_MAX_LIST_ITEM
+    /// [`DEFAULT_MAX_LIST_ITEM`]: crate::decoders::DEFAULT_MAX_LIST_ITEM
     pub fn new() -> Self {
         Self {
             buf: BytesMut::new(),

@@ -16,7 +16,7 @@ use std::pin::Pin;
 pub use backoff::UrlBackoff;
 pub use gzip::{DecompressionLayer, DecompressionService};
 pub(crate) use headers::HeadersLayer;
-pub use rate_limit::{RateLimitLayer, RateLimitService, RateLimiter};
+pub use rate_limit::{ClientRateLimiter, RateLimitLayer, RateLimitService};
 pub(crate) use retry::DEFAULT_MAX_RETRIES;
 pub use retry::{RetryLayer, RetryService};
 pub use trace::{TraceLayer, TraceService};

@@ -18,10 +18,10 @@ use crate::request::WatchRequest;
 ///
 /// # Examples
 /// ```
-/// use kinformer_rest::RateLimiter;
+/// use kinformer_rest::ClientRateLimiter;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// let limiter = RateLimiter::new(5.0, 10);
+/// let limiter = ClientRateLimiter::new(5.0, 10);
 /// for _ in 0..10 {
 ///     assert!(limiter.try_acquire());
 /// }
@@ -29,7 +29,7 @@ use crate::request::WatchRequest;
 /// # }
 /// ```
 #[derive(Clone)]
-pub struct RateLimiter {
+pub struct ClientRateLimiter {
     bucket: Arc<Mutex<Bucket>>,
     qps: f64,
     burst: f64,
@@ -40,7 +40,7 @@ struct Bucket {
     last: Option<Instant>,
 }
 
-impl RateLimiter {
+impl ClientRateLimiter {
     /// A limiter of `qps` requests per second with bursts of `burst` (at least 1).
     pub fn new(qps: f32, burst: u32) -> Self {
         let burst = f64::from(burst.max(1));
@@ -103,25 +103,25 @@ impl RateLimiter {
     }
 }
 
-impl fmt::Debug for RateLimiter {
+impl fmt::Debug for ClientRateLimiter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RateLimiter")
+        f.debug_struct("ClientRateLimiter")
             .field("qps", &self.qps)
             .field("burst", &self.burst)
             .finish()
     }
 }
 
-/// Waits on a [`RateLimiter`] before each attempt (a watch's first attempt is not throttled, as
+/// Waits on a [`ClientRateLimiter`] before each attempt (a watch's first attempt is not throttled, as
 /// in client-go). `None` disables throttling.
 #[derive(Clone, Debug)]
 pub struct RateLimitLayer {
-    limiter: Option<RateLimiter>,
+    limiter: Option<ClientRateLimiter>,
 }
 
 impl RateLimitLayer {
     /// A layer using `limiter`, or passing requests through when `None`.
-    pub fn new(limiter: Option<RateLimiter>) -> Self {
+    pub fn new(limiter: Option<ClientRateLimiter>) -> Self {
         Self { limiter }
     }
 }
@@ -141,7 +141,7 @@ impl<S> tower::Layer<S> for RateLimitLayer {
 #[derive(Clone, Debug)]
 pub struct RateLimitService<S> {
     inner: S,
-    limiter: Option<RateLimiter>,
+    limiter: Option<ClientRateLimiter>,
 }
 
 impl<S: StackService> RateLimitService<S> {
@@ -167,7 +167,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn burst_then_qps() {
-        let limiter = RateLimiter::new(5.0, 10);
+        let limiter = ClientRateLimiter::new(5.0, 10);
         let start = Instant::now();
         for _ in 0..10 {
             limiter.acquire().await;
@@ -186,7 +186,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn shared_between_clones_and_concurrent_waiters() {
-        let limiter = RateLimiter::new(10.0, 2);
+        let limiter = ClientRateLimiter::new(10.0, 2);
         let start = Instant::now();
         let tasks: Vec<_> = (0..12)
             .map(|_| {

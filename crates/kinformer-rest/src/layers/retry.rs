@@ -14,9 +14,9 @@ pub(crate) const DEFAULT_MAX_RETRIES: u32 = 10;
 
 /// Retries a request as client-go's `withRetry` does: when the server answers 429 or 5xx with an
 /// integer `Retry-After` (waiting that long), and after 1 s when the transport failed in a way
-/// the call kind retries (see [`TransportRetry`]). With a per-host [`UrlBackoff`], the first
-/// attempt waits the host's backoff, and each retry waits once: the larger of `Retry-After` and
-/// the backoff.
+/// the call kind retries (client-go's `Do`, `Watch` and `Stream` rules). With a per-host
+/// [`UrlBackoff`], the first attempt waits the host's backoff, and each retry waits once: the
+/// larger of `Retry-After` and the backoff.
 #[derive(Clone, Debug)]
 pub struct RetryLayer {
     max_retries: u32,

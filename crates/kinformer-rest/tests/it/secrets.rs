@@ -7,9 +7,10 @@ use std::path::Path;
 use base64::Engine as _;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::ListOptions;
+use kinformer_rest::stack::AuthLayer;
 use kinformer_rest::{
-    Auth, AuthLayer, Client, Config, ExecConfig, Identity, InteractiveMode, Kubeconfig,
-    KubeconfigOptions, RestClient, Secret,
+    Auth, Client, Config, ExecConfig, Identity, InteractiveMode, Kubeconfig, KubeconfigOptions,
+    RestClient, Secret,
 };
 use kinformer_sim::{Fault, FaultKind, Sim};
 

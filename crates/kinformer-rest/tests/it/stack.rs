@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use kinformer_rest::{Body, Client, Config, RateLimiter, RestClient, WarningHandler};
+use kinformer_rest::{Body, Client, ClientRateLimiter, Config, RestClient, WarningHandler};
 use tokio::time::Instant;
 
 fn ok_service(
@@ -54,7 +54,7 @@ async fn default_rate_limit_is_5_qps_burst_10_and_shared() {
     );
 
     // One limiter shared by two clients; a negative QPS disables limiting.
-    let shared = RateLimiter::new(1.0, 2);
+    let shared = ClientRateLimiter::new(1.0, 2);
     let mut config = Config::new("http://sim.local".parse().unwrap());
     config.rate_limiter = Some(shared);
     let a = RestClient::new(
