@@ -1,5 +1,6 @@
 //! A running simulator: its address, kubeconfig, in-process service and control operations.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -135,6 +136,27 @@ impl SimHandle {
     /// [`Error::Api`] 404 for an unknown resource.
     pub async fn state(&self, resource: &str, summary: bool) -> Result<State> {
         Ok(self.shared.state(resource, summary)?)
+    }
+
+    /// The ground truth a cache is compared with: `namespace/name` (or `name` at cluster scope)
+    /// to resourceVersion, for every object of `resource` at the latest revision.
+    ///
+    /// # Errors
+    /// [`Error::Api`] 404 for an unknown resource.
+    pub async fn versions(&self, resource: &str) -> Result<BTreeMap<String, String>> {
+        let state = self.shared.state(resource, true)?;
+        Ok(state
+            .items
+            .iter()
+            .map(|item| {
+                let field = |k: &str| item[k].as_str().unwrap_or_default();
+                let key = match field("namespace") {
+                    "" => field("name").to_owned(),
+                    ns => format!("{ns}/{}", field("name")),
+                };
+                (key, field("resourceVersion").to_owned())
+            })
+            .collect())
     }
 
     /// Applies writes in order; each gets its own result.

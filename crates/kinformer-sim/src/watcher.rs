@@ -15,7 +15,7 @@ use crate::resource::ResourceDef;
 use crate::select::Filter;
 use crate::shared::{Shared, WatchGuard};
 use crate::status::ApiError;
-use crate::store::{Event, EventType, ReadError};
+use crate::store::{Event, EventType, ReadError, partial_event_line};
 
 /// Events read from the log per lock acquisition.
 const BATCH: usize = 1024;
@@ -58,6 +58,8 @@ pub(crate) struct WatchTask {
     sent: u64,
     cursor: u64,
     buf: BytesMut,
+    /// Objects go out as `PartialObjectMetadata` (the request's `Accept` asked for it).
+    metadata_only: bool,
 }
 
 impl std::fmt::Debug for WatchTask {
@@ -80,6 +82,7 @@ impl WatchTask {
         bookmarks: bool,
         timeout: Duration,
         fault: Option<FaultKind>,
+        metadata_only: bool,
     ) -> Self {
         let now = Instant::now();
         let mut task = Self {
@@ -96,6 +99,7 @@ impl WatchTask {
             sent: 0,
             cursor: 0,
             buf: BytesMut::new(),
+            metadata_only,
         };
         task.schedule_bookmark(now);
         task
@@ -145,11 +149,17 @@ impl WatchTask {
                     .store
                     .snapshot(&self.def, &self.prefix, &|m| filter.matches(m));
                 for r in &page.items {
-                    self.push_event(&r.added_line()).await?;
+                    let line = if self.metadata_only {
+                        r.partial_line(EventType::Added)
+                    } else {
+                        r.added_line()
+                    };
+                    self.push_event(&line).await?;
                 }
                 self.cursor = page.rev;
                 if end_bookmark {
-                    self.push(bookmark_line(&self.def, page.rev, true)).await?;
+                    let bookmark = self.shaped(bookmark_line(&self.def, page.rev, true));
+                    self.push(bookmark).await?;
                 }
                 self.flush().await
             }
@@ -202,7 +212,8 @@ impl WatchTask {
                     if !more && self.bookmark_due {
                         self.bookmark_due = false;
                         let rev = complete_to.max(self.cursor);
-                        if let Err(stop) = self.push(bookmark_line(&self.def, rev, false)).await {
+                        let bookmark = self.shaped(bookmark_line(&self.def, rev, false));
+                        if let Err(stop) = self.push(bookmark).await {
                             return stop;
                         }
                     }
@@ -265,20 +276,36 @@ impl WatchTask {
     /// selector arrive as ADDED / DELETED).
     fn line_for(&self, e: &Event) -> Option<Bytes> {
         let new = self.filter.matches(&e.record.meta);
-        match e.kind {
-            EventType::Added | EventType::Deleted => new.then(|| e.record.line().clone()),
-            EventType::Modified => {
-                let old = e
-                    .prev
-                    .as_ref()
-                    .map_or(new, |p| self.filter.matches(&p.meta));
-                match (old, new) {
-                    (true, true) => Some(e.record.line().clone()),
-                    (false, true) => Some(e.entered_line()),
-                    (true, false) => Some(e.left_line(&self.def)),
-                    (false, false) => None,
-                }
+        let old = match e.kind {
+            EventType::Added | EventType::Deleted => new,
+            EventType::Modified => e
+                .prev
+                .as_ref()
+                .map_or(new, |p| self.filter.matches(&p.meta)),
+        };
+        let own = |kind| {
+            if self.metadata_only {
+                e.record.partial_line(kind)
+            } else if kind == e.kind {
+                e.record.line().clone()
+            } else {
+                e.entered_line()
             }
+        };
+        match (old, new) {
+            (true, true) => Some(own(e.kind)),
+            (false, true) => Some(own(EventType::Added)),
+            (true, false) => Some(self.shaped(e.left_line(&self.def))),
+            (false, false) => None,
+        }
+    }
+
+    /// `line` as this watcher sends it: reduced to metadata for a metadata-only watch.
+    fn shaped(&self, line: Bytes) -> Bytes {
+        if self.metadata_only {
+            partial_event_line(&line)
+        } else {
+            line
         }
     }
 

@@ -7,6 +7,7 @@ use bytes::{BufMut, BytesMut};
 use http::Response;
 
 use super::Params;
+use super::media::{META_API_VERSION, Media};
 use crate::body::SimBody;
 use crate::resource::ResourceDef;
 use crate::select::Filter;
@@ -110,7 +111,9 @@ pub(super) async fn serve(
     def: &Arc<ResourceDef>,
     namespace: Option<&str>,
     params: &Params,
+    media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
+    let media = media.check(true)?;
     validate(params)?;
     let filter = Filter::parse(
         def,
@@ -167,11 +170,41 @@ pub(super) async fn serve(
                 ApiError::too_large(rev, current)
             }
         })?;
-    Ok(json_response(200, list_body(def, &page)))
+    let body = match media {
+        Media::PartialList => partial_list_body(&page),
+        _ => list_body(def, &page),
+    };
+    let mut response = json_response(200, body);
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(media.content_type()),
+    );
+    Ok(response)
 }
 
-/// `{"kind":"<Kind>List",...,"items":[...]}` from stored bytes.
-pub(crate) fn list_body(def: &ResourceDef, page: &ListPage) -> bytes::Bytes {
+/// `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",...}`: every item reduced
+/// to its metadata, as the API server answers `as=PartialObjectMetadataList`.
+fn partial_list_body(page: &ListPage) -> bytes::Bytes {
+    let head = format!(
+        r#"{{"kind":"PartialObjectMetadataList","apiVersion":"{META_API_VERSION}","metadata":{},"items":["#,
+        list_meta(page)
+    );
+    let items = page.items.iter().map(|r| r.partial());
+    let size = head.len() + 3 + items.clone().map(|b| b.len() + 1).sum::<usize>();
+    let mut out = BytesMut::with_capacity(size);
+    out.put_slice(head.as_bytes());
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
+        }
+        out.put_slice(item);
+    }
+    out.put_slice(b"]}");
+    out.freeze()
+}
+
+/// A list's `metadata`: resourceVersion, and the continue token of a page with more after it.
+fn list_meta(page: &ListPage) -> String {
     let mut meta = format!(r#"{{"resourceVersion":"{}""#, page.rev);
     if let Some(start) = &page.next_start {
         let token = ContinueToken {
@@ -184,10 +217,16 @@ pub(crate) fn list_body(def: &ResourceDef, page: &ListPage) -> bytes::Bytes {
         }
     }
     meta.push('}');
+    meta
+}
+
+/// `{"kind":"<Kind>List",...,"items":[...]}` from stored bytes.
+pub(crate) fn list_body(def: &ResourceDef, page: &ListPage) -> bytes::Bytes {
     let head = format!(
-        r#"{{"kind":"{}List","apiVersion":"{}","metadata":{meta},"items":["#,
+        r#"{{"kind":"{}List","apiVersion":"{}","metadata":{},"items":["#,
         def.kind,
-        def.api_version()
+        def.api_version(),
+        list_meta(page)
     );
     let size = head.len()
         + 3

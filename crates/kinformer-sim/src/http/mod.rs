@@ -3,6 +3,7 @@
 mod control;
 mod discovery;
 mod list;
+mod media;
 mod params;
 mod watch;
 mod write;
@@ -44,19 +45,6 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response
 
 /// Non-watch responses above this size are gzipped for clients that accept it (APIResponseCompression).
 const GZIP_THRESHOLD: usize = 128 * 1024;
-
-/// Whether the `Accept` header (if any) lets us answer JSON.
-fn accepts_json(req: &Request<Bytes>) -> bool {
-    let mut values = req.headers().get_all(header::ACCEPT).iter().peekable();
-    if values.peek().is_none() {
-        return true;
-    }
-    values
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .filter_map(|t| t.split(';').next())
-        .any(|t| matches!(t.trim(), "application/json" | "application/*" | "*/*" | ""))
-}
 
 fn accepts_gzip(req: &Request<Bytes>) -> bool {
     req.headers()
@@ -115,13 +103,7 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         return Ok(resp);
     }
     authenticate(shared, &req)?;
-    if !accepts_json(&req) {
-        return Err(ApiError::new(
-            406,
-            "NotAcceptable",
-            "only the following media types are accepted: application/json",
-        ));
-    }
+    let media = media::negotiate(req.headers())?;
     if let Some(resp) = discovery::serve(shared, &path) {
         return Ok(resp);
     }
@@ -196,15 +178,17 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
                 target.name.as_deref(),
                 params,
                 watch_fault,
+                media,
             )
             .await
         }
-        "list" => list::serve(shared, &target.def, ns, &params).await,
+        "list" => list::serve(shared, &target.def, ns, &params, media).await,
         "get" => write::get(
             shared,
             &target.def,
             ns,
             target.name.as_deref().unwrap_or_default(),
+            media,
         ),
         "create" => write::create(shared, &target.def, ns, body),
         "update" => write::update(

@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 
 use super::Params;
 use super::list::parse_rv;
+use super::media::Media;
 use crate::body::SimBody;
 use crate::faults::FaultKind;
 use crate::resource::ResourceDef;
@@ -57,7 +58,9 @@ pub(super) async fn serve(
     name: Option<&str>,
     mut params: Params,
     fault: Option<FaultKind>,
+    media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
+    let media = media.check(false)?;
     validate(&params)?;
     if let Some(name) = name {
         // A watch on one object is a watch on the collection with `metadata.name=<name>`.
@@ -124,12 +127,13 @@ pub(super) async fn serve(
         params.allow_bookmarks,
         timeout,
         fault,
+        media == Media::PartialObject,
     );
     tokio::spawn(task.run(start));
     let mut resp = Response::new(SimBody::stream(rx));
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
+        HeaderValue::from_static(media.content_type()),
     );
     resp.headers_mut().insert(
         header::CACHE_CONTROL,

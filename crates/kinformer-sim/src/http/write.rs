@@ -5,6 +5,7 @@ use std::sync::Arc;
 use http::Response;
 use serde_json::{Map, Value};
 
+use super::media::Media;
 use crate::body::SimBody;
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
@@ -55,13 +56,24 @@ pub(super) fn get(
     def: &Arc<ResourceDef>,
     ns: Option<&str>,
     name: &str,
+    media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
+    let media = media.check(false)?;
     let key = key_of(def, ns.unwrap_or_default(), name);
     let record = shared
         .store
         .get(def, &key)
         .ok_or_else(|| ApiError::not_found(def, name))?;
-    Ok(json_response(200, record.object()))
+    let body = match media {
+        Media::PartialObject => record.partial().clone(),
+        _ => record.object(),
+    };
+    let mut response = json_response(200, body);
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(media.content_type()),
+    );
+    Ok(response)
 }
 
 pub(super) fn create(

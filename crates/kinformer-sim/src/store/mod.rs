@@ -3,6 +3,7 @@
 
 mod compaction;
 mod metadata;
+mod partial;
 mod read;
 mod record;
 mod write;
@@ -17,6 +18,7 @@ use tokio::sync::watch;
 use crate::audit::Audit;
 use crate::resource::ResourceDef;
 
+pub(crate) use partial::partial_event_line;
 pub(crate) use read::{ListPage, ReadAt, ReadError};
 pub(crate) use record::{EventType, Meta, Record, RecordRef};
 

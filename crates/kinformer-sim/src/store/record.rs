@@ -16,6 +16,15 @@ pub(crate) enum EventType {
 }
 
 impl EventType {
+    /// The event's `type` on the wire.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+        }
+    }
+
     fn prefix(self) -> &'static [u8] {
         match self {
             Self::Added => br#"{"type":"ADDED","object":"#,
@@ -74,6 +83,8 @@ pub(crate) struct Record {
     pub(crate) meta: Meta,
     /// The same object framed as an `ADDED` event, built on first use (synthetic initial events).
     added: OnceLock<Bytes>,
+    /// The object's metadata-only form, built on first use (metadata-only lists and watches).
+    partial: OnceLock<Bytes>,
 }
 
 impl Record {
@@ -137,7 +148,14 @@ impl Record {
             builtin: def.builtin,
             meta,
             added: OnceLock::new(),
+            partial: OnceLock::new(),
         }
+    }
+
+    /// The object as `PartialObjectMetadata`.
+    pub(crate) fn partial(&self) -> &Bytes {
+        self.partial
+            .get_or_init(|| super::partial::partial_object(&self.object()))
     }
 
     /// The event line, newline included.
