@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use kinformer::core::{ApiResource, DynamicObject, Object, Scope, StoreRead as _};
 use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
-use kinformer::sim::{CustomResource, ObjectOp, OpKind, Scope as SimScope, Sim};
+use kinformer::sim::{CustomResource, ObjectOp, OpKind, Sim};
 use kinformer_examples::connect;
 use serde_json::json;
 
@@ -20,7 +20,7 @@ async fn main() -> anyhow::Result<()> {
             "v1",
             "widgets",
             "Widget",
-            SimScope::Namespaced,
+            Scope::Namespaced,
         ))
         .await?;
         for i in 0..5 {

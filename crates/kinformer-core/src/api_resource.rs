@@ -1,7 +1,7 @@
 //! [`ApiResource`]: where a resource type lives in the API.
 
 /// Whether objects of a resource live in a namespace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum Scope {
     /// Objects live in a namespace (pods, configmaps).

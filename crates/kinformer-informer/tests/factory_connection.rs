@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
 use kinformer_core::{ApiResource, DynamicObject, Scope, StoreRead};
 use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions};
-use kinformer_sim::{CustomResource, ObjectOp, OpKind, Scope as SimScope, Sim, SimHandle};
+use kinformer_sim::{CustomResource, ObjectOp, OpKind, Sim, SimHandle};
 use serde_json::json;
 
 use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
@@ -34,7 +34,7 @@ async fn sim_with_many_types() -> SimHandle {
             "v1",
             plural.clone(),
             format!("Gadget{i}"),
-            SimScope::Namespaced,
+            Scope::Namespaced,
         ))
         .await
         .unwrap();

@@ -4,15 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-/// Whether a resource lives in a namespace or at cluster scope.
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Scope {
-    /// Objects live in a namespace (`/namespaces/{ns}/...`).
-    Namespaced,
-    /// Objects are cluster-wide.
-    Cluster,
-}
+pub use kinformer_core::Scope;
 
 /// A custom resource to register at run time (the control API's `POST resources`).
 #[non_exhaustive]

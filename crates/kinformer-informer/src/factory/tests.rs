@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kinformer_core::StoreRead;
+use kinformer_core::{Scope, StoreRead};
 use kinformer_sim::Sim;
 
 use super::*;
@@ -127,7 +127,7 @@ async fn namespace_and_tweaks_reach_the_list_watch() {
 
 #[tokio::test]
 async fn dynamic_informers_for_custom_resources() {
-    use kinformer_sim::{CustomResource, ObjectOp, OpKind, Scope as SimScope};
+    use kinformer_sim::{CustomResource, ObjectOp, OpKind};
 
     let sim = Sim::builder().seed(9).start().await.unwrap();
     sim.register(CustomResource::new(
@@ -135,7 +135,7 @@ async fn dynamic_informers_for_custom_resources() {
         "v1",
         "widgets",
         "Widget",
-        SimScope::Namespaced,
+        Scope::Namespaced,
     ))
     .await
     .unwrap();
@@ -156,7 +156,7 @@ async fn dynamic_informers_for_custom_resources() {
         "v1",
         "Widget",
         "widgets",
-        kinformer_core::Scope::Namespaced,
+        Scope::Namespaced,
     );
     let widgets = factory.dynamic_informer(resource.clone());
     assert!(Arc::ptr_eq(
