@@ -1,10 +1,19 @@
 //! `cargo xtask ci`: the one command CI and developers run.
 
-use crate::step;
+use std::path::Path;
 
-/// Formatting, clippy with warnings denied, every test, then docs with broken links denied.
+use crate::{msrv, step, tidy};
+
+/// The facade's feature sets built besides the default: none, and each feature alone.
+const FACADE_FEATURES: &[&str] = &["", "rest", "sim", "prometheus"];
+
+/// Tidiness and the MSRV, formatting, clippy with warnings denied, the facade under each
+/// feature set, every test, then docs with broken links denied.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    tidy::run(&root)?;
+    msrv::run(&root)?;
     step("fmt", &cargo, &["fmt", "--all", "--check"], &[])?;
     step(
         "clippy",
@@ -16,9 +25,28 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             "--",
             "-D",
             "warnings",
+            "-D",
+            "clippy::incompatible_msrv",
         ],
         &[],
     )?;
+    for features in FACADE_FEATURES {
+        let name = format!("features [{features}]");
+        step(
+            &name,
+            &cargo,
+            &[
+                "check",
+                "--quiet",
+                "-p",
+                "kinformer",
+                "--no-default-features",
+                "--features",
+                features,
+            ],
+            &[],
+        )?;
+    }
     step(
         "test",
         &cargo,

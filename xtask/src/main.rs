@@ -1,8 +1,10 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `ci`: formatting, lints, tests and docs, exactly what CI runs.
+//! - `ci`: tidiness, the MSRV, formatting, lints, feature builds, tests and docs: what CI runs.
 //! - `bench [AREA]`: release-mode benchmarks of one area (`sim`, `rest`, `indexer`, `deltafifo`) or all.
 //! - `chaos [--schedules N] [--seed S] [--profile full|ci]`: the long chaos convergence run.
+//! - `soak [ARGS]`: the long soak (`kinformer soak`), in release mode.
+//! - `tidy`, `msrv`: the first two steps of `ci` on their own.
 
 use std::env;
 use std::process::{Command, ExitCode};
@@ -11,6 +13,9 @@ use std::time::Instant;
 mod bench;
 mod chaos;
 mod ci;
+mod msrv;
+mod soak;
+mod tidy;
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -18,9 +23,12 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("chaos") => chaos::run(&args[1..]),
+        Some("soak") => soak::run(&args[1..]),
+        Some("tidy") => tidy::run(&workspace_root()),
+        Some("msrv") => msrv::run(&workspace_root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci]>"
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv>"
             );
             return ExitCode::from(2);
         }
@@ -32,6 +40,11 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The workspace root (xtask lives one level below it).
+fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// Runs one step, echoing it and its duration; fails with the step's name.

@@ -41,6 +41,7 @@ mod error;
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub mod factory;
 mod handler;
+mod inner;
 mod listener;
 mod metrics;
 mod notification;

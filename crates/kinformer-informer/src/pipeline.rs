@@ -11,9 +11,9 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::inner::{Pipeline, RunParts};
 use super::metrics::Metrics;
 use super::run::run_loop;
-use super::shared::{Pipeline, RunParts};
 use super::transform::TransformingStore;
 
 /// A pipeline listing and watching `source` into the queue `make_queue` builds over the

@@ -13,7 +13,7 @@ use super::metrics::Metrics;
 use super::process::process_item;
 use kinformer_deltafifo::{DeltaQueue, Popped};
 
-use super::shared::Inner;
+use super::inner::Inner;
 
 /// Stops the handlers if the loop is dropped mid-way (the run future was cancelled).
 struct CloseOnDrop<'a, K: Send + Sync + 'static> {

@@ -2,9 +2,7 @@
 
 use std::error::Error as StdError;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use kinformer_core::{ListerWatcher, Object, StoreRead, Transform};
@@ -15,74 +13,13 @@ use tokio::sync::watch;
 
 use super::config::Config;
 use super::handler::EventHandler;
+use super::inner::{Inner, Pipeline, RunParts, Setup, StopOnExit};
 use super::pipeline::reflector_pipeline;
 use super::processor::Processor;
 use super::queues::make_queue;
 use super::registration::Registration;
 use super::sync::SyncSignal;
 use crate::error::{Error, Result};
-
-/// A callback for list and watch failures (client-go's `WatchErrorHandler`).
-pub(crate) type WatchErrorFn = Arc<dyn Fn(&(dyn StdError + 'static)) + Send + Sync>;
-
-/// Builds and runs the reflector and queue of one informer; created with the informer, consumed
-/// by [`SharedIndexInformer::run`].
-pub(crate) type Pipeline<K> =
-    Box<dyn FnOnce(RunParts<K>) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send>;
-
-/// What a pipeline gets when the informer runs.
-pub(crate) struct RunParts<K> {
-    pub(crate) inner: Arc<Inner<K>>,
-    pub(crate) transform: Option<Transform<K>>,
-    pub(crate) watch_error_handler: Option<WatchErrorFn>,
-    pub(crate) stop: watch::Receiver<bool>,
-}
-
-/// The informer's shared state.
-pub(crate) struct Inner<K> {
-    pub(crate) indexer: Arc<Indexer<K>>,
-    pub(crate) processor: Processor<K>,
-    pub(crate) synced: SyncSignal,
-    /// Held while a popped item is applied and distributed, and while a late handler reads the
-    /// cache, so a late handler misses no change and sees none twice.
-    pub(crate) deltas: Mutex<()>,
-    /// The reflector's last synced resourceVersion, once running.
-    resource_version: Mutex<Option<Box<dyn Fn() -> String + Send + Sync>>>,
-    setup: Mutex<Setup<K>>,
-    default_resync: Duration,
-    resource: Arc<str>,
-    stop: watch::Sender<bool>,
-}
-
-struct Setup<K> {
-    pipeline: Option<Pipeline<K>>,
-    transform: Option<Transform<K>>,
-    watch_error_handler: Option<WatchErrorFn>,
-    started: bool,
-}
-
-impl<K> Inner<K> {
-    pub(crate) fn lock_deltas(&self) -> MutexGuard<'_, ()> {
-        // Guards no data, only exclusion.
-        self.deltas.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Where [`SharedIndexInformer::last_sync_resource_version`] reads from, once running.
-    pub(crate) fn set_resource_version_source(
-        &self,
-        source: Box<dyn Fn() -> String + Send + Sync>,
-    ) {
-        *self
-            .resource_version
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(source);
-    }
-
-    fn setup(&self) -> MutexGuard<'_, Setup<K>> {
-        // Plain options; each section leaves them consistent.
-        self.setup.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
 
 /// An informer whose cache and watch are shared by any number of event handlers (client-go's
 /// `SharedIndexInformer`).
@@ -384,18 +321,6 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     /// True once the informer has stopped (or was shut down before running).
     pub fn is_stopped(&self) -> bool {
         self.inner.processor.is_stopped()
-    }
-}
-
-/// Marks the informer stopped however its pipeline ends: returned, cancelled, or panicked
-/// before its loop started (the loop marks it itself, but a pipeline may fail before that), so
-/// `wait_for_cache_sync` never waits for an informer that is gone.
-struct StopOnExit<'a, K: Send + Sync + 'static>(&'a Inner<K>);
-
-impl<K: Send + Sync + 'static> Drop for StopOnExit<'_, K> {
-    fn drop(&mut self) {
-        drop(self.0.processor.close());
-        self.0.synced.mark_stopped();
     }
 }
 

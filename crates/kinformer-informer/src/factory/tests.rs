@@ -151,13 +151,7 @@ async fn dynamic_informers_for_custom_resources() {
             .unwrap();
     }
     let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
-    let resource = ApiResource::new(
-        "example.com",
-        "v1",
-        "Widget",
-        "widgets",
-        Scope::Namespaced,
-    );
+    let resource = ApiResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
     let widgets = factory.dynamic_informer(resource.clone());
     assert!(Arc::ptr_eq(
         widgets.indexer(),

@@ -10,7 +10,8 @@ use kinformer_selector::LabelSelector;
 use tokio::sync::{Notify, mpsc};
 
 use super::super::handler::HandlerFns;
-use super::super::shared::{Pipeline, RunParts, SharedIndexInformer};
+use super::super::inner::{Pipeline, RunParts};
+use super::super::shared::SharedIndexInformer;
 use super::super::testing::{ScriptedQueue, spawn_run};
 use super::super::transform::TransformingStore;
 use super::*;
