@@ -357,12 +357,12 @@ pub fn status_body(data: &[u8]) {
         let mut response = http::Response::new(Full::new(response_body.clone()));
         *response.status_mut() =
             http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::BAD_REQUEST);
-        if let Some(after) = &retry_after {
-            if let Ok(value) = http::HeaderValue::from_str(after) {
-                response
-                    .headers_mut()
-                    .insert(http::header::RETRY_AFTER, value);
-            }
+        if let Some(after) = &retry_after
+            && let Ok(value) = http::HeaderValue::from_str(after)
+        {
+            response
+                .headers_mut()
+                .insert(http::header::RETRY_AFTER, value);
         }
         std::future::ready(Ok::<_, Infallible>(response))
     });

@@ -12,8 +12,11 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// Language features with the Rust version that stabilized them, and how to spot a use.
-const FEATURES: &[(&str, (u32, u32), fn(&str) -> bool)] = &[("let chains", (1, 88), let_chain)];
+/// A language feature, the Rust version that stabilized it, and how to spot a use in a line.
+type Feature = (&'static str, (u32, u32), fn(&str) -> bool);
+
+/// The language features checked.
+const FEATURES: &[Feature] = &[("let chains", (1, 88), let_chain)];
 
 /// A line chaining `let` with `&&` (`if let A = b && c`, `if a && let B = c`).
 fn let_chain(line: &str) -> bool {

@@ -91,13 +91,13 @@ impl Shared {
             .ok_or_else(|| ApiError::bad_request(format!("unknown resource {}", g.resource)))?;
         let k = g.namespaces.unwrap_or(1).max(1);
         let seed = g.seed.unwrap_or(0);
-        if def.namespaced {
-            if let Some(ns_def) = self.resource("namespaces") {
-                for i in 0..k {
-                    let name = namespace_name(i);
-                    if self.store.get(&ns_def, &name).is_none() {
-                        self.store.create(&ns_def, None, namespace(&name))?;
-                    }
+        if def.namespaced
+            && let Some(ns_def) = self.resource("namespaces")
+        {
+            for i in 0..k {
+                let name = namespace_name(i);
+                if self.store.get(&ns_def, &name).is_none() {
+                    self.store.create(&ns_def, None, namespace(&name))?;
                 }
             }
         }

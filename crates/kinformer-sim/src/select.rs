@@ -75,20 +75,20 @@ impl Filter {
     }
 
     pub(crate) fn matches(&self, meta: &Meta) -> bool {
-        if let Some(ns) = &self.namespace {
-            if *meta.namespace != **ns {
-                return false;
-            }
+        if let Some(ns) = &self.namespace
+            && *meta.namespace != **ns
+        {
+            return false;
         }
-        if let Some(l) = &self.labels {
-            if !l.matches(|k: &str| meta.label(k)) {
-                return false;
-            }
+        if let Some(l) = &self.labels
+            && !l.matches(|k: &str| meta.label(k))
+        {
+            return false;
         }
-        if let Some(f) = &self.fields {
-            if !f.matches(|name: &str| meta.field(&self.def, name)) {
-                return false;
-            }
+        if let Some(f) = &self.fields
+            && !f.matches(|name: &str| meta.field(&self.def, name))
+        {
+            return false;
         }
         true
     }

@@ -132,16 +132,15 @@ impl WatchTask {
                 min_rev,
                 end_bookmark,
             } => {
-                if let Some(n) = min_rev {
-                    if !self
+                if let Some(n) = min_rev
+                    && !self
                         .shared
                         .store
                         .wait_for_revision(n, self.shared.config.too_large_wait)
                         .await
-                    {
-                        let e = ApiError::too_large(n, self.shared.store.revision());
-                        return Err(self.error_event(&e).await);
-                    }
+                {
+                    let e = ApiError::too_large(n, self.shared.store.revision());
+                    return Err(self.error_event(&e).await);
                 }
                 let filter = &self.filter;
                 let page = self
@@ -203,10 +202,10 @@ impl WatchTask {
                     let more = events.len() == BATCH;
                     for e in &events {
                         self.cursor = e.rev;
-                        if let Some(line) = self.line_for(e) {
-                            if let Err(stop) = self.push_event(&line).await {
-                                return stop;
-                            }
+                        if let Some(line) = self.line_for(e)
+                            && let Err(stop) = self.push_event(&line).await
+                        {
+                            return stop;
                         }
                     }
                     if !more && self.bookmark_due {
@@ -226,10 +225,10 @@ impl WatchTask {
                         if Instant::now() >= self.deadline {
                             return Stop::Clean;
                         }
-                        if let Ok(cmd) = ctl.try_recv() {
-                            if let Err(stop) = self.on_command(cmd).await {
-                                return stop;
-                            }
+                        if let Ok(cmd) = ctl.try_recv()
+                            && let Err(stop) = self.on_command(cmd).await
+                        {
+                            return stop;
                         }
                         continue;
                     }
@@ -242,11 +241,10 @@ impl WatchTask {
             tokio::select! {
                 biased;
                 cmd = ctl.recv() => {
-                    if let Some(cmd) = cmd {
-                        if let Err(stop) = self.on_command(cmd).await {
+                    if let Some(cmd) = cmd
+                        && let Err(stop) = self.on_command(cmd).await {
                             return stop;
                         }
-                    }
                 }
                 () = sleep_until(self.deadline) => return Stop::Clean,
                 () = sleep_until(bookmark_at), if self.next_bookmark.is_some() => {

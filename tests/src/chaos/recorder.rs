@@ -94,7 +94,7 @@ impl Recorder {
 
     fn tick(&self) {
         let n = self.events.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.slow_every > 0 && n % self.slow_every == 0 {
+        if self.slow_every > 0 && n.is_multiple_of(self.slow_every) {
             // A handler doing blocking work, as real ones do, in real time (chaos runs are not
             // paused-time tests); the informer runs each handler on its own task.
             #[allow(clippy::disallowed_methods)]
@@ -104,13 +104,14 @@ impl Recorder {
 
     fn put(&self, key: String, version: Version, what: &str) {
         let mut view = lock(&self.view);
-        if let Some(old) = view.get(&key) {
-            if old.uid == version.uid && old.rv > version.rv {
-                lock(&self.anomalies).push(format!(
-                    "{what} of {key} went back from rv {} to {}",
-                    old.rv, version.rv
-                ));
-            }
+        if let Some(old) = view.get(&key)
+            && old.uid == version.uid
+            && old.rv > version.rv
+        {
+            lock(&self.anomalies).push(format!(
+                "{what} of {key} went back from rv {} to {}",
+                old.rv, version.rv
+            ));
         }
         view.insert(key, version);
     }

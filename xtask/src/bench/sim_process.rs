@@ -36,15 +36,15 @@ impl SimProcess {
         };
         let started = Instant::now();
         loop {
-            if let Ok(port) = std::fs::read_to_string(&port_file) {
-                if let Ok(port) = port.trim().parse::<u16>() {
-                    sim.control = format!("http://127.0.0.1:{port}");
-                    eprintln!(
-                        "sim: {pods} pods on port {port} after {:.1}s",
-                        started.elapsed().as_secs_f64()
-                    );
-                    return Ok(sim);
-                }
+            if let Ok(port) = std::fs::read_to_string(&port_file)
+                && let Ok(port) = port.trim().parse::<u16>()
+            {
+                sim.control = format!("http://127.0.0.1:{port}");
+                eprintln!(
+                    "sim: {pods} pods on port {port} after {:.1}s",
+                    started.elapsed().as_secs_f64()
+                );
+                return Ok(sim);
             }
             if let Ok(Some(status)) = sim.child.try_wait() {
                 return Err(format!("kinformer-sim exited early: {status}"));

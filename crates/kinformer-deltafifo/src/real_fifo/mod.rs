@@ -155,10 +155,10 @@ impl<K> State<K> {
         let mut order = Vec::new();
         let mut last: HashMap<&str, &Delta<K>> = HashMap::new();
         for entry in &self.items {
-            if let Entry::Delta { key, delta } = entry {
-                if last.insert(key, delta).is_none() {
-                    order.push(key.as_str());
-                }
+            if let Entry::Delta { key, delta } = entry
+                && last.insert(key, delta).is_none()
+            {
+                order.push(key.as_str());
             }
         }
         (order, last)

@@ -135,10 +135,10 @@ impl ExecAuth {
     /// The cached token while it is valid, else a fresh one from the plugin.
     pub(crate) async fn header(&self) -> Result<Option<HeaderValue>> {
         let mut cached = self.cached.lock().await;
-        if let Some(c) = cached.as_ref() {
-            if c.expires.is_none_or(|e| unix_now() < e) {
-                return Ok(c.header.clone());
-            }
+        if let Some(c) = cached.as_ref()
+            && c.expires.is_none_or(|e| unix_now() < e)
+        {
+            return Ok(c.header.clone());
         }
         let fresh = self.run().await?;
         let header = fresh.header.clone();
@@ -182,10 +182,10 @@ impl ExecAuth {
             }
         };
         let mut spec = serde_json::json!({ "interactive": interactive });
-        if c.provide_cluster_info {
-            if let Some(cluster) = &c.cluster_info {
-                spec["cluster"] = cluster.clone();
-            }
+        if c.provide_cluster_info
+            && let Some(cluster) = &c.cluster_info
+        {
+            spec["cluster"] = cluster.clone();
         }
         let info = serde_json::json!({
             "apiVersion": c.api_version,

@@ -50,10 +50,10 @@ impl TokenFile {
     /// A failed re-read keeps the last good token.
     pub(crate) async fn header(&self) -> Result<HeaderValue> {
         let mut cached = self.cached.lock().await;
-        if let Some((value, read)) = cached.as_ref() {
-            if read.elapsed() < TOKEN_FILE_TTL {
-                return Ok(value.clone());
-            }
+        if let Some((value, read)) = cached.as_ref()
+            && read.elapsed() < TOKEN_FILE_TTL
+        {
+            return Ok(value.clone());
         }
         match self.read().await {
             Ok(value) => {

@@ -151,11 +151,11 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
             self.run()?;
         }
         // A scalar member value may end exactly at the end of the body.
-        if let Phase::Value(member) = self.phase {
-            if self.scan.scalar {
-                self.end_value(member, self.buf.len())?;
-                self.run()?;
-            }
+        if let Phase::Value(member) = self.phase
+            && self.scan.scalar
+        {
+            self.end_value(member, self.buf.len())?;
+            self.run()?;
         }
         let rest = &self.buf[self.pos..];
         if self.phase != Phase::Done || !rest.iter().all(u8::is_ascii_whitespace) {

@@ -195,10 +195,10 @@ pub(crate) fn is_broken_connection(err: &(dyn std::error::Error + 'static)) -> b
                 K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof
             );
         }
-        if let Some(h) = e.downcast_ref::<hyper::Error>() {
-            if h.is_incomplete_message() || h.is_closed() || h.is_canceled() {
-                return true;
-            }
+        if let Some(h) = e.downcast_ref::<hyper::Error>()
+            && (h.is_incomplete_message() || h.is_closed() || h.is_canceled())
+        {
+            return true;
         }
         if e.to_string().contains("GOAWAY") {
             return true;

@@ -260,14 +260,14 @@ fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
     };
     // `/namespaces/{ns}/{plural}...` names a namespaced collection; `/namespaces/{ns}[/{sub}]` the
     // namespace object itself.
-    if let ["namespaces", ns, plural, tail @ ..] = rest {
-        if let Some(def) = find(plural).filter(|d| d.namespaced) {
-            return match tail {
-                [] => Ok(target(def, Some(ns), None)),
-                [name] | [name, _] => Ok(target(def, Some(ns), Some(name))),
-                _ => Err(not_found()),
-            };
-        }
+    if let ["namespaces", ns, plural, tail @ ..] = rest
+        && let Some(def) = find(plural).filter(|d| d.namespaced)
+    {
+        return match tail {
+            [] => Ok(target(def, Some(ns), None)),
+            [name] | [name, _] => Ok(target(def, Some(ns), Some(name))),
+            _ => Err(not_found()),
+        };
     }
     match rest {
         [plural] => find(plural)

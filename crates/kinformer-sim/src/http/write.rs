@@ -101,12 +101,11 @@ pub(super) fn update(
         .get("metadata")
         .and_then(|m| m.get("name"))
         .and_then(Value::as_str)
+        && body_name != name
     {
-        if body_name != name {
-            return Err(ApiError::bad_request(
-                "the name of the object does not match the name on the URL",
-            ));
-        }
+        return Err(ApiError::bad_request(
+            "the name of the object does not match the name on the URL",
+        ));
     }
     let record = shared.store.update(def, &ns, name, obj)?;
     Ok(json_response(200, record.object()))

@@ -88,13 +88,13 @@ impl Store {
         let limit = limit.unwrap_or(usize::MAX);
         let mut last_key: Option<&str> = None;
         for (key, history) in range.by_ref() {
-            if let Some(r) = visible(history, rev) {
-                if filter(&r.meta) {
-                    page.items.push(r.clone());
-                    last_key = Some(key);
-                    if page.items.len() >= limit {
-                        break;
-                    }
+            if let Some(r) = visible(history, rev)
+                && filter(&r.meta)
+            {
+                page.items.push(r.clone());
+                last_key = Some(key);
+                if page.items.len() >= limit {
+                    break;
                 }
             }
         }

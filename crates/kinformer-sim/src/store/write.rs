@@ -122,17 +122,17 @@ impl Store {
                 })?),
                 None => Precondition::None,
             };
-        if pre == Precondition::None {
-            if let Some(md_patch) = metadata_only(patch) {
-                // Labels and annotations: keep spec and status as stored bytes.
-                return self.update_metadata(def, namespace, name, |md| {
-                    let mut v = Value::Object(std::mem::take(md));
-                    merge_patch(&mut v, md_patch);
-                    if let Value::Object(m) = v {
-                        *md = m;
-                    }
-                });
-            }
+        if pre == Precondition::None
+            && let Some(md_patch) = metadata_only(patch)
+        {
+            // Labels and annotations: keep spec and status as stored bytes.
+            return self.update_metadata(def, namespace, name, |md| {
+                let mut v = Value::Object(std::mem::take(md));
+                merge_patch(&mut v, md_patch);
+                if let Value::Object(m) = v {
+                    *md = m;
+                }
+            });
         }
         self.modify(def, namespace, name, pre, |mut current| {
             merge_patch(&mut current, patch);
@@ -156,10 +156,10 @@ impl Store {
         for _ in 0..MAX_RETRIES {
             let old =
                 current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
-            if let Precondition::Revision(rev) = pre {
-                if rev != old.rev {
-                    return Err(ApiError::conflict(def, name));
-                }
+            if let Precondition::Revision(rev) = pre
+                && rev != old.rev
+            {
+                return Err(ApiError::conflict(def, name));
             }
             let old_map = old.to_map();
             let old_spec = old_map.get("spec").cloned();
