@@ -48,12 +48,7 @@ async fn outage(streaming: bool) {
 
     // The server fails every request and its watches break.
     sim.clear_requests().await;
-    let unavailable = FaultKind::Status {
-        code: 503,
-        retry_after: None,
-        plain_text: false,
-        message: None,
-    };
+    let unavailable = FaultKind::status(503);
     sim.add_faults([Fault::new(unavailable).count(-1)]).await;
     sim.drop_watches(DropMode::Abrupt).await;
     tokio::time::sleep(OUTAGE).await;

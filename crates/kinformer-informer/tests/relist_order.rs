@@ -70,12 +70,7 @@ async fn relist_log(queue: QueueKind) -> Vec<String> {
 
     // The watch cannot be reopened (410), so the reflector relists; the list is held back a
     // second, so it is served after the writes below, which no watch reports.
-    let expired = FaultKind::Status {
-        code: 410,
-        retry_after: None,
-        plain_text: false,
-        message: None,
-    };
+    let expired = FaultKind::status(410);
     sim.add_faults([
         Fault::new(expired)
             .verbs(["watch"])

@@ -74,21 +74,10 @@ fn informer(sim: &SimHandle, config: Config<Pod>) -> SharedIndexInformer<Pod> {
 }
 
 async fn truth(sim: &SimHandle) -> BTreeMap<String, u64> {
-    let state = sim.state("pods", true).await.unwrap();
-    state
-        .items
-        .iter()
-        .map(|item| {
-            let key = format!(
-                "{}/{}",
-                item["namespace"].as_str().unwrap(),
-                item["name"].as_str().unwrap()
-            );
-            (
-                key,
-                item["resourceVersion"].as_str().unwrap().parse().unwrap(),
-            )
-        })
+    let versions = sim.versions("pods").await.unwrap();
+    versions
+        .into_iter()
+        .map(|(key, rv)| (key, rv.parse().unwrap()))
         .collect()
 }
 
@@ -264,14 +253,9 @@ async fn missed_delete_becomes_a_tombstone(queue: QueueKind) {
     // The watch breaks and cannot be reopened, so the reflector relists; the relist is served
     // only after the delete below, which no watch ever reports.
     sim.add_faults([
-        Fault::new(FaultKind::Status {
-            code: 500,
-            retry_after: None,
-            plain_text: false,
-            message: None,
-        })
-        .verbs(["watch"])
-        .resources(["pods"]),
+        Fault::new(FaultKind::status(500))
+            .verbs(["watch"])
+            .resources(["pods"]),
         Fault::new(FaultKind::Delay { seconds: 1.0 })
             .verbs(["list"])
             .resources(["pods"]),

@@ -85,6 +85,22 @@ fn one() -> i64 {
 }
 
 impl FaultKind {
+    /// An answer with HTTP `code` and the API server's `Status` for it (no `Retry-After`).
+    ///
+    /// ```
+    /// use kinformer_sim::{Fault, FaultKind};
+    /// let unavailable = Fault::new(FaultKind::status(503)).count(-1);
+    /// # drop(unavailable);
+    /// ```
+    pub fn status(code: u16) -> Self {
+        Self::Status {
+            code,
+            retry_after: None,
+            plain_text: false,
+            message: None,
+        }
+    }
+
     fn is_watch_only(&self) -> bool {
         !matches!(
             self,

@@ -219,12 +219,7 @@ async fn no_secret_in_debug_errors_or_logs() {
         .unwrap();
     assert_eq!(list.items.len(), 2, "the planted token was really sent");
     exercise(&mut seen, "bearer ok", &bearer).await;
-    let forbidden = FaultKind::Status {
-        code: 403,
-        retry_after: None,
-        plain_text: false,
-        message: None,
-    };
+    let forbidden = FaultKind::status(403);
     sim.add_faults([Fault::new(forbidden)]).await;
     exercise(&mut seen, "bearer 403", &bearer).await;
     sim.clear_faults().await;

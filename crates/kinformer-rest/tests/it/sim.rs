@@ -156,15 +156,7 @@ async fn status_faults_map_to_predicates() {
     let sim = Sim::builder().pods(3).seed(3).start().await.unwrap();
     let rc = in_process(&sim);
     let cases: Vec<(FaultKind, Check)> = vec![
-        (
-            FaultKind::Status {
-                code: 500,
-                retry_after: None,
-                plain_text: false,
-                message: None,
-            },
-            |e| e.is_internal_error(),
-        ),
+        (FaultKind::status(500), |e| e.is_internal_error()),
         (
             FaultKind::Status {
                 code: 503,
@@ -174,33 +166,11 @@ async fn status_faults_map_to_predicates() {
             },
             |e| e.is_service_unavailable(),
         ),
-        (
-            FaultKind::Status {
-                code: 410,
-                retry_after: None,
-                plain_text: false,
-                message: None,
-            },
-            |e| e.is_gone() && e.is_resource_expired(),
-        ),
-        (
-            FaultKind::Status {
-                code: 404,
-                retry_after: None,
-                plain_text: false,
-                message: None,
-            },
-            |e| e.is_not_found(),
-        ),
-        (
-            FaultKind::Status {
-                code: 409,
-                retry_after: None,
-                plain_text: false,
-                message: None,
-            },
-            |e| e.is_conflict(),
-        ),
+        (FaultKind::status(410), |e| {
+            e.is_gone() && e.is_resource_expired()
+        }),
+        (FaultKind::status(404), |e| e.is_not_found()),
+        (FaultKind::status(409), |e| e.is_conflict()),
         (
             FaultKind::Status {
                 code: 401,

@@ -111,12 +111,7 @@ async fn the_audit_outlives_compaction_and_records_labels() {
 async fn continue_faults_spare_the_first_page() {
     let sim = Sim::builder().configmaps(10).start().await.unwrap();
     let c = client(&sim);
-    let expired = FaultKind::Status {
-        code: 410,
-        retry_after: None,
-        plain_text: false,
-        message: None,
-    };
+    let expired = FaultKind::status(410);
     sim.add_faults([Fault::new(expired).verbs(["continue"])])
         .await;
     let first = c.get("/api/v1/configmaps?limit=4").await;
