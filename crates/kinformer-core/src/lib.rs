@@ -9,7 +9,6 @@
 //! - [`Delta`] and [`DeletedState`]: what a delta queue hands to an informer, tombstones included;
 //! - the traits [`Lister`], [`Watcher`], [`ApiError`] and [`Store`] that the reflector is generic over;
 //! - [`object_key`] and [`split_key`]: client-go's `MetaNamespaceKeyFunc` and its inverse;
-//! - [`WithoutManagedFields`]: decoding that skips `metadata.managedFields` in the parser.
 //!
 //! Objects travel as `Arc<K>` from decode to store to handlers, so no stage deep-copies them.
 //!
@@ -32,7 +31,6 @@ mod list;
 mod object;
 mod options;
 mod partial;
-mod skip_managed_fields;
 mod store;
 mod traits;
 mod transform;
@@ -51,7 +49,6 @@ pub use options::{ListOptions, ResourceVersionMatch};
 pub use partial::{
     PARTIAL_OBJECT_METADATA_API_VERSION, PARTIAL_OBJECT_METADATA_KIND, PartialObjectMetadata,
 };
-pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use store::{Store, StoreError, StoreRead};
 pub use traits::{Lister, ListerWatcher, Watcher};
 pub use transform::Transform;

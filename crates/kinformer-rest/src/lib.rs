@@ -81,7 +81,9 @@ pub use client::Client;
 pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
-pub use decode::{ByteStream, Decoding, FullObjects, SkipManagedFields, WatchStream};
+pub use decode::{
+    ByteStream, Decoding, FullObjects, SkipManagedFields, WatchStream, WithoutManagedFields,
+};
 pub use error::{Error, Result};
 pub use layers::{ClientRateLimiter, DedupWarningLogger, NoWarnings, UrlBackoff, WarningHandler};
 pub use request::Request;
@@ -92,6 +94,7 @@ pub use rest_client::{Getter, PatchType, RestClient};
 pub mod decoders {
     pub use crate::decode::{
         DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, WatchDecoder, decode_list,
+        deserialize_without_managed_fields,
     };
 }
 

@@ -281,7 +281,7 @@ mod tests {
         );
         assert_eq!(
             area(
-                "<kinformer_core::skip_managed_fields::FilteredMap<A> as serde::de::MapAccess>::next_key_seed"
+                "<kinformer_rest::decode::skip_managed_fields::FilteredMap<A> as serde::de::MapAccess>::next_key_seed"
             ),
             "managedFields skipping"
         );

@@ -1,6 +1,6 @@
 //! [`Decoding`]: whether objects are decoded whole or with `metadata.managedFields` skipped.
 
-use kinformer_core::WithoutManagedFields;
+use super::skip_managed_fields::WithoutManagedFields;
 use serde::de::DeserializeOwned;
 
 /// How list items and watch objects are decoded; chosen by type, so the choice costs nothing per

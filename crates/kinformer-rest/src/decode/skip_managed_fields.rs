@@ -19,7 +19,7 @@ use serde::forward_to_deserialize_any;
 /// # Examples
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;
-/// use kinformer_core::WithoutManagedFields;
+/// use kinformer_rest::WithoutManagedFields;
 ///
 /// let json = r#"{"metadata":{"name":"p","managedFields":[{"manager":"kubelet"}]},"spec":{"containers":[]}}"#;
 /// let WithoutManagedFields(pod): WithoutManagedFields<Pod> = serde_json::from_str(json)?;
@@ -327,7 +327,7 @@ mod tests {
     use k8s_openapi::api::core::v1::Pod;
 
     use super::*;
-    use crate::DynamicObject;
+    use kinformer_core::DynamicObject;
 
     const POD: &str = r#"{"kind":"Pod","metadata":{"name":"p","namespace":"ns","labels":{"a":"b"},
         "managedFields":[{"manager":"kubelet","operation":"Update","fieldsV1":{"f:status":{}}}],
