@@ -30,10 +30,6 @@ const OVERSIZED: &[(&str, &str)] = &[
         "transport scenarios sharing one TLS fixture",
     ),
     (
-        "crates/kinformer-rest/tests/it/sim.rs",
-        "request scenarios against one sim fixture",
-    ),
-    (
         "crates/kinformer-listwatch/tests/sim.rs",
         "the fault matrix for one reflector fixture",
     ),
