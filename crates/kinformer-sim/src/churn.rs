@@ -11,6 +11,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 
 use crate::generate;
+use crate::managed_fields;
 use crate::resource::ResourceDef;
 use crate::rng::Rng;
 use crate::shared::{Shared, lock};
@@ -80,6 +81,9 @@ pub struct Churn {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stamp_written_at: bool,
 }
+
+/// The field manager churn writes as.
+const CHURN_MANAGER: &str = "kinformer-churn";
 
 /// The annotation churn sets when [`Churn::stamp_written_at`] is on: unix time in nanoseconds.
 pub(crate) const WRITTEN_AT: &str = "kinformer.dev/written-at";
@@ -295,6 +299,18 @@ fn update(shared: &Shared, def: &Arc<ResourceDef>, key: &str, rng: &mut Rng, n: 
         if stamp {
             set_path(md, &["annotations", WRITTEN_AT], json!(unix_nanos()));
         }
+        // The API server records who wrote what: the churn's entry gains these fields (taking
+        // them from their previous owner) and its time moves.
+        let written: &[&[&str]] = if stamp {
+            &[
+                &["labels", "tier"],
+                &["annotations", "kinformer.io/churn"],
+                &["annotations", WRITTEN_AT],
+            ]
+        } else {
+            &[&["labels", "tier"], &["annotations", "kinformer.io/churn"]]
+        };
+        managed_fields::record_update(md, CHURN_MANAGER, &crate::clock::now_rfc3339(), written);
     });
 }
 
@@ -318,7 +334,7 @@ fn create(
         Some(k) if def.namespaced => split(def, k).0.to_owned(),
         _ => "default".to_owned(),
     };
-    let mut obj = generate::object(def, rng, n as usize, 1000);
+    let mut obj = generate::object(def, rng, n as usize, 1000, shared.config.managed_fields);
     if stamp && let Some(md) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
         set_path(md, &["annotations", WRITTEN_AT], json!(unix_nanos()));
     }

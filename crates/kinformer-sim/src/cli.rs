@@ -50,6 +50,10 @@ pub struct Args {
     /// Never gzip responses, even for clients that accept it.
     #[arg(long)]
     pub no_gzip: bool,
+    /// The managedFields of generated pods: `realistic` (per manager, every field it wrote, as
+    /// a real API server records them) or `small` (the sim's earlier two short entries).
+    #[arg(long, value_name = "SHAPE", default_value = "realistic", value_parser = parse_shape)]
+    pub managed_fields: crate::ManagedFieldsShape,
     /// Write the bound port to FILE once listening.
     #[arg(long, value_name = "FILE")]
     pub port_file: Option<PathBuf>,
@@ -68,6 +72,7 @@ pub async fn run(args: Args) -> Result<()> {
         .seed(args.seed)
         .max_history(args.max_history)
         .gzip(!args.no_gzip)
+        .managed_fields(args.managed_fields)
         .tls(args.tls)
         .bookmark_interval(Duration::from_secs(args.bookmark_interval.max(1)))
         .compact_interval(
@@ -95,4 +100,12 @@ pub async fn run(args: Args) -> Result<()> {
     );
     tokio::signal::ctrl_c().await.map_err(Error::Io)?;
     Ok(())
+}
+
+fn parse_shape(value: &str) -> std::result::Result<crate::ManagedFieldsShape, String> {
+    match value {
+        "realistic" => Ok(crate::ManagedFieldsShape::Realistic),
+        "small" => Ok(crate::ManagedFieldsShape::Small),
+        other => Err(format!("{other}: realistic or small")),
+    }
 }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::managed_fields::{self, ManagedFieldsShape};
 use crate::resource::ResourceDef;
 use crate::rng::{self, Rng};
 use crate::shared::Shared;
@@ -102,13 +103,15 @@ impl Shared {
             }
         }
         let count = g.count;
+        let shape = self.config.managed_fields;
         // Building the JSON is half the cost: a second thread draws objects while this one stores them.
         let (tx, rx) = std::sync::mpsc::sync_channel::<Map<String, Value>>(PIPELINE);
         std::thread::scope(|scope| {
             let producer_def = def.clone();
             scope.spawn(move || {
                 for i in 0..count {
-                    let obj = object(&producer_def, &mut Rng::derive(seed, i as u64), i, count);
+                    let mut r = Rng::derive(seed, i as u64);
+                    let obj = object(&producer_def, &mut r, i, count, shape);
                     if tx.send(obj).is_err() {
                         return;
                     }
@@ -126,7 +129,7 @@ impl Shared {
                         }
                         Err(e) if e.reason == "AlreadyExists" && attempt < MAX_DRAWS => {
                             let mut r = Rng::derive(seed, i as u64 + (attempt << 40));
-                            obj = object(&def, &mut r, i, count);
+                            obj = object(&def, &mut r, i, count, shape);
                         }
                         Err(e) if e.reason == "AlreadyExists" => break,
                         // Dropping the receiver stops the producer.
@@ -150,9 +153,10 @@ pub(crate) fn object(
     r: &mut Rng,
     index: usize,
     total: usize,
+    shape: ManagedFieldsShape,
 ) -> Map<String, Value> {
     let v = match (def.group.as_str(), def.plural.as_str()) {
-        ("", "pods") => pod(r, total),
+        ("", "pods") => pod(r, total, shape),
         ("", "configmaps") => configmap(r),
         ("", "secrets") => secret(r),
         ("", "nodes") => node(r, index),
@@ -255,7 +259,7 @@ fn container(r: &mut Rng, app: &str, i: usize) -> (Value, Value) {
     (spec, status)
 }
 
-fn pod(r: &mut Rng, total: usize) -> Value {
+fn pod(r: &mut Rng, total: usize, shape: ManagedFieldsShape) -> Value {
     let app = *r.pick(APPS);
     let rs_hash = r.alnum(10);
     let name = format!("{app}-{rs_hash}-{}", r.alnum(5));
@@ -289,13 +293,6 @@ fn pod(r: &mut Rng, total: usize) -> Value {
             "annotations": {"kubectl.kubernetes.io/restartedAt": created, "prometheus.io/scrape": "true", "prometheus.io/port": "9090"},
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-{rs_hash}"),
                                   "uid": rng::uuid(r), "controller": true, "blockOwnerDeletion": true}],
-            "managedFields": [
-                {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1", "time": created, "fieldsType": "FieldsV1",
-                 "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
-                              "f:ownerReferences": {".": {}}}, "f:spec": {"f:containers": {}, "f:restartPolicy": {}}}},
-                {"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "time": created, "fieldsType": "FieldsV1", "subresource": "status",
-                 "fieldsV1": {"f:status": {"f:conditions": {}, "f:containerStatuses": {}, "f:phase": {}}}},
-            ],
         },
         "spec": {
             "containers": null, "restartPolicy": "Always", "terminationGracePeriodSeconds": 30,
@@ -316,6 +313,11 @@ fn pod(r: &mut Rng, total: usize) -> Value {
     pod["spec"]["containers"] = Value::Array(containers);
     pod["status"]["conditions"] = Value::Array(conditions);
     pod["status"]["containerStatuses"] = Value::Array(statuses);
+    let managed = match shape {
+        ManagedFieldsShape::Small => managed_fields::small_pod_entries(&created),
+        _ => managed_fields::pod_entries(&pod, &created),
+    };
+    pod["metadata"]["managedFields"] = Value::Array(managed);
     pod
 }
 
@@ -366,24 +368,37 @@ mod tests {
     use super::*;
     use crate::resource::Registry;
 
-    #[test]
-    fn pods_are_3_to_6_kb_and_deterministic() {
+    fn sizes(shape: ManagedFieldsShape) -> (usize, usize) {
         let reg = Registry::default();
         let def = reg.by_name("pods").expect("built in");
         let sizes: Vec<usize> = (0..300)
             .map(|i| {
-                Value::Object(object(&def, &mut Rng::derive(9, i), i as usize, 300))
+                Value::Object(object(&def, &mut Rng::derive(9, i), i as usize, 300, shape))
                     .to_string()
                     .len()
             })
             .collect();
-        let (min, max) = (sizes.iter().min().copied(), sizes.iter().max().copied());
-        assert!(
-            min >= Some(3000) && max <= Some(6144),
-            "pod sizes {min:?}..{max:?}"
-        );
-        let a = Value::Object(object(&def, &mut Rng::derive(9, 1), 1, 300));
-        let b = Value::Object(object(&def, &mut Rng::derive(9, 1), 1, 300));
-        assert_eq!(a, b);
+        let min = sizes.iter().min().copied().unwrap_or_default();
+        (min, sizes.iter().max().copied().unwrap_or_default())
+    }
+
+    #[test]
+    fn pods_are_3_to_6_kb_with_small_managed_fields_and_deterministic() {
+        let (min, max) = sizes(ManagedFieldsShape::Small);
+        assert!(min >= 3000 && max <= 6144, "pod sizes {min}..{max}");
+        let reg = Registry::default();
+        let def = reg.by_name("pods").expect("built in");
+        for shape in [ManagedFieldsShape::Small, ManagedFieldsShape::Realistic] {
+            let a = Value::Object(object(&def, &mut Rng::derive(9, 1), 1, 300, shape));
+            let b = Value::Object(object(&def, &mut Rng::derive(9, 1), 1, 300, shape));
+            assert_eq!(a, b);
+        }
+    }
+
+    /// With realistic managedFields, pods grow by 2–4 KB, as a real cluster's do.
+    #[test]
+    fn realistic_pods_are_5_to_11_kb() {
+        let (min, max) = sizes(ManagedFieldsShape::Realistic);
+        assert!(min >= 5000 && max <= 11_264, "pod sizes {min}..{max}");
     }
 }

@@ -29,6 +29,8 @@ pub(crate) struct Config {
     pub(crate) gzip: bool,
     /// Keep the write audit ([`crate::SimHandle::audit`]).
     pub(crate) audit: bool,
+    /// The managedFields of generated pods.
+    pub(crate) managed_fields: crate::ManagedFieldsShape,
 }
 
 /// The most requests the request log keeps.

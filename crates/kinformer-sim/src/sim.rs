@@ -11,7 +11,7 @@ use crate::generate::Generate;
 use crate::handle::SimHandle;
 use crate::shared::{Config, Shared};
 use crate::status::ApiError;
-use crate::{Error, Result, server, tls};
+use crate::{Error, ManagedFieldsShape, Result, server, tls};
 
 /// Entry point: `Sim::builder()...start().await`.
 #[derive(Debug)]
@@ -54,6 +54,7 @@ pub struct SimBuilder {
     max_history: u64,
     gzip: bool,
     audit: bool,
+    managed_fields: ManagedFieldsShape,
 }
 
 impl Default for SimBuilder {
@@ -75,6 +76,7 @@ impl Default for SimBuilder {
             max_history: 200_000,
             gzip: true,
             audit: false,
+            managed_fields: ManagedFieldsShape::default(),
         }
     }
 }
@@ -168,6 +170,14 @@ impl SimBuilder {
         self
     }
 
+    /// The managedFields generated pods carry: [`ManagedFieldsShape::Realistic`] (the default),
+    /// per manager the full set of fields it wrote, as a real API server records them, or the
+    /// earlier [`ManagedFieldsShape::Small`] shape, for comparing with older measurements.
+    pub fn managed_fields(mut self, shape: ManagedFieldsShape) -> Self {
+        self.managed_fields = shape;
+        self
+    }
+
     /// Keeps the write audit ([`SimHandle::audit`]): every revision's identity and labels,
     /// forever (default off; it grows with every write).
     pub fn audit(mut self, on: bool) -> Self {
@@ -198,6 +208,7 @@ impl SimBuilder {
             max_history: self.max_history,
             gzip: self.gzip,
             audit: self.audit,
+            managed_fields: self.managed_fields,
         });
         if let Some(ns) = shared.resource("namespaces") {
             for name in ["default", "kube-system", "kube-public"] {

@@ -5,8 +5,10 @@
 //! file and one SVG chart per metric under `target/bench/`.
 //!
 //! `cargo xtask bench [--pods N[,N...]] [--rounds R] [--burst N] [--lag-rate R] [--lag-secs S]
-//! [--clients a,b]`: 50,000 pods and 3 rounds by default; `--quick`: 10,000 pods, one round;
-//! `--scale`: sync and memory at 10k, 50k and 150k pods, with the cost per object at each.
+//! [--clients a,b] [--shape realistic|small|both]`: 50,000 pods and 3 rounds by default, on pods
+//! whose managedFields look like a real API server's first and then on the sim's earlier small
+//! shape (`--shape` picks one); `--quick`: 10,000 pods, one round; `--scale`: sync and memory at
+//! 10k, 50k and 150k pods, with the cost per object at each.
 //!
 //! `cargo xtask bench profile [--pods N] [--modes a,b]` profiles the initial sync under callgrind
 //! into `target/bench/profile.md`.
@@ -43,6 +45,8 @@ pub(crate) struct Options {
     pub(crate) sync_only: bool,
     /// The machine's load average when the run started (other work on it skews every number).
     pub(crate) load_at_start: String,
+    /// The managedFields shapes of the sim's pods, one section each, in order.
+    pub(crate) shapes: Vec<String>,
 }
 
 const DEFAULT_CLIENTS: &[&str] = &[
@@ -69,6 +73,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         lag_secs: 4.0,
         sync_only: false,
         load_at_start: String::new(),
+        shapes: vec!["realistic".to_owned(), "small".to_owned()],
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -85,6 +90,13 @@ fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--burst" => options.burst = value()?.parse().map_err(|e| format!("--burst: {e}"))?,
             "--clients" => options.clients = value()?.split(',').map(str::to_owned).collect(),
+            "--shape" => {
+                options.shapes = match value()?.as_str() {
+                    "both" => vec!["realistic".to_owned(), "small".to_owned()],
+                    shape @ ("realistic" | "small") => vec![shape.to_owned()],
+                    other => return Err(format!("--shape: {other}: realistic, small or both")),
+                }
+            }
             "--lag-rate" => {
                 options.lag_rate = value()?.parse().map_err(|e| format!("--lag-rate: {e}"))?
             }
@@ -137,12 +149,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     build_release()?;
     options.load_at_start = report::load_average();
     std::fs::create_dir_all(&options.out_dir).map_err(|e| format!("creating output dir: {e}"))?;
-    let mut all = Vec::new();
-    for &pods in &options.pods {
-        let sim = sim_process::SimProcess::start(pods, &options.out_dir)?;
-        let runs = clients::run_rounds(&options, &sim, pods)?;
-        drop(sim);
-        all.push((pods, runs));
+    let mut sections = Vec::new();
+    for shape in &options.shapes {
+        let mut all = Vec::new();
+        for &pods in &options.pods {
+            let sim = sim_process::SimProcess::start(pods, shape, &options.out_dir)?;
+            let runs = clients::run_rounds(&options, &sim, pods)?;
+            drop(sim);
+            all.push((pods, runs));
+        }
+        sections.push((shape.clone(), all));
     }
-    report::write(&options, &all)
+    report::write(&options, &sections)
 }

@@ -136,6 +136,7 @@ fn plumbing(symbol: &str) -> bool {
 /// Runs the profile and writes `profile.md` into `out_dir`.
 pub(crate) fn run(args: &[String], out_dir: &Path) -> Result<(), String> {
     let mut pods = 10_000;
+    let mut shape = "realistic".to_owned();
     let mut modes: Vec<String> = DEFAULT_MODES.iter().map(|m| (*m).to_owned()).collect();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -143,6 +144,7 @@ pub(crate) fn run(args: &[String], out_dir: &Path) -> Result<(), String> {
         match arg.as_str() {
             "--pods" => pods = value()?.parse().map_err(|e| format!("--pods: {e}"))?,
             "--modes" => modes = value()?.split(',').map(str::to_owned).collect(),
+            "--shape" => shape = value()?,
             other => return Err(format!("unknown profile option {other}")),
         }
     }
@@ -152,10 +154,10 @@ pub(crate) fn run(args: &[String], out_dir: &Path) -> Result<(), String> {
         .map_err(|e| format!("valgrind is needed for the profile: {e}"))?;
     super::build_release()?;
     std::fs::create_dir_all(out_dir).map_err(|e| format!("creating output dir: {e}"))?;
-    let sim = SimProcess::start(pods, out_dir)?;
+    let sim = SimProcess::start(pods, &shape, out_dir)?;
     let mut md = format!(
-        "# Where the initial sync's instructions go\n\n`cargo xtask bench profile --pods {pods}`: each \
-         client's initial sync of {pods} pods under `valgrind --tool=callgrind` (the process from \
+        "# Where the initial sync's instructions go\n\n`cargo xtask bench profile --pods {pods} --shape \
+         {shape}`: each client's initial sync of {pods} pods ({shape} managedFields) under `valgrind --tool=callgrind` (the process from \
          start to a synced cache; it exits without dropping the cache). Instruction counts, not \
          time: memory stalls are not visible here.\n\n"
     );

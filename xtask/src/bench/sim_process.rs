@@ -12,8 +12,9 @@ pub(crate) struct SimProcess {
 }
 
 impl SimProcess {
-    /// Starts the release simulator with `pods` generated pods and waits until it listens.
-    pub(crate) fn start(pods: usize, dir: &Path) -> Result<Self, String> {
+    /// Starts the release simulator with `pods` generated pods whose managedFields have `shape`
+    /// (`realistic` or `small`), and waits until it listens.
+    pub(crate) fn start(pods: usize, shape: &str, dir: &Path) -> Result<Self, String> {
         let port_file = dir.join("sim.port");
         let kubeconfig = dir.join("sim.kubeconfig");
         let _ = std::fs::remove_file(&port_file);
@@ -21,6 +22,7 @@ impl SimProcess {
         let child = Command::new("target/release/kinformer-sim")
             .args(["--pods", &pods_arg, "--namespaces", "50", "--seed", "1"])
             .args(["--compact-interval", "0", "--bookmark-interval", "60"])
+            .args(["--managed-fields", shape])
             .arg("--port-file")
             .arg(&port_file)
             .arg("--write-kubeconfig")
@@ -41,7 +43,7 @@ impl SimProcess {
             {
                 sim.control = format!("http://127.0.0.1:{port}");
                 eprintln!(
-                    "sim: {pods} pods on port {port} after {:.1}s",
+                    "sim: {pods} pods ({shape} managedFields) on port {port} after {:.1}s",
                     started.elapsed().as_secs_f64()
                 );
                 return Ok(sim);
