@@ -135,7 +135,7 @@ async fn read_watch(
                 if synced.is_some() {
                     cache.push(event.object);
                 } else {
-                    lags.record(&event.object);
+                    lags.record(&event.object.metadata);
                 }
             } else if line.starts_with(b"{\"type\":\"BOOKMARK\"") {
                 continue;

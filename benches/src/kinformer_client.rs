@@ -5,11 +5,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, trim_pod_capacity};
-use kinformer_core::{DeletedState, StoreRead as _};
+use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, Transform, trim_pod_capacity};
+use kinformer_core::{ApiResource, DeletedState, Object, StoreRead as _};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config as ReflectorConfig, Counters};
-use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions};
+use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, RestClient};
 use tokio::time::{Instant, sleep};
 
 use crate::Options;
@@ -24,18 +24,48 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .map_err(|e| e.to_string())?;
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let counters = Arc::new(Counters::default());
-    let keep = options.mode == "kinformer-keep";
-    let source = ListWatch::<Pod, _>::for_type(client);
+    let reflector = ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged");
+    let metrics = Arc::clone(&counters) as Arc<dyn kinformer::informer::Metrics>;
+    if options.mode == "kinformer-metadata" {
+        // A metadata-only informer of the same pods.
+        let pods = ApiResource::of::<Pod>();
+        let source = ListWatch::metadata(RestClient::for_resource(client, &pods), pods);
+        let config = Config::default()
+            .reflector(reflector)
+            .name("pods")
+            .metrics(metrics);
+        let informer = SharedIndexInformer::new(source, config);
+        return drive(informer, &counters, options, report, started).await;
+    }
+    // `kinformer-exact` copies each decoded pod into exactly sized allocations (what kube-rs's
+    // reflector does as a side effect of its clone), a lever against allocator overhead.
+    let transform = if options.mode == "kinformer-exact" {
+        Transform::from_shared(|pod: Arc<Pod>| Arc::new(Pod::clone(&pod)))
+    } else {
+        trim_pod_capacity()
+    };
     let config = Config::default()
-        .reflector(ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged"))
+        .reflector(reflector)
         .name("pods")
-        .transform(trim_pod_capacity())
-        .metrics(Arc::clone(&counters) as Arc<dyn kinformer::informer::Metrics>);
-    let informer: SharedIndexInformer<Pod> = if keep {
+        .transform(transform)
+        .metrics(metrics);
+    let source = ListWatch::<Pod, _>::for_type(client);
+    let informer: SharedIndexInformer<Pod> = if options.mode == "kinformer-keep" {
         SharedIndexInformer::new(source.with_managed_fields(), config)
     } else {
         SharedIndexInformer::new(source, config)
     };
+    drive(informer, &counters, options, report, started).await
+}
+
+/// Syncs `informer`, then (unless sync only) takes the burst, the lag phase and the relist.
+async fn drive<K: Object + Clone>(
+    informer: SharedIndexInformer<K>,
+    counters: &Counters,
+    options: &Options,
+    report: &mut Report,
+    started: Instant,
+) -> Result<(), String> {
     let handled = Arc::new(AtomicU64::new(0));
     let lags = Arc::new(LagSamples::default());
     let registration = informer
@@ -90,7 +120,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
 }
 
 /// The one handler: counts events, and records the lag of stamped writes.
-fn counting(handled: &Arc<AtomicU64>, lags: &Arc<LagSamples>) -> HandlerFns<Pod> {
+fn counting<K: Object>(handled: &Arc<AtomicU64>, lags: &Arc<LagSamples>) -> HandlerFns<K> {
     let (a, u, d) = (
         Arc::clone(handled),
         Arc::clone(handled),
@@ -98,17 +128,17 @@ fn counting(handled: &Arc<AtomicU64>, lags: &Arc<LagSamples>) -> HandlerFns<Pod>
     );
     let (add_lags, update_lags) = (Arc::clone(lags), Arc::clone(lags));
     HandlerFns::new()
-        .add_fn(move |pod: &Arc<Pod>, initial| {
+        .add_fn(move |obj: &Arc<K>, initial| {
             if !initial {
                 a.fetch_add(1, Ordering::Relaxed);
-                add_lags.record(pod);
+                add_lags.record(obj.meta());
             }
         })
-        .update_fn(move |_: &Arc<Pod>, pod: &Arc<Pod>| {
+        .update_fn(move |_: &Arc<K>, obj: &Arc<K>| {
             u.fetch_add(1, Ordering::Relaxed);
-            update_lags.record(pod);
+            update_lags.record(obj.meta());
         })
-        .delete_fn(move |_: &DeletedState<Pod>| {
+        .delete_fn(move |_: &DeletedState<K>| {
             d.fetch_add(1, Ordering::Relaxed);
         })
 }

@@ -57,7 +57,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
                 Ok(watcher::Event::InitDone) => Seen::Relisted,
                 Ok(watcher::Event::Apply(pod)) => {
                     // The reflector has stored the object: this is kube-rs's handler point.
-                    consumer_lags.record(&pod);
+                    consumer_lags.record(&pod.metadata);
                     Seen::Event
                 }
                 Ok(watcher::Event::Delete(_)) => Seen::Event,

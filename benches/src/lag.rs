@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use tokio::time::{Instant, sleep};
 
 use crate::Options;
@@ -34,13 +34,12 @@ fn unix_nanos() -> u64 {
 
 impl LagSamples {
     /// Records the lag of `pod`'s write, if it was stamped during the running phase.
-    pub(crate) fn record(&self, pod: &Pod) {
+    pub(crate) fn record(&self, metadata: &ObjectMeta) {
         let since = self.since.load(Ordering::Relaxed);
         if since == 0 {
             return;
         }
-        let Some(written) = pod
-            .metadata
+        let Some(written) = metadata
             .annotations
             .as_ref()
             .and_then(|a| a.get(WRITTEN_AT))
@@ -117,11 +116,11 @@ mod tests {
 
     use super::*;
 
-    fn stamped(nanos: u64) -> Pod {
-        let mut pod = Pod::default();
-        pod.metadata.annotations =
-            Some(BTreeMap::from([(WRITTEN_AT.to_owned(), nanos.to_string())]));
-        pod
+    fn stamped(nanos: u64) -> ObjectMeta {
+        ObjectMeta {
+            annotations: Some(BTreeMap::from([(WRITTEN_AT.to_owned(), nanos.to_string())])),
+            ..ObjectMeta::default()
+        }
     }
 
     #[test]
@@ -132,7 +131,7 @@ mod tests {
         let since = unix_nanos();
         samples.since.store(since, Ordering::Relaxed);
         samples.record(&stamped(since - 1));
-        samples.record(&Pod::default());
+        samples.record(&ObjectMeta::default());
         samples.record(&stamped(since));
         let lags = samples.take();
         assert_eq!(lags.len(), 1);

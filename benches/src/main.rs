@@ -9,6 +9,8 @@
 //! sync, so a profile of the process is a profile of the sync.
 //!
 //! Modes: `kinformer`, `kinformer-keep` (managedFields kept), `kinformer-paged` (no streaming list),
+//! `kinformer-exact` (each pod copied into exactly sized allocations as it enters the cache),
+//! `kinformer-metadata` (a metadata-only informer of the same pods),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`, `floor-bytes`.
 
 mod control;
@@ -109,9 +111,8 @@ fn main() -> ExitCode {
     let mut report = Report::new(&options.mode);
     let result = runtime.block_on(async {
         match options.mode.as_str() {
-            "kinformer" | "kinformer-keep" | "kinformer-paged" => {
-                kinformer_client::run(&options, &mut report).await
-            }
+            "kinformer" | "kinformer-keep" | "kinformer-paged" | "kinformer-exact"
+            | "kinformer-metadata" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,
             "floor-decode" | "floor-bytes" => floor::run(&options, &mut report).await,
             other => Err(format!("unknown mode {other}")),

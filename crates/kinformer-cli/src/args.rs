@@ -97,6 +97,10 @@ pub(crate) struct ScopeArgs {
     /// Label selector.
     #[arg(short = 'l', long)]
     pub(crate) selector: Option<String>,
+    /// Cache metadata only (`PartialObjectMetadata`: names, labels, annotations, owners,
+    /// versions), as client-go's metadata informers do: the server sends nothing else.
+    #[arg(long)]
+    pub(crate) metadata_only: bool,
 }
 
 /// `kinformer watch`.

@@ -2,12 +2,39 @@
 
 use std::sync::Arc;
 
+use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::{Config, Metrics, QueueKind, SharedIndexInformer};
-use kinformer_core::{ApiResource, Object};
+use kinformer_core::{ApiResource, DynamicObject, Object, PartialObjectMetadata};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::Config as ReflectorConfig;
-use kinformer_rest::Client;
+use kinformer_rest::{Client, RestClient};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+/// An object type the commands cache, and how its list-watch is made.
+pub(crate) trait Cached: Object + Clone + DeserializeOwned + Serialize {
+    /// The list-watch of `resource` over `client`.
+    fn source(client: Client, resource: ApiResource) -> ListWatch<Self, RestClient>;
+}
+
+impl Cached for Pod {
+    fn source(client: Client, resource: ApiResource) -> ListWatch<Self, RestClient> {
+        ListWatch::from_client(client, resource)
+    }
+}
+
+impl Cached for DynamicObject {
+    fn source(client: Client, resource: ApiResource) -> ListWatch<Self, RestClient> {
+        ListWatch::from_client(client, resource)
+    }
+}
+
+impl Cached for PartialObjectMetadata {
+    fn source(client: Client, resource: ApiResource) -> ListWatch<Self, RestClient> {
+        let rest = RestClient::for_resource(client, &resource);
+        ListWatch::metadata(rest, resource)
+    }
+}
 
 /// What to list and watch, and how.
 #[derive(Debug, Clone)]
@@ -19,6 +46,7 @@ pub(crate) struct Setup {
     pub(crate) streaming_list: bool,
     pub(crate) queue: QueueKind,
     pub(crate) keep_managed_fields: bool,
+    pub(crate) metadata_only: bool,
 }
 
 impl Setup {
@@ -33,6 +61,7 @@ impl Setup {
             streaming_list: true,
             queue: QueueKind::RealFifo,
             keep_managed_fields: false,
+            metadata_only: false,
         }
     }
 }
@@ -44,9 +73,9 @@ pub(crate) fn build<K>(
     metrics: Arc<dyn Metrics>,
 ) -> SharedIndexInformer<K>
 where
-    K: Object + Clone + DeserializeOwned,
+    K: Cached,
 {
-    let mut source = ListWatch::<K, _>::from_client(client, setup.resource.clone());
+    let mut source = K::source(client, setup.resource.clone());
     if let Some(ns) = &setup.namespace {
         source = source.namespace(ns.clone());
     }

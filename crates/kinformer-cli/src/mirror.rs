@@ -8,16 +8,17 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::{HandlerFns, InformerMetrics, Metrics, QueueKind, SharedIndexInformer};
-use kinformer_core::{DeletedState, DynamicObject, Object, StoreRead as _, object_key};
+use kinformer_core::{
+    DeletedState, DynamicObject, Object, PartialObjectMetadata, StoreRead as _, object_key,
+};
 use kinformer_reflector::Counters;
 use prometheus_client::registry::Registry;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
 use crate::args::{MirrorArgs, OnOff, QueueArg};
 use crate::error::CliError;
-use crate::informer::{self, Setup};
+use crate::informer::{self, Cached, Setup};
 use crate::metrics_server::{self, Both};
 use crate::{cluster, discovery, rss, signal};
 
@@ -50,8 +51,11 @@ pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
         QueueArg::Inorder => QueueKind::RealFifo,
     };
     setup.keep_managed_fields = !args.summary;
+    setup.metadata_only = args.scope.metadata_only;
     // Pods get the typed fast path; everything else is dynamic.
-    if setup.resource.group.is_empty() && setup.resource.plural == "pods" {
+    if setup.metadata_only {
+        mirror::<PartialObjectMetadata>(client, &setup, &args, started).await
+    } else if setup.resource.group.is_empty() && setup.resource.plural == "pods" {
         mirror::<Pod>(client, &setup, &args, started).await
     } else {
         mirror::<DynamicObject>(client, &setup, &args, started).await
@@ -65,7 +69,7 @@ async fn mirror<K>(
     started: Instant,
 ) -> Result<(), CliError>
 where
-    K: Object + Clone + DeserializeOwned + Serialize,
+    K: Cached,
 {
     let counters = Arc::new(Counters::default());
     let mut hooks: Arc<dyn Metrics> = Arc::clone(&counters) as _;

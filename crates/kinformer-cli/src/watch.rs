@@ -5,12 +5,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use kinformer::informer::HandlerFns;
-use kinformer_core::{DeletedState, DynamicObject, Object, object_key};
+use kinformer_core::{DeletedState, DynamicObject, PartialObjectMetadata, object_key};
 use kinformer_reflector::Counters;
 
 use crate::args::{Output, WatchArgs};
 use crate::error::CliError;
-use crate::informer::{self, Setup};
+use crate::informer::{self, Cached, Setup};
 use crate::{cluster, discovery, signal};
 
 /// Runs until Ctrl-C (or `--duration`).
@@ -22,8 +22,20 @@ pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
     setup.label_selector = args.scope.selector.clone();
     setup.field_selector = args.field_selector.clone();
     setup.keep_managed_fields = args.output == Output::Json;
-    let informer =
-        informer::build::<DynamicObject>(client, &setup, Arc::new(Counters::default()) as _);
+    setup.metadata_only = args.scope.metadata_only;
+    if setup.metadata_only {
+        watch::<PartialObjectMetadata>(client, &setup, &args).await
+    } else {
+        watch::<DynamicObject>(client, &setup, &args).await
+    }
+}
+
+async fn watch<K: Cached>(
+    client: kinformer_rest::Client,
+    setup: &Setup,
+    args: &WatchArgs,
+) -> Result<(), CliError> {
+    let informer = informer::build::<K>(client, setup, Arc::new(Counters::default()) as _);
     let printer = Arc::new(Printer {
         output: args.output,
         failed: Mutex::new(None),
@@ -43,25 +55,25 @@ pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
     failed.map_or(Ok(()), |e| Err(CliError::Io(e)))
 }
 
-fn handler(printer: &Arc<Printer>) -> HandlerFns<DynamicObject> {
+fn handler<K: Cached>(printer: &Arc<Printer>) -> HandlerFns<K> {
     let (add, update, delete) = (
         Arc::clone(printer),
         Arc::clone(printer),
         Arc::clone(printer),
     );
     HandlerFns::new()
-        .add_fn(move |obj: &Arc<DynamicObject>, initial| {
+        .add_fn(move |obj: &Arc<K>, initial| {
             add.print(
                 if initial { "ADDED (initial)" } else { "ADDED" },
-                obj,
+                &**obj,
                 false,
             );
         })
-        .update_fn(move |_old: &Arc<DynamicObject>, new: &Arc<DynamicObject>| {
-            update.print("MODIFIED", new, false);
+        .update_fn(move |_old: &Arc<K>, new: &Arc<K>| {
+            update.print("MODIFIED", &**new, false);
         })
-        .delete_fn(move |state: &DeletedState<DynamicObject>| {
-            delete.print("DELETED", state.object(), state.is_tombstone());
+        .delete_fn(move |state: &DeletedState<K>| {
+            delete.print("DELETED", &**state.object(), state.is_tombstone());
         })
 }
 
@@ -72,7 +84,7 @@ struct Printer {
 }
 
 impl Printer {
-    fn print(&self, kind: &str, obj: &DynamicObject, tombstone: bool) {
+    fn print<K: Cached>(&self, kind: &str, obj: &K, tombstone: bool) {
         let line = match self.output {
             Output::Events => format!(
                 "{kind:<16} {}{} rv={}",

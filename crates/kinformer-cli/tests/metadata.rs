@@ -1,0 +1,80 @@
+//! `--metadata-only`: the commands cache and show `PartialObjectMetadata`, whatever the
+//! resource.
+
+use kinformer_sim::Sim;
+use serde_json::Value;
+use tokio::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kinformer");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mirror_and_watch_cache_metadata_only() {
+    let sim = Sim::builder()
+        .pods(25)
+        .configmaps(7)
+        .seed(8)
+        .start()
+        .await
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("kinformer-cli-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kubeconfig = dir.join("kubeconfig");
+    sim.write_kubeconfig(&kubeconfig).unwrap();
+
+    for (resource, count) in [("pods", 25), ("configmaps", 7)] {
+        let dump = dir.join(format!("{resource}.jsonl"));
+        let out = Command::new(BIN)
+            .args([
+                "mirror",
+                resource,
+                "-A",
+                "--metadata-only",
+                "--duration",
+                "0.5",
+            ])
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .arg("--dump")
+            .arg(&dump)
+            .output()
+            .await
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["objects"], count, "{report}");
+        let dumped = std::fs::read_to_string(&dump).unwrap();
+        for line in dumped.lines() {
+            let obj: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(obj["kind"], "PartialObjectMetadata", "{line}");
+            assert!(
+                obj.get("spec").is_none() && obj.get("data").is_none(),
+                "{line}"
+            );
+            assert!(obj["metadata"]["name"].is_string());
+        }
+    }
+
+    let out = Command::new(BIN)
+        .args(["watch", "pods", "-A", "--metadata-only", "--duration", "1"])
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ADDED")).count(),
+        25,
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
