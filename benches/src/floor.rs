@@ -1,6 +1,7 @@
 //! The floors: make the same request kinformer's default first request makes (a streaming list)
-//! and only decode each event into the same k8s-openapi type, kept in a plain `Vec` (no index, no
-//! queue, no handler), or only split the bytes into lines; the same stream then carries the watch.
+//! and only decode each event into the same k8s-openapi type, skipping managedFields in the parser
+//! as kinformer does, kept in a plain `Vec` (no index, no queue, no handler), or only split the
+//! bytes into lines; the same stream then carries the watch.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,7 +10,9 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use http::Method;
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, Request};
+use kinformer_rest::{
+    Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, Request, WithoutManagedFields,
+};
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep};
 
@@ -18,12 +21,14 @@ use crate::control::Control;
 use crate::lag::{self, LagSamples};
 use crate::measure::{Report, report_burst, report_sync};
 
-/// A watch event decoded straight into the typed object (no `serde_json::Value`).
+/// A watch event decoded straight into the typed object (no `serde_json::Value`), its
+/// managedFields skipped by the parser: on pods like a real cluster's, decoding them would make
+/// the floor slower than the client it bounds.
 #[derive(serde::Deserialize)]
 struct Event {
     #[serde(rename = "type")]
     kind: String,
-    object: Pod,
+    object: WithoutManagedFields<Pod>,
 }
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
@@ -132,10 +137,11 @@ async fn read_watch(
                 if event.kind == "BOOKMARK" {
                     continue;
                 }
+                let WithoutManagedFields(pod) = event.object;
                 if synced.is_some() {
-                    cache.push(event.object);
+                    cache.push(pod);
                 } else {
-                    lags.record(&event.object.metadata);
+                    lags.record(&pod.metadata);
                 }
             } else if line.starts_with(b"{\"type\":\"BOOKMARK\"") {
                 continue;

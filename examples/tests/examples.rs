@@ -68,3 +68,17 @@ fn custom_resource_informer_caches_dynamic_objects() {
     assert!(out.contains("5 widgets cached, 5 adds handled"), "{out}");
     assert!(out.contains("default/w3 replicas=3"), "{out}");
 }
+
+#[test]
+fn metadata_informer_caches_metadata_only() {
+    let out = run(env!("CARGO_BIN_EXE_metadata_informer"));
+    assert!(
+        out.starts_with("1000 pods cached as metadata, owned by "),
+        "{out}"
+    );
+    assert!(out.contains("busiest owner: "), "{out}");
+    assert!(
+        out.contains("each is a PartialObjectMetadata of meta.k8s.io/v1"),
+        "{out}"
+    );
+}

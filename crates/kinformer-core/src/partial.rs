@@ -1,8 +1,10 @@
 //! [`PartialObjectMetadata`]: an object's metadata alone, as a metadata-only list or watch
 //! returns it (client-go's `metav1.PartialObjectMetadata`).
 
+use std::borrow::Cow;
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::Object;
 
@@ -29,17 +31,19 @@ pub const PARTIAL_OBJECT_METADATA_KIND: &str = "PartialObjectMetadata";
 /// )?;
 /// assert_eq!(obj.name(), "web-1");
 /// assert_eq!(obj.kind, "PartialObjectMetadata");
+/// assert!(matches!(obj.kind, std::borrow::Cow::Borrowed(_)), "no allocation for the usual kind");
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PartialObjectMetadata {
-    /// `meta.k8s.io/v1` as the server sends it.
-    #[serde(rename = "apiVersion", default)]
-    pub api_version: String,
-    /// `PartialObjectMetadata` as the server sends it.
-    #[serde(default)]
-    pub kind: String,
+    /// `meta.k8s.io/v1` as the server sends it (the usual value costs no allocation: a cache
+    /// holds one per object).
+    #[serde(rename = "apiVersion", default, deserialize_with = "interned")]
+    pub api_version: Cow<'static, str>,
+    /// `PartialObjectMetadata` as the server sends it (the usual value costs no allocation).
+    #[serde(default, deserialize_with = "interned")]
+    pub kind: Cow<'static, str>,
     /// The object's metadata.
     #[serde(default)]
     pub metadata: ObjectMeta,
@@ -49,11 +53,28 @@ impl PartialObjectMetadata {
     /// A metadata-only object with `metadata`, typed as the server types them.
     pub fn new(metadata: ObjectMeta) -> Self {
         Self {
-            api_version: PARTIAL_OBJECT_METADATA_API_VERSION.to_owned(),
-            kind: PARTIAL_OBJECT_METADATA_KIND.to_owned(),
+            api_version: Cow::Borrowed(PARTIAL_OBJECT_METADATA_API_VERSION),
+            kind: Cow::Borrowed(PARTIAL_OBJECT_METADATA_KIND),
             metadata,
         }
     }
+}
+
+/// The usual `apiVersion` and `kind` borrowed from constants; anything else owned.
+fn interned<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Cow<'static, str>, D::Error> {
+    let value = Cow::<'de, str>::deserialize(deserializer)?;
+    Ok(
+        match [
+            PARTIAL_OBJECT_METADATA_API_VERSION,
+            PARTIAL_OBJECT_METADATA_KIND,
+        ]
+        .into_iter()
+        .find(|known| *known == value)
+        {
+            Some(known) => Cow::Borrowed(known),
+            None => Cow::Owned(value.into_owned()),
+        },
+    )
 }
 
 impl Object for PartialObjectMetadata {
