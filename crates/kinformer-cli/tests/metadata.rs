@@ -7,6 +7,20 @@ use tokio::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kinformer");
 
+/// Runs the command with `args` against the sim behind `kubeconfig`; fails the test if it fails.
+async fn kinformer(args: &[&str], kubeconfig: &std::path::Path) -> std::process::Output {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    out
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mirror_and_watch_cache_metadata_only() {
     let sim = Sim::builder()
@@ -23,27 +37,17 @@ async fn mirror_and_watch_cache_metadata_only() {
 
     for (resource, count) in [("pods", 25), ("configmaps", 7)] {
         let dump = dir.join(format!("{resource}.jsonl"));
-        let out = Command::new(BIN)
-            .args([
-                "mirror",
-                resource,
-                "-A",
-                "--metadata-only",
-                "--duration",
-                "0.5",
-            ])
-            .arg("--kubeconfig")
-            .arg(&kubeconfig)
-            .arg("--dump")
-            .arg(&dump)
-            .output()
-            .await
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dump_path = dump.to_string_lossy();
+        let mirror = [
+            "mirror",
+            resource,
+            "-A",
+            "--metadata-only",
+            "--duration",
+            "0.5",
+        ];
+        let args = [&mirror[..], &["--dump", &dump_path]].concat();
+        let out = kinformer(&args, &kubeconfig).await;
         let report: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(report["objects"], count, "{report}");
         let dumped = std::fs::read_to_string(&dump).unwrap();
@@ -58,18 +62,11 @@ async fn mirror_and_watch_cache_metadata_only() {
         }
     }
 
-    let out = Command::new(BIN)
-        .args(["watch", "pods", "-A", "--metadata-only", "--duration", "1"])
-        .arg("--kubeconfig")
-        .arg(&kubeconfig)
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = kinformer(
+        &["watch", "pods", "-A", "--metadata-only", "--duration", "1"],
+        &kubeconfig,
+    )
+    .await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         stdout.lines().filter(|l| l.starts_with("ADDED")).count(),
