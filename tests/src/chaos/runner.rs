@@ -196,10 +196,7 @@ fn informer(
         .name("pods")
         .queue(queue)
         .metrics(counters);
-    Ok(SharedIndexInformer::new(
-        source.without_managed_fields(),
-        config,
-    ))
+    Ok(SharedIndexInformer::new(source, config))
 }
 
 /// Churn and the faults, each at its time; returns the kinds of the rules that never fired.

@@ -103,7 +103,8 @@ impl FactoryConfig {
         self
     }
 
-    /// Keeps (`true`) or drops (`false`, the default) `metadata.managedFields`.
+    /// Decodes `metadata.managedFields` (`true`) or skips them while parsing (`false`, the
+    /// default).
     #[must_use]
     pub fn keep_managed_fields(mut self, keep: bool) -> Self {
         self.keep_managed_fields = keep;
