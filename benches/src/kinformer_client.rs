@@ -9,7 +9,9 @@ use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, Transform, tr
 use kinformer_core::{ApiResource, DeletedState, Object, StoreRead as _};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config as ReflectorConfig, Counters};
-use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, RestClient};
+use kinformer_rest::{
+    Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, Projection, RestClient,
+};
 use tokio::time::{Instant, sleep};
 
 use crate::Options;
@@ -50,10 +52,20 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .transform(transform)
         .metrics(metrics);
     let source = ListWatch::<Pod, _>::for_type(client);
-    let informer: SharedIndexInformer<Pod> = if options.mode == "kinformer-keep" {
-        SharedIndexInformer::new(source.with_managed_fields(), config)
-    } else {
-        SharedIndexInformer::new(source, config)
+    let informer: SharedIndexInformer<Pod> = match options.mode.as_str() {
+        "kinformer-keep" => SharedIndexInformer::new(source.with_managed_fields(), config),
+        "kinformer-projected" => {
+            // Metadata, the node, the phase, and the containers' names and images.
+            let keep = Projection::keep([
+                "spec.nodeName",
+                "status.phase",
+                "spec.containers[].name",
+                "spec.containers[].image",
+            ])
+            .map_err(|e| e.to_string())?;
+            SharedIndexInformer::new(source.project(keep), config)
+        }
+        _ => SharedIndexInformer::new(source, config),
     };
     drive(informer, &counters, options, report, started).await
 }

@@ -10,7 +10,8 @@
 //!
 //! Modes: `kinformer`, `kinformer-keep` (managedFields kept), `kinformer-paged` (no streaming list),
 //! `kinformer-exact` (each pod copied into exactly sized allocations as it enters the cache),
-//! `kinformer-metadata` (a metadata-only informer of the same pods),
+//! `kinformer-metadata` (a metadata-only informer of the same pods), `kinformer-projected`
+//! (keeping metadata, the node, the phase and container names and images),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`, `floor-bytes`.
 
 mod control;
@@ -111,8 +112,12 @@ fn main() -> ExitCode {
     let mut report = Report::new(&options.mode);
     let result = runtime.block_on(async {
         match options.mode.as_str() {
-            "kinformer" | "kinformer-keep" | "kinformer-paged" | "kinformer-exact"
-            | "kinformer-metadata" => kinformer_client::run(&options, &mut report).await,
+            "kinformer"
+            | "kinformer-keep"
+            | "kinformer-paged"
+            | "kinformer-exact"
+            | "kinformer-metadata"
+            | "kinformer-projected" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,
             "floor-decode" | "floor-bytes" => floor::run(&options, &mut report).await,
             other => Err(format!("unknown mode {other}")),

@@ -9,7 +9,8 @@ use kinformer_core::{
     Scope, Watcher,
 };
 use kinformer_rest::{
-    Client, Decoding, FullObjects, Getter, Request, RestClient, SkipManagedFields, WatchStream,
+    Client, Decoding, FullObjects, Getter, Project, Projection, Request, RestClient,
+    SkipManagedFields, WatchStream, WithProjection,
 };
 use serde::de::DeserializeOwned;
 
@@ -41,6 +42,8 @@ pub struct ListWatch<K, G, M = SkipManagedFields> {
     streaming_list: bool,
     /// Ask for metadata only (`PartialObjectMetadata`), whatever the resource.
     metadata_only: bool,
+    /// The fields the parser skips (with the `Project` decoding mode).
+    projection: Option<Arc<Projection>>,
     _object: PhantomData<fn() -> (K, M)>,
 }
 
@@ -57,6 +60,7 @@ impl<K, G: Getter> ListWatch<K, G> {
             modifier: None,
             streaming_list: true,
             metadata_only: false,
+            projection: None,
             _object: PhantomData,
         }
     }
@@ -89,6 +93,27 @@ impl<K, G: Getter, M> ListWatch<K, G, M> {
         self.decoding()
     }
 
+    /// Decodes each object through `projection`: the fields it drops (or does not keep) are
+    /// skipped by the parser, as managedFields are, so neither the cache nor the handlers ever
+    /// hold them.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::Pod;
+    /// # use kinformer_listwatch::ListWatch;
+    /// # use kinformer_rest::{Client, Projection};
+    /// # fn source(client: Client) -> Result<(), kinformer_rest::ProjectionError> {
+    /// let lean = ListWatch::<Pod, _>::for_type(client)
+    ///     .project(Projection::drop(["spec.containers[].env", "status.containerStatuses"])?);
+    /// # drop(lean);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn project(self, projection: Projection) -> ListWatch<K, G, Project> {
+        let mut projected: ListWatch<K, G, Project> = self.decoding();
+        projected.projection = Some(Arc::new(projection));
+        projected
+    }
+
     fn decoding<D>(self) -> ListWatch<K, G, D> {
         ListWatch {
             getter: self.getter,
@@ -99,6 +124,7 @@ impl<K, G: Getter, M> ListWatch<K, G, M> {
             modifier: self.modifier,
             streaming_list: self.streaming_list,
             metadata_only: self.metadata_only,
+            projection: self.projection,
             _object: PhantomData,
         }
     }
@@ -227,7 +253,8 @@ where
         options: &ListOptions,
     ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send {
         let request = self.request(options, METADATA_LIST_ACCEPT);
-        async move { request.list_as::<K, M>().await }
+        let list = async move { request.list_as::<K, M>().await };
+        WithProjection::new(list, self.projection.clone())
     }
 }
 
@@ -238,14 +265,18 @@ where
     M: Decoding,
 {
     type Error = kinformer_rest::Error;
-    type Stream = WatchStream<K, M>;
+    type Stream = WithProjection<WatchStream<K, M>>;
 
     fn watch(
         &self,
         options: &ListOptions,
     ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send {
         let request = self.request(options, METADATA_WATCH_ACCEPT);
-        async move { request.watch_as::<K, M>().await }
+        let projection = self.projection.clone();
+        async move {
+            let stream = request.watch_as::<K, M>().await?;
+            Ok(WithProjection::new(stream, projection))
+        }
     }
 }
 
@@ -271,6 +302,7 @@ impl<K, G: Clone, M> Clone for ListWatch<K, G, M> {
             modifier: self.modifier.clone(),
             streaming_list: self.streaming_list,
             metadata_only: self.metadata_only,
+            projection: self.projection.clone(),
             _object: PhantomData,
         }
     }
@@ -286,6 +318,7 @@ impl<K, G, M> fmt::Debug for ListWatch<K, G, M> {
             .field("modifier", &self.modifier.is_some())
             .field("streaming_list", &self.streaming_list)
             .field("metadata_only", &self.metadata_only)
+            .field("projection", &self.projection)
             .finish_non_exhaustive()
     }
 }

@@ -82,7 +82,8 @@ pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
 pub use decode::{
-    ByteStream, Decoding, FullObjects, SkipManagedFields, WatchStream, WithoutManagedFields,
+    ByteStream, Decoding, FullObjects, Project, Projected, Projection, ProjectionError,
+    SkipManagedFields, WatchStream, WithProjection, WithoutManagedFields,
 };
 pub use error::{Error, Result};
 pub use layers::{ClientRateLimiter, DedupWarningLogger, NoWarnings, UrlBackoff, WarningHandler};

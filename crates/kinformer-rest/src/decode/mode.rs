@@ -26,6 +26,20 @@ impl Decoding for FullObjects {
     }
 }
 
+/// Objects decoded through the [`Projection`](crate::Projection) of the list or watch that
+/// decodes them ([`WithProjection`](crate::WithProjection) sets it around each poll).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Project {}
+
+impl Decoding for Project {
+    type Decoded<K: DeserializeOwned> = super::projection::Projected<K>;
+
+    fn into_object<K: DeserializeOwned>(decoded: super::projection::Projected<K>) -> K {
+        decoded.0
+    }
+}
+
 /// Objects decoded with `metadata.managedFields` skipped by the parser: about 40% of a pod's bytes
 /// that are then neither built nor dropped (see [`WithoutManagedFields`]).
 #[derive(Debug)]

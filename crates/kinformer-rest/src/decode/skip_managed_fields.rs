@@ -260,7 +260,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for MetadataSeed<S> {
 }
 
 /// Reads a map key as a string, borrowed from the input when it has no escapes.
-struct KeySeed;
+pub(super) struct KeySeed;
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Cow<'de, str>;
@@ -291,13 +291,13 @@ impl<'de> Visitor<'de> for KeySeed {
 }
 
 /// Hands a captured key to the caller's key seed.
-struct KeyDeserializer<'de, E> {
+pub(super) struct KeyDeserializer<'de, E> {
     key: Cow<'de, str>,
     marker: PhantomData<E>,
 }
 
 impl<'de, E> KeyDeserializer<'de, E> {
-    fn new(key: Cow<'de, str>) -> Self {
+    pub(super) fn new(key: Cow<'de, str>) -> Self {
         Self {
             key,
             marker: PhantomData,

@@ -1,0 +1,126 @@
+//! Projections: paths, and what the parser keeps of typed and dynamic objects.
+
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::DynamicObject;
+use serde_json::json;
+
+use super::deserialize::under;
+use super::*;
+
+fn pod_json() -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "resourceVersion": "5",
+                     "annotations": {"a": "b"}, "labels": {"app": "web"},
+                     "managedFields": [{"manager": "kubelet", "operation": "Update"}]},
+        "spec": {"nodeName": "n1", "restartPolicy": "Always", "containers": [
+            {"name": "app", "image": "registry/app:1", "env": [{"name": "X", "value": "1"}],
+             "ports": [{"containerPort": 80}]},
+            {"name": "side", "image": "registry/side:2", "env": [{"name": "Y", "value": "2"}]}
+        ]},
+        "status": {"phase": "Running", "podIP": "10.0.0.1",
+                   "containerStatuses": [{"name": "app", "image": "registry/app:1", "imageID": "x",
+                                          "ready": true, "restartCount": 0}]}
+    }))
+    .unwrap()
+}
+
+fn decode<K: serde::de::DeserializeOwned>(projection: Projection, bytes: &[u8]) -> K {
+    under(&Arc::new(projection), || {
+        serde_json::from_slice::<Projected<K>>(bytes).unwrap().0
+    })
+}
+
+#[test]
+fn malformed_paths_are_typed_errors() {
+    for (path, reason) in [
+        ("", "empty path"),
+        ("spec..env", "empty field name"),
+        (".spec", "empty field name"),
+        (
+            "spec.containers[0].env",
+            "brackets other than a trailing [] after a list's name",
+        ),
+        ("spec.containers[]", "a path ends at a field, not at `[]`"),
+    ] {
+        let err = Projection::drop([path]).unwrap_err();
+        assert_eq!((err.path.as_str(), err.reason), (path, reason));
+        assert!(err.to_string().contains("invalid projection path"));
+    }
+    assert!(Projection::keep(["spec.nodeName", "spec.containers[].image"]).is_ok());
+}
+
+#[test]
+fn a_drop_projection_skips_the_named_fields_of_each_item() {
+    let drop = Projection::drop([
+        "spec.containers[].env",
+        "status.containerStatuses",
+        "metadata.annotations",
+    ])
+    .unwrap();
+    let pod: Pod = decode(drop, &pod_json());
+    let spec = pod.spec.unwrap();
+    assert_eq!(spec.containers.len(), 2);
+    assert!(spec.containers.iter().all(|c| c.env.is_none()));
+    assert!(spec.containers[0].ports.is_some(), "siblings stay");
+    assert_eq!(spec.node_name.as_deref(), Some("n1"));
+    let status = pod.status.unwrap();
+    assert!(status.container_statuses.is_none());
+    assert_eq!(status.phase.as_deref(), Some("Running"));
+    assert!(pod.metadata.annotations.is_none());
+    assert!(pod.metadata.labels.is_some());
+    assert!(pod.metadata.managed_fields.is_none(), "always skipped");
+}
+
+#[test]
+fn a_keep_projection_keeps_only_the_named_fields_and_the_metadata() {
+    let keep = Projection::keep([
+        "spec.nodeName",
+        "status.phase",
+        "spec.containers[].name",
+        "spec.containers[].image",
+    ])
+    .unwrap();
+    let pod: Pod = decode(keep, &pod_json());
+    assert_eq!(pod.metadata.name.as_deref(), Some("p"));
+    assert!(pod.metadata.annotations.is_some(), "metadata is kept whole");
+    assert!(pod.metadata.managed_fields.is_none());
+    let spec = pod.spec.unwrap();
+    assert_eq!(spec.node_name.as_deref(), Some("n1"));
+    assert!(spec.restart_policy.is_none());
+    assert_eq!(spec.containers[1].image.as_deref(), Some("registry/side:2"));
+    assert!(
+        spec.containers
+            .iter()
+            .all(|c| c.env.is_none() && c.ports.is_none())
+    );
+    let status = pod.status.unwrap();
+    assert_eq!(status.phase.as_deref(), Some("Running"));
+    assert!(status.pod_ip.is_none() && status.container_statuses.is_none());
+}
+
+#[test]
+fn dynamic_objects_are_projected_too() {
+    let drop = Projection::drop(["spec.containers[].env", "status"]).unwrap();
+    let obj: DynamicObject = decode(drop, &pod_json());
+    assert!(obj.data.get("status").is_none());
+    assert!(obj.data["spec"]["containers"][0].get("env").is_none());
+    assert_eq!(obj.data["spec"]["containers"][0]["image"], "registry/app:1");
+    assert!(obj.metadata.managed_fields.is_none());
+
+    let keep = Projection::keep(["spec.nodeName"]).unwrap();
+    let obj: DynamicObject = decode(keep, &pod_json());
+    assert_eq!(obj.data["spec"], json!({"nodeName": "n1"}));
+    assert!(obj.data.get("status").is_none());
+}
+
+#[test]
+fn without_a_projection_only_managed_fields_are_skipped() {
+    let pod: Pod = serde_json::from_slice::<Projected<Pod>>(&pod_json())
+        .unwrap()
+        .0;
+    assert!(pod.metadata.managed_fields.is_none());
+    assert!(pod.metadata.annotations.is_some() && pod.status.is_some());
+}
