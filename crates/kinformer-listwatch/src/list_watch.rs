@@ -98,13 +98,17 @@ impl<K, G: Getter, M> ListWatch<K, G, M> {
     /// hold them.
     ///
     /// ```
-    /// # use k8s_openapi::api::core::v1::Pod;
-    /// # use kinformer_listwatch::ListWatch;
-    /// # use kinformer_rest::{Client, Projection};
-    /// # fn source(client: Client) -> Result<(), kinformer_rest::ProjectionError> {
-    /// let lean = ListWatch::<Pod, _>::for_type(client)
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::Lister;
+    /// use kinformer_listwatch::ListWatch;
+    /// use kinformer_rest::{Client, Projection};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = kinformer_sim::Sim::builder().pods(3).seed(1).start().await?;
+    /// let lean = ListWatch::<Pod, _>::for_type(Client::new(sim.service()))
     ///     .project(Projection::drop(["spec.containers[].env", "status.containerStatuses"])?);
-    /// # drop(lean);
+    /// let list = lean.list(&Default::default()).await?;
+    /// assert!(list.items.iter().all(|p| p.status.as_ref().unwrap().container_statuses.is_none()));
     /// # Ok(()) }
     /// ```
     #[must_use]
