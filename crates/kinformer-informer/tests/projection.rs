@@ -167,3 +167,30 @@ async fn selectors_and_indexes_work_on_projected_objects() {
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
+
+/// The factory decodes one resource through a projection and leaves the others whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_factory_projects_the_resources_it_is_told_to() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kinformer_core::ApiResource;
+    use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
+
+    let sim = Sim::builder()
+        .pods(10)
+        .configmaps(5)
+        .seed(14)
+        .start()
+        .await
+        .unwrap();
+    let config = FactoryConfig::default().projection_for(ApiResource::of::<Pod>(), narrow());
+    let factory = SharedInformerFactory::new(Client::new(sim.service()), config);
+    let pods = factory.informer_for::<Pod>();
+    let configmaps = factory.informer_for::<ConfigMap>();
+    factory.start();
+    let synced = factory.wait_for_cache_sync().await;
+    assert!(synced.values().all(|ok| *ok));
+    assert_eq!(pods.indexer().len(), 10);
+    assert!(pods.indexer().list().iter().all(|p| projected(p)));
+    assert!(configmaps.indexer().list().iter().all(|c| c.data.is_some()));
+    factory.shutdown().await;
+}

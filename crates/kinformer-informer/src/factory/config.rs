@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use kinformer_core::{ApiResource, ListOptions, ObjectMeta};
 use kinformer_reflector::Config as ReflectorConfig;
+use kinformer_rest::Projection;
 
 use crate::QueueKind;
 
@@ -46,6 +47,7 @@ pub struct FactoryConfig {
     /// The reflector options every informer starts from (each gets its own name).
     pub reflector: ReflectorConfig,
     pub(crate) custom_resync: HashMap<ApiResource, Duration>,
+    pub(crate) projections: HashMap<ApiResource, Projection>,
     pub(crate) tweak: Option<OptionsTweak>,
     pub(crate) transform: Option<MetadataTransform>,
 }
@@ -79,6 +81,15 @@ impl FactoryConfig {
     #[must_use]
     pub fn resync_for_resource(mut self, resource: ApiResource, period: Duration) -> Self {
         self.custom_resync.insert(resource, period);
+        self
+    }
+
+    /// Decodes the objects of `resource` through `projection`: the fields it drops (or does
+    /// not keep) are skipped by the parser, and the informer's cache and handlers never hold
+    /// them. Ignored with `keep_managed_fields`, which asks for whole objects.
+    #[must_use]
+    pub fn projection_for(mut self, resource: ApiResource, projection: Projection) -> Self {
+        self.projections.insert(resource, projection);
         self
     }
 
@@ -142,6 +153,7 @@ impl fmt::Debug for FactoryConfig {
             .field("queue", &self.queue)
             .field("reflector", &self.reflector)
             .field("custom_resync", &self.custom_resync)
+            .field("projections", &self.projections)
             .field("tweak", &self.tweak.is_some())
             .field("transform", &self.transform.is_some())
             .finish()

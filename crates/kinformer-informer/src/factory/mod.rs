@@ -226,6 +226,8 @@ impl SharedInformerFactory {
         }
         if options.keep_managed_fields {
             SharedIndexInformer::with_queue(source.with_managed_fields(), config, make_queue)
+        } else if let Some(projection) = options.projections.get(resource) {
+            SharedIndexInformer::with_queue(source.project(projection.clone()), config, make_queue)
         } else {
             SharedIndexInformer::with_queue(source, config, make_queue)
         }
