@@ -85,9 +85,12 @@ impl Backoff {
         }
         self.last_delay_at = Some(now);
         let base = self.base;
-        let grown = base.mul_f64(self.config.factor.max(1.0));
+        // The fields are public and unchecked: a factor below 1 (or NaN) keeps the base, and a
+        // product too large for a `Duration` is the cap, so no setting can panic here.
+        let grown = Duration::try_from_secs_f64(base.as_secs_f64() * self.config.factor.max(1.0))
+            .unwrap_or(self.config.cap);
         self.base = grown.min(self.config.cap);
-        base + base.mul_f64(rng.random_range(0.0..1.0))
+        base.saturating_add(base.mul_f64(rng.random_range(0.0..1.0)))
     }
 }
 
@@ -125,6 +128,30 @@ mod tests {
         assert!(backoff.next_delay(&mut rng) >= Duration::from_secs_f64(25.6));
         tokio::time::advance(Duration::from_secs(121)).await;
         assert!(backoff.next_delay(&mut rng) < Duration::from_secs_f64(1.6));
+    }
+
+    /// No `BackoffConfig`, however extreme, makes a delay panic: the struct's fields are public,
+    /// so the delay computation is total rather than relying on a validating setter.
+    #[tokio::test(start_paused = true)]
+    async fn extreme_settings_never_panic() {
+        let mut rng = StdRng::seed_from_u64(4);
+        let second = Duration::from_secs(1);
+        for (factor, cap) in [
+            (f64::INFINITY, Duration::MAX),
+            (f64::MAX, Duration::MAX),
+            (f64::NAN, second),
+            (-3.0, second),
+            (0.0, Duration::ZERO),
+        ] {
+            let config = BackoffConfig::new(second, factor, cap, Duration::MAX);
+            let mut backoff = Backoff::new(config);
+            let delays: Vec<Duration> = (0..4).map(|_| backoff.next_delay(&mut rng)).collect();
+            assert!(delays[0] >= second && delays[0] < second * 2, "{delays:?}");
+            if factor.is_nan() || factor < 1.0 {
+                // The base stays put (or drops to a smaller cap): never grows.
+                assert!(delays.iter().all(|d| *d < second * 2), "{delays:?}");
+            }
+        }
     }
 
     #[test]

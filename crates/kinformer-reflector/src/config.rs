@@ -10,7 +10,9 @@ pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
 /// Reflector settings. `Default` gives client-go's behaviour; setters chain.
 ///
 /// The settings a setter validates (the watch timeout floor, the resync period) are private:
-/// the setter is the only way in, so no value it would refuse reaches the reflector.
+/// the setter is the only way in, so no value it would refuse reaches the reflector. The public
+/// fields take any value: each is read as its setter would store it (a zero `page_size` is the
+/// automatic choice; any backoff or initial-events timeout works, `Duration::MAX` included).
 ///
 /// # Examples
 /// ```
@@ -32,6 +34,13 @@ pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
 /// # use std::time::Duration;
 /// let mut config = kinformer_reflector::Config::default();
 /// config.min_watch_timeout = Duration::from_secs(1);
+/// ```
+///
+/// Nor can a zero resync period, which the setter turns into "never":
+/// ```compile_fail
+/// # use std::time::Duration;
+/// let mut config = kinformer_reflector::Config::default();
+/// config.resync_period = Some(Duration::ZERO);
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]

@@ -101,11 +101,13 @@ where
         let mut events = 0_u64;
         let patience = self.parts.config.initial_events_timeout;
         loop {
-            let give_up_at = last_activity + patience;
-            let wake_at = give_up_at.min(last_warning + WAITING_WARNING_EVERY);
+            // A patience too long to add to the clock (`Duration::MAX`) means: never give up.
+            let give_up_at = last_activity.checked_add(patience);
+            let warn_at = last_warning + WAITING_WARNING_EVERY;
+            let wake_at = give_up_at.map_or(warn_at, |give_up_at| give_up_at.min(warn_at));
             let next = match tokio::time::timeout_at(wake_at, stream.next()).await {
                 Ok(next) => next,
-                Err(_) if Instant::now() >= give_up_at => {
+                Err(_) if give_up_at.is_some_and(|give_up_at| Instant::now() >= give_up_at) => {
                     tracing::warn!(
                         waited = ?patience,
                         "no initial-events-end bookmark: the server does not seem to support streaming lists; using list+watch from now on"

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::testing::{RecordingStore, ScriptedSource};
 use crate::{Config, Reflector};
 
+mod config;
 mod lifecycle;
 mod list;
 mod streaming;
