@@ -28,6 +28,15 @@ pub enum Error {
         /// What the index function reported.
         message: String,
     },
+    /// A compact-mode object could not be decoded to index it under a new index; nothing was
+    /// added.
+    #[error("cached object {key:?} failed to decode: {message}")]
+    Decode {
+        /// The object's key.
+        key: String,
+        /// What the decoder reported.
+        message: String,
+    },
     /// A lister found no object of that name.
     #[error("{resource} {name:?} not found")]
     NotFound {

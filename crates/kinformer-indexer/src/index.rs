@@ -83,6 +83,14 @@ impl<K> Index<K> {
         }
     }
 
+    /// [`insert`](Self::insert), returning the value as the index holds it (for a packed entry).
+    pub(crate) fn insert_held(&mut self, value: &str, key: &Arc<str>) -> Arc<str> {
+        self.insert(value, key);
+        self.values
+            .get_key_value(value)
+            .map_or_else(|| Arc::from(value), |(held, _)| Arc::clone(held))
+    }
+
     /// Removes `key` from `value`'s set, and the set itself once it is empty, so short-lived
     /// high-cardinality values do not pile up.
     pub(crate) fn remove(&mut self, value: &str, key: &str) {

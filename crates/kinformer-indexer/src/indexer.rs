@@ -1,11 +1,12 @@
 //! [`Indexer`]: the thread-safe store with named indexes.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kinformer_core::{DeletedState, Object, Store, StoreError, StoreRead};
 
+use crate::compact::{Compact, Entry};
 use crate::index::Index;
 use crate::state::{State, index_all};
 use crate::{Config, Error, IndexFunc, KeyFunc, NAMESPACE_INDEX, deletion_handling_key};
@@ -35,8 +36,10 @@ use crate::{Config, Error, IndexFunc, KeyFunc, NAMESPACE_INDEX, deletion_handlin
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Indexer<K> {
-    key_func: KeyFunc<K>,
-    state: RwLock<State<K>>,
+    pub(crate) key_func: KeyFunc<K>,
+    pub(crate) state: RwLock<State<K>>,
+    /// Set in compact mode (see [`Config::compact`]).
+    pub(crate) compact: Option<Compact<K>>,
     last_resource_version: Mutex<String>,
 }
 
@@ -65,7 +68,9 @@ impl<K: Object> Indexer<K> {
                 items: HashMap::new(),
                 indices,
                 generation: 0,
+                compact: config.compact,
             }),
+            compact: config.compact,
             last_resource_version: Mutex::new(String::new()),
         }
     }
@@ -78,7 +83,7 @@ impl<K: Object> Indexer<K> {
     // Index functions are user code and may panic. Every write computes all fallible and
     // user-provided values before it mutates, so a panic leaves the state consistent and the
     // poison flag can be ignored.
-    fn read(&self) -> RwLockReadGuard<'_, State<K>> {
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, State<K>> {
         self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -91,100 +96,26 @@ impl<K: Object> Indexer<K> {
         self.get_by_key(&self.key_func.key(obj))
     }
 
-    /// Removes the object stored under `key`, returning it.
+    /// Removes the object stored under `key`, returning it (decoded, in compact mode).
     pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
-        self.write().remove(key)
+        let removed = self.write().remove(key)?;
+        self.load(key, removed.held())
     }
 
     /// Removes a deleted object, using a tombstone's own key when it is one.
-    pub fn delete_state(&self, state: &DeletedState<K>) -> Option<Arc<K>> {
-        self.delete_by_key(&deletion_handling_key(state, &self.key_func))
-    }
-
-    /// The objects that share at least one `name` index value with `obj`.
     ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use k8s_openapi::api::core::v1::Pod;
-    /// use kinformer_core::{Object, Store};
-    /// use kinformer_indexer::{Indexer, NAMESPACE_INDEX};
+    /// An observed delete records its final state's resourceVersion, as [`Store::delete`] does;
+    /// a tombstone's last state may be stale, so it leaves the last resourceVersion alone, as
+    /// client-go's store does for a `DeletedFinalStateUnknown` (it has no metadata to read).
     ///
-    /// let indexer: Indexer<Pod> = Indexer::default();
-    /// for (ns, name) in [("a", "p1"), ("a", "p2"), ("b", "p3")] {
-    ///     let mut pod = Pod::default();
-    ///     pod.metadata.namespace = Some(ns.into());
-    ///     pod.metadata.name = Some(name.into());
-    ///     indexer.add(Arc::new(pod))?;
-    /// }
-    /// let p1 = indexer.by_index(NAMESPACE_INDEX, "a")?[0].clone();
-    /// let same_namespace: Vec<_> = indexer.index(NAMESPACE_INDEX, &p1)?.iter().map(|p| p.name().to_owned()).collect();
-    /// assert_eq!(same_namespace, ["p1", "p2"]);
-    /// assert_eq!(indexer.list_index_func_values(NAMESPACE_INDEX), ["a", "b"]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::UnknownIndex`], or [`Error::IndexFunc`] when `obj` cannot be indexed.
-    pub fn index(&self, name: &str, obj: &K) -> Result<Vec<Arc<K>>, Error> {
-        let state = self.read();
-        let index = state.index(name)?;
-        let values = index.func.values(obj).map_err(|message| Error::IndexFunc {
-            index: name.to_owned(),
-            key: self.key_func.key(obj),
-            message,
-        })?;
-        let keys: BTreeSet<&Arc<str>> = values
-            .iter()
-            .filter_map(|value| index.values.get(value.as_str()))
-            .flatten()
-            .collect();
-        Ok(keys
-            .into_iter()
-            .filter_map(|key| state.items.get(key).cloned())
-            .collect())
-    }
-
-    /// The keys indexed under `value` in index `name`, sorted.
-    ///
-    /// # Errors
-    /// [`Error::UnknownIndex`].
-    pub fn index_keys(&self, name: &str, value: &str) -> Result<Vec<String>, Error> {
-        let state = self.read();
-        let index = state.index(name)?;
-        Ok(index
-            .values
-            .get(value)
-            .map(|keys| keys.iter().map(|key| key.to_string()).collect())
-            .unwrap_or_default())
-    }
-
-    /// The objects indexed under `value` in index `name`, in key order.
-    ///
-    /// # Errors
-    /// [`Error::UnknownIndex`].
-    pub fn by_index(&self, name: &str, value: &str) -> Result<Vec<Arc<K>>, Error> {
-        let state = self.read();
-        let index = state.index(name)?;
-        Ok(index
-            .values
-            .get(value)
-            .map(|keys| {
-                keys.iter()
-                    .filter_map(|key| state.items.get(key).cloned())
-                    .collect()
-            })
-            .unwrap_or_default())
-    }
-
-    /// Every value index `name` currently holds (empty for an unknown index), sorted.
-    pub fn list_index_func_values(&self, name: &str) -> Vec<String> {
-        let state = self.read();
-        let mut values: Vec<String> = state
-            .index(name)
-            .map(|index| index.values.keys().map(|v| v.to_string()).collect())
-            .unwrap_or_default();
-        values.sort_unstable();
-        values
+    /// Returns whether an object was cached under the key (nothing is decoded in compact mode).
+    pub fn delete_state(&self, state: &DeletedState<K>) -> bool {
+        let key = deletion_handling_key(state, &self.key_func);
+        let removed = self.write().remove(&key).is_some();
+        if let DeletedState::Known(obj) = state {
+            self.follow(obj);
+        }
+        removed
     }
 
     /// The index names, in the order they were added.
@@ -242,11 +173,39 @@ impl<K: Object> Indexer<K> {
         state.add_indices(new)
     }
 
-    /// The last resourceVersion the store was told about (client-go 1.36's
-    /// `LastStoreSyncResourceVersion`): that of the last object added, updated or deleted, of
-    /// the last `replace`, or of the last bookmark (`update_resource_version`); empty before any.
-    /// A controller compares it with the resourceVersion it wrote to know whether its cache has
+    /// The resourceVersion of the last write (client-go 1.36's `LastStoreSyncResourceVersion`,
+    /// on by default with its `AtomicFIFO` gate); empty before any.
+    ///
+    /// Each write sets it, the last one winning even when it is older:
+    /// - `add`, `update`: the object's resourceVersion (an object without one leaves it alone);
+    /// - `delete`, and [`delete_state`](Self::delete_state) of an observed delete: the deleted
+    ///   object's final resourceVersion, whether or not it was cached;
+    /// - `replace`: the list's resourceVersion, not its objects';
+    /// - `update_resource_version` (a bookmark): that resourceVersion.
+    ///
+    /// A tombstone's delete and [`delete_by_key`](Self::delete_by_key) leave it alone. A
+    /// controller compares it with the resourceVersion it wrote to know whether its cache has
     /// caught up.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::Store;
+    /// use kinformer_indexer::Indexer;
+    ///
+    /// let at = |rv: &str| {
+    ///     let mut pod = Pod::default();
+    ///     pod.metadata.name = Some("p".into());
+    ///     pod.metadata.resource_version = Some(rv.into());
+    ///     Arc::new(pod)
+    /// };
+    /// let indexer: Indexer<Pod> = Indexer::default();
+    /// indexer.add(at("10"))?;
+    /// assert_eq!(indexer.last_sync_resource_version(), "10");
+    /// indexer.replace(vec![at("11")], "20")?;
+    /// assert_eq!(indexer.last_sync_resource_version(), "20");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn last_sync_resource_version(&self) -> String {
         self.last_resource_version
             .lock()
@@ -265,7 +224,11 @@ impl<K: Object> Indexer<K> {
     fn upsert(&self, obj: Arc<K>) -> Result<(), StoreError> {
         let key = self.key_func.key(&obj);
         let written = Arc::clone(&obj);
-        self.write().upsert(key, obj).map_err(StoreError::from)?;
+        // Encoded before the lock is taken: readers and writers wait only for map updates.
+        let incoming = self.incoming(&key, obj);
+        self.write()
+            .upsert(key, incoming)
+            .map_err(StoreError::from)?;
         self.follow(&written);
         Ok(())
     }
@@ -288,35 +251,44 @@ impl<K: Object> Store<K> for Indexer<K> {
     }
 
     fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.delete_by_key(&self.key_func.key(&obj));
+        self.write().remove(&self.key_func.key(&obj));
         self.follow(&obj);
         Ok(())
     }
 
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
-        let items: HashMap<Arc<str>, Arc<K>> = list
+        // Through a map: a key listed twice is stored once, the last one winning.
+        let keyed: HashMap<Arc<str>, Arc<K>> = list
             .into_iter()
             .map(|obj| (Arc::from(self.key_func.key(&obj)), obj))
             .collect();
+        let incoming = self.incoming_all(keyed.into_iter().collect());
         // Index outside the lock so readers keep reading the old content meanwhile.
         let (generation, mut indices) = {
             let state = self.read();
             (state.generation, state.empty_indices())
         };
-        index_all(&mut indices, &items)?;
+        let mut values = index_all(&mut indices, &incoming)?;
         let mut state = self.write();
         if state.generation != generation {
             // Indexes were added meanwhile: index again with the current set.
             indices = state.empty_indices();
-            index_all(&mut indices, &items)?;
+            values = index_all(&mut indices, &incoming)?;
         }
+        let items: HashMap<Arc<str>, Entry<K>> = incoming
+            .into_iter()
+            .zip(values)
+            .map(|((key, incoming), values)| (key, incoming.into_entry(values)))
+            .collect();
         let generation = state.generation;
+        let compact = state.compact;
         let old = std::mem::replace(
             &mut *state,
             State {
                 items,
                 indices,
                 generation,
+                compact,
             },
         );
         drop(state);
@@ -332,28 +304,6 @@ impl<K: Object> Store<K> for Indexer<K> {
 
     fn update_resource_version(&self, resource_version: &str) {
         self.set_resource_version(resource_version);
-    }
-}
-
-impl<K: Object> StoreRead<K> for Indexer<K> {
-    fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        self.read().items.get(key).cloned()
-    }
-
-    fn list(&self) -> Vec<Arc<K>> {
-        self.read().items.values().cloned().collect()
-    }
-
-    fn list_keys(&self) -> Vec<String> {
-        self.read()
-            .items
-            .keys()
-            .map(|key| key.to_string())
-            .collect()
-    }
-
-    fn len(&self) -> usize {
-        self.read().items.len()
     }
 }
 

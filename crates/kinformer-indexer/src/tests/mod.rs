@@ -1,5 +1,6 @@
 //! Tests of the indexer and listers.
 
+mod compact;
 mod concurrency;
 mod model;
 mod unit;
@@ -50,9 +51,16 @@ pub(super) fn by_app() -> IndexFunc<Pod> {
 }
 
 pub(super) fn indexer() -> Indexer<Pod> {
-    Indexer::new(
-        Config::default()
-            .index("node", by_node())
-            .index("app", by_app()),
-    )
+    Indexer::new(config())
+}
+
+/// [`indexer`] in compact mode.
+pub(super) fn compact_indexer() -> Indexer<Pod> {
+    Indexer::new(config().compact())
+}
+
+fn config() -> Config<Pod> {
+    Config::default()
+        .index("node", by_node())
+        .index("app", by_app())
 }

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Object, Store, StoreRead};
 use proptest::prelude::*;
 
-use super::{indexer, pod};
+use super::{compact_indexer, indexer, pod};
 use kinformer_selector::LabelSelector;
 
 use crate::{CacheLister, NAMESPACE_INDEX};
@@ -74,8 +74,8 @@ fn values(model: &HashMap<String, Spec>, field: impl Fn(&Spec) -> &'static str) 
 
 proptest! {
     #[test]
-    fn indexer_matches_a_scanned_map(ops in prop::collection::vec(op(), 1..40)) {
-        let store = Arc::new(indexer());
+    fn indexer_matches_a_scanned_map(ops in prop::collection::vec(op(), 1..40), compact: bool) {
+        let store = Arc::new(if compact { compact_indexer() } else { indexer() });
         let lister = CacheLister::new(Arc::clone(&store), "pods");
         let mut model: HashMap<String, Spec> = HashMap::new();
         for op in ops {

@@ -181,10 +181,10 @@ fn tombstones_and_explicit_keys() {
         key: "uid:a".into(),
         last: Arc::clone(&a),
     };
-    assert!(store.delete_state(&tombstone).is_some());
+    assert!(store.delete_state(&tombstone));
     assert!(store.is_empty());
     store.add(Arc::clone(&a)).unwrap();
-    assert!(store.delete_state(&DeletedState::Known(a)).is_some());
+    assert!(store.delete_state(&DeletedState::Known(a)));
     assert!(store.is_empty());
 }
 
@@ -273,4 +273,23 @@ fn the_last_resource_version_follows_every_write() {
     // An object without a resourceVersion leaves it as it was.
     store.add(pod("ns", "c", "", "")).unwrap();
     assert_eq!(store.last_sync_resource_version(), "21");
+}
+
+/// The informer deletes through `delete_state`: an observed delete records the deleted
+/// object's final resourceVersion as client-go's store does on `Delete`; a tombstone
+/// (`DeletedFinalStateUnknown`, whose last state may be stale) leaves it alone.
+#[test]
+fn an_observed_delete_moves_the_last_resource_version_and_a_tombstone_does_not() {
+    let store = indexer();
+    store.add(at("10", "a")).unwrap();
+    store.add(at("11", "b")).unwrap();
+    assert!(store.delete_state(&DeletedState::Known(at("14", "a"))));
+    assert_eq!(store.last_sync_resource_version(), "14");
+    let tombstone = DeletedState::Unknown {
+        key: "ns/b".to_owned(),
+        last: at("11", "b"),
+    };
+    assert!(store.delete_state(&tombstone));
+    assert_eq!(store.last_sync_resource_version(), "14");
+    assert_eq!(store.len(), 0);
 }

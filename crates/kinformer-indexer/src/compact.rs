@@ -1,0 +1,222 @@
+//! The compact cache mode: objects held as the JSON they encode to, decoded on read.
+//!
+//! A typed Kubernetes object costs several times its JSON in memory: k8s-openapi's structs are
+//! large and mostly `None`, every string and list is its own allocation, and every map a B-tree
+//! node. A realistic pod without managedFields is about 4.5 KB of JSON but 20–30 KB as a
+//! `Pod`. In compact mode the indexer keeps only the JSON (one exactly sized allocation), its
+//! resourceVersion and its index values, so indexes answer without decoding, and it decodes an
+//! object when it is read (`get`, `list`, `by_index`, the listers).
+//!
+//! The trade-off is memory against CPU per read: each read of an object decodes it again (a
+//! realistic pod takes tens of microseconds) and hands out a fresh `Arc<K>`, so two reads of
+//! the same object are equal but not the same allocation. It suits large caches read rarely or
+//! a few objects at a time; a controller that lists the whole cache on every event should keep
+//! the default.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::Arc;
+
+use kinformer_core::Object;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::Indexer;
+use crate::state::Incoming;
+
+/// How an [`Indexer`](crate::Indexer) in compact mode encodes and decodes its objects: as
+/// compact JSON (what `serde_json` writes, without `None` fields).
+///
+/// Made by [`Config::compact`](crate::Config::compact), for any `K` that serializes and
+/// deserializes.
+pub struct Compact<K> {
+    encode: fn(&K, &mut Vec<u8>) -> Result<(), String>,
+    decode: fn(&[u8]) -> Result<K, String>,
+}
+
+impl<K> Clone for Compact<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for Compact<K> {}
+
+impl<K> fmt::Debug for Compact<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Compact(json)")
+    }
+}
+
+impl<K: Serialize + DeserializeOwned> Compact<K> {
+    /// JSON, through `K`'s own serde implementations.
+    pub(crate) fn json() -> Self {
+        Self {
+            encode: |obj, out| serde_json::to_writer(out, obj).map_err(|e| e.to_string()),
+            decode: |bytes| serde_json::from_slice(bytes).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+thread_local! {
+    /// The encoding buffer, reused so that encoding leaves one exactly sized allocation behind
+    /// and no grown-and-freed buffers between cached objects.
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The largest buffer kept between encodes; a larger object's buffer is freed after use.
+const KEPT_BUFFER: usize = 256 * 1024;
+
+impl<K> Compact<K> {
+    /// `obj`'s encoding, in an allocation of exactly its length.
+    pub(crate) fn encode(&self, obj: &K) -> Result<Arc<[u8]>, String> {
+        BUFFER.with(|buffer| {
+            let mut buffer = buffer.borrow_mut();
+            buffer.clear();
+            let encoded = (self.encode)(obj, &mut buffer).map(|()| Arc::from(&buffer[..]));
+            if buffer.capacity() > KEPT_BUFFER {
+                *buffer = Vec::new();
+            }
+            encoded
+        })
+    }
+
+    /// The object `bytes` encode.
+    pub(crate) fn decode(&self, bytes: &[u8]) -> Result<K, String> {
+        (self.decode)(bytes)
+    }
+}
+
+/// One cached object: shared as decoded, or packed.
+pub(crate) enum Entry<K> {
+    /// The object itself (the default mode, and compact mode's fallback for an object that
+    /// would not encode).
+    Object(Arc<K>),
+    /// The object's encoding with what the indexer needs without decoding it.
+    Packed(Box<Packed>),
+}
+
+/// A packed object: its encoding, its resourceVersion (so a relist can keep an unchanged
+/// object's bytes) and its values for each index, in index order (so an update or delete
+/// finds the index entries to remove without decoding).
+pub(crate) struct Packed {
+    pub(crate) bytes: Arc<[u8]>,
+    pub(crate) resource_version: Box<str>,
+    pub(crate) values: Vec<Box<[Arc<str>]>>,
+}
+
+/// What a read takes out from under the lock: decoding happens after it is released.
+pub(crate) enum Held<K> {
+    Object(Arc<K>),
+    Bytes(Arc<[u8]>),
+}
+
+impl<K> Entry<K> {
+    pub(crate) fn held(&self) -> Held<K> {
+        match self {
+            Self::Object(obj) => Held::Object(Arc::clone(obj)),
+            Self::Packed(packed) => Held::Bytes(Arc::clone(&packed.bytes)),
+        }
+    }
+
+    /// The object itself when it is held decoded.
+    pub(crate) fn object(&self) -> Option<&Arc<K>> {
+        match self {
+            Self::Object(obj) => Some(obj),
+            Self::Packed(_) => None,
+        }
+    }
+}
+
+impl<K: Object> Indexer<K> {
+    /// True when objects are held packed ([`Config::compact`](crate::Config::compact)).
+    pub fn is_compact(&self) -> bool {
+        self.compact.is_some()
+    }
+
+    /// `obj` ready to store: packed in compact mode. An object that does not encode is kept
+    /// as it is (nothing is lost; it costs its decoded size).
+    pub(crate) fn incoming(&self, key: &str, obj: Arc<K>) -> Incoming<K> {
+        let bytes = self.compact.and_then(|compact| match compact.encode(&obj) {
+            Ok(bytes) => Some(bytes),
+            Err(error) => {
+                tracing::warn!(key, %error, "object kept decoded: it does not encode");
+                None
+            }
+        });
+        Incoming { obj, bytes }
+    }
+
+    /// A relist's objects ready to store. In compact mode an object whose resourceVersion the
+    /// cache already holds keeps its cached bytes instead of being encoded again.
+    pub(crate) fn incoming_all(
+        &self,
+        keyed: Vec<(Arc<str>, Arc<K>)>,
+    ) -> Vec<(Arc<str>, Incoming<K>)> {
+        if self.compact.is_none() {
+            return keyed
+                .into_iter()
+                .map(|(key, obj)| (key, Incoming { obj, bytes: None }))
+                .collect();
+        }
+        let kept: Vec<Option<Arc<[u8]>>> = {
+            let state = self.read();
+            keyed
+                .iter()
+                .map(|(key, obj)| match state.items.get(key) {
+                    Some(Entry::Packed(packed))
+                        if obj.resource_version().is_some_and(|rv| {
+                            !rv.is_empty() && *packed.resource_version == *rv
+                        }) =>
+                    {
+                        Some(Arc::clone(&packed.bytes))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        keyed
+            .into_iter()
+            .zip(kept)
+            .map(|((key, obj), kept)| match kept {
+                Some(bytes) => (
+                    key,
+                    Incoming {
+                        obj,
+                        bytes: Some(bytes),
+                    },
+                ),
+                None => {
+                    let incoming = self.incoming(&key, obj);
+                    (key, incoming)
+                }
+            })
+            .collect()
+    }
+
+    /// The object `held` stands for, decoded when packed. A packed object that fails to
+    /// decode (its bytes came from encoding a `K`, so this would be a serde bug) is logged and
+    /// read as absent.
+    pub(crate) fn load(&self, key: &str, held: Held<K>) -> Option<Arc<K>> {
+        match held {
+            Held::Object(obj) => Some(obj),
+            Held::Bytes(bytes) => {
+                let compact = self.compact?;
+                match compact.decode(&bytes) {
+                    Ok(obj) => Some(Arc::new(obj)),
+                    Err(error) => {
+                        tracing::error!(key, %error, "a cached object failed to decode");
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`load`](Self::load) for each of `held`, in order.
+    pub(crate) fn load_all(&self, held: Vec<(Arc<str>, Held<K>)>) -> Vec<Arc<K>> {
+        held.into_iter()
+            .filter_map(|(key, held)| self.load(&key, held))
+            .collect()
+    }
+}
