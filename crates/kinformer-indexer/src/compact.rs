@@ -27,7 +27,7 @@ use crate::state::Incoming;
 /// How an [`Indexer`](crate::Indexer) in compact mode encodes and decodes its objects: as
 /// compact JSON (what `serde_json` writes, without `None` fields).
 ///
-/// Made by [`Config::compact`](crate::Config::compact), for any `K` that serializes and
+/// [`Config::compact`](crate::Config::compact) uses it, for any `K` that serializes and
 /// deserializes.
 pub struct Compact<K> {
     encode: fn(&K, &mut Vec<u8>) -> Result<(), String>,
@@ -50,7 +50,7 @@ impl<K> fmt::Debug for Compact<K> {
 
 impl<K: Serialize + DeserializeOwned> Compact<K> {
     /// JSON, through `K`'s own serde implementations.
-    pub(crate) fn json() -> Self {
+    pub fn json() -> Self {
         Self {
             encode: |obj, out| serde_json::to_writer(out, obj).map_err(|e| e.to_string()),
             decode: |bytes| serde_json::from_slice(bytes).map_err(|e| e.to_string()),

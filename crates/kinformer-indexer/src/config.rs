@@ -76,11 +76,18 @@ impl<K: Object> Config<K> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn compact(mut self) -> Self
+    pub fn compact(self) -> Self
     where
         K: Serialize + DeserializeOwned,
     {
-        self.compact = Some(Compact::json());
+        self.packing(Compact::json())
+    }
+
+    /// Holds objects packed by `compact` ([`compact`](Self::compact) with a codec in hand, for
+    /// code generic over `K`).
+    #[must_use]
+    pub fn packing(mut self, compact: Compact<K>) -> Self {
+        self.compact = Some(compact);
         self
     }
 }

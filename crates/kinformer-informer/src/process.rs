@@ -60,7 +60,7 @@ fn replace_all<K: Object>(
         .collect();
     let changes: Vec<Notification<K>> = objects
         .iter()
-        .map(|obj| match cache.get(obj) {
+        .map(|obj| match cache.previous(obj) {
             Some(old) => Notification::Update {
                 old,
                 new: Arc::clone(obj),
@@ -131,7 +131,7 @@ fn upsert<K: Object>(
     cache: &Indexer<K>,
     processor: &Processor<K>,
 ) -> Result<(), StoreError> {
-    match cache.get(&obj) {
+    match cache.previous(&obj) {
         Some(old) => {
             cache.update(Arc::clone(&obj))?;
             let is_sync = old.resource_version() == obj.resource_version();

@@ -114,12 +114,15 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         L: ListerWatcher<K> + 'static,
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
-        let indexes = config
+        let mut indexes = config
             .indexes
             .into_iter()
             .fold(IndexerConfig::default(), |c, (name, func)| {
                 c.index(name, func)
             });
+        if let Some(compact) = config.compact {
+            indexes = indexes.packing(compact);
+        }
         let mut reflector = config.reflector;
         if reflector.name == ReflectorConfig::default().name && !config.name.is_empty() {
             reflector = reflector.name(config.name.to_string());

@@ -42,7 +42,7 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
             && self
                 .cache
                 .as_ref()
-                .and_then(|cache| cache.get(obj))
+                .and_then(|cache| cache.get_shared(obj))
                 .is_some_and(|held| Arc::ptr_eq(&held, obj))
     }
 
@@ -95,7 +95,9 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
     }
 
     fn same_revision(&self, obj: &K) -> Option<Arc<K>> {
-        let held = self.cache.as_ref()?.get(obj)?;
+        // A compact cache holds no decoded copy to reuse (and keeps unchanged objects' bytes
+        // by itself): nothing is decoded to answer.
+        let held = self.cache.as_ref()?.get_shared(obj)?;
         let same = held.meta().uid == obj.meta().uid
             && held.resource_version().is_some()
             && held.resource_version() == obj.resource_version();

@@ -1,0 +1,197 @@
+//! Compact-mode informers against the sim: the cache holds each pod as its JSON and decodes on
+//! read; it converges under churn and after a 410 relist in both list modes, with selectors
+//! and indexes, while handlers receive typed objects (an update's old one included).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::{Object, StoreRead, object_key};
+use kinformer_indexer::{IndexFunc, NAMESPACE_INDEX};
+use kinformer_informer::{Config, HandlerFns, SharedIndexInformer};
+use kinformer_listwatch::ListWatch;
+use kinformer_reflector::Config as ReflectorConfig;
+use kinformer_rest::{Client, RestClient};
+use kinformer_selector::LabelSelector;
+use kinformer_sim::{Churn, DropMode, Sim, SimHandle};
+
+use common::{spawn_run, wait_until};
+
+async fn sim(pods: usize) -> SimHandle {
+    Sim::builder()
+        .pods(pods)
+        .namespaces(3)
+        .seed(23)
+        .start()
+        .await
+        .unwrap()
+}
+
+fn source(sim: &SimHandle) -> ListWatch<Pod, RestClient> {
+    ListWatch::for_type(Client::new(sim.service()))
+}
+
+fn cached(informer: &SharedIndexInformer<Pod>) -> BTreeMap<String, String> {
+    informer
+        .indexer()
+        .list()
+        .iter()
+        .map(|o| {
+            (
+                object_key(&**o),
+                o.resource_version().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn converges(sim: &SimHandle, informer: &SharedIndexInformer<Pod>) {
+    let truth = sim.versions("pods").await.unwrap();
+    let same = wait_until(Duration::from_secs(15), || cached(informer) == truth).await;
+    assert!(same, "the compact cache never converged");
+}
+
+async fn churn(sim: &SimHandle, count: u64, seed: u64) {
+    sim.churn_start(Churn::new(500.0).count(count).seed(seed))
+        .await
+        .unwrap();
+    let churned = wait_until(Duration::from_secs(10), || {
+        futures_util::FutureExt::now_or_never(sim.churn_status()).is_some_and(|s| s.done >= count)
+    })
+    .await;
+    assert!(churned);
+}
+
+/// (old resourceVersion, new resourceVersion) of every update a handler saw.
+type Updates = Arc<Mutex<Vec<(String, String)>>>;
+
+fn recording(updates: &Updates) -> HandlerFns<Pod> {
+    let updates = Arc::clone(updates);
+    HandlerFns::new().update_fn(move |old: &Arc<Pod>, new: &Arc<Pod>| {
+        let rv = |p: &Pod| p.resource_version().unwrap_or("").to_owned();
+        updates.lock().unwrap().push((rv(old), rv(new)));
+    })
+}
+
+async fn follows_churn_and_a_relist(streaming: bool) {
+    let sim = sim(60).await;
+    let informer = SharedIndexInformer::new(
+        source(&sim),
+        Config::default()
+            .name("pods")
+            .compact()
+            .reflector(ReflectorConfig::default().streaming_list(streaming)),
+    );
+    assert!(informer.indexer().is_compact());
+    let updates = Updates::default();
+    informer.add_event_handler(recording(&updates)).unwrap();
+    let running = spawn_run(&informer);
+    assert!(informer.wait_for_cache_sync().await);
+    converges(&sim, &informer).await;
+    let some = informer.indexer().list()[0].clone();
+    assert!(
+        some.spec.is_some() && some.status.is_some(),
+        "pods come whole"
+    );
+    assert!(
+        some.metadata.managed_fields.is_none(),
+        "skipped while decoding"
+    );
+
+    churn(&sim, 200, 2).await;
+    converges(&sim, &informer).await;
+    let seen = updates.lock().unwrap().clone();
+    assert!(!seen.is_empty(), "handlers saw updates");
+    assert!(
+        seen.iter().all(|(old, new)| old != new && !old.is_empty()),
+        "an update's old object is the decoded previous revision"
+    );
+
+    // A 410 on the watch: the informer relists into the compact cache and converges again.
+    sim.drop_watches(DropMode::Error410).await;
+    churn(&sim, 50, 3).await;
+    converges(&sim, &informer).await;
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compact_informer_follows_churn_and_relists_with_a_streaming_list() {
+    follows_churn_and_a_relist(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compact_informer_follows_churn_and_relists_with_list_and_watch() {
+    follows_churn_and_a_relist(false).await;
+}
+
+/// The compact cache reads back exactly what a typed cache of the same pods holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compact_cache_reads_back_what_a_typed_cache_holds() {
+    let sim = sim(40).await;
+    let typed = SharedIndexInformer::new(source(&sim), Config::default().name("pods"));
+    let compact = SharedIndexInformer::new(source(&sim), Config::default().name("pods").compact());
+    let (a, b) = (spawn_run(&typed), spawn_run(&compact));
+    assert!(typed.wait_for_cache_sync().await && compact.wait_for_cache_sync().await);
+    converges(&sim, &typed).await;
+    converges(&sim, &compact).await;
+    for pod in typed.indexer().list() {
+        let key = object_key(&*pod);
+        assert_eq!(compact.indexer().get_by_key(&key).as_deref(), Some(&*pod));
+    }
+    typed.shutdown();
+    compact.shutdown();
+    a.await.unwrap().unwrap();
+    b.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selectors_indexes_and_listers_work_on_a_compact_cache() {
+    let sim = sim(60).await;
+    let by_app = IndexFunc::new(|p: &Pod| {
+        Ok(p.labels()
+            .and_then(|l| l.get("app"))
+            .cloned()
+            .into_iter()
+            .collect())
+    });
+    let informer = SharedIndexInformer::new(
+        source(&sim).labels("tier=frontend"),
+        Config::default()
+            .name("pods")
+            .compact()
+            .index("app", by_app),
+    );
+    let running = spawn_run(&informer);
+    assert!(informer.wait_for_cache_sync().await);
+    let cached = informer.indexer().list();
+    let truth = sim.state("pods", true).await.unwrap();
+    let frontend: Vec<_> = truth
+        .items
+        .iter()
+        .filter(|i| i["labels"]["tier"] == "frontend")
+        .collect();
+    assert!(!cached.is_empty());
+    assert_eq!(cached.len(), frontend.len());
+    let app = cached[0].labels().unwrap()["app"].clone();
+    let same_app = informer.indexer().by_index("app", &app).unwrap();
+    assert!(!same_app.is_empty());
+    assert!(same_app.iter().all(|o| o.labels().unwrap()["app"] == app));
+    let namespace = cached[0].namespace().unwrap().to_owned();
+    let in_namespace = informer
+        .indexer()
+        .by_index(NAMESPACE_INDEX, &namespace)
+        .unwrap();
+    let lister = informer.lister().namespaced(namespace.clone());
+    assert_eq!(
+        lister.list(&LabelSelector::default()).len(),
+        in_namespace.len()
+    );
+    let name = cached[0].name().to_owned();
+    assert_eq!(*lister.get(&name).unwrap(), *cached[0]);
+    informer.shutdown();
+    running.await.unwrap().unwrap();
+}
