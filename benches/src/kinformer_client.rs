@@ -46,11 +46,14 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     } else {
         trim_pod_capacity()
     };
-    let config = Config::default()
+    let mut config = Config::default()
         .reflector(reflector)
         .name("pods")
         .transform(transform)
         .metrics(metrics);
+    if options.mode == "kinformer-compact" {
+        config = config.compact();
+    }
     let source = ListWatch::<Pod, _>::for_type(client);
     let informer: SharedIndexInformer<Pod> = match options.mode.as_str() {
         "kinformer-keep" => SharedIndexInformer::new(source.with_managed_fields(), config),
@@ -93,6 +96,7 @@ async fn drive<K: Object + Clone>(
     let sync = started.elapsed();
     let pods = informer.indexer().len();
     report_sync(options, report, sync, pods).await;
+    crate::reads::measure(informer.indexer(), report);
     if options.sync_only {
         informer.shutdown();
         return running

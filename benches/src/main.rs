@@ -11,7 +11,8 @@
 //! Modes: `kinformer`, `kinformer-keep` (managedFields kept), `kinformer-paged` (no streaming list),
 //! `kinformer-exact` (each pod copied into exactly sized allocations as it enters the cache),
 //! `kinformer-metadata` (a metadata-only informer of the same pods), `kinformer-projected`
-//! (keeping metadata, the node, the phase and container names and images),
+//! (keeping metadata, the node, the phase and container names and images), `kinformer-compact`
+//! (the cache in compact mode; every kinformer mode also times `get`s and a namespace's list),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`, `floor-bytes`.
 
 mod control;
@@ -20,6 +21,7 @@ mod kinformer_client;
 mod kube_client;
 mod lag;
 mod measure;
+mod reads;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -117,6 +119,7 @@ fn main() -> ExitCode {
             | "kinformer-paged"
             | "kinformer-exact"
             | "kinformer-metadata"
+            | "kinformer-compact"
             | "kinformer-projected" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,
             "floor-decode" | "floor-bytes" => floor::run(&options, &mut report).await,

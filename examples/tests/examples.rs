@@ -82,3 +82,15 @@ fn metadata_informer_caches_metadata_only() {
         "{out}"
     );
 }
+
+#[test]
+fn lean_caches_hold_projected_and_compact_pods() {
+    let out = run(env!("CARGO_BIN_EXE_lean_caches"));
+    assert!(out.starts_with("projected: 1000 pods cached, "), "{out}");
+    assert!(
+        out.contains("env kept: false, volumes kept: false"),
+        "{out}"
+    );
+    assert!(out.contains("compact: 1000 pods cached, "), "{out}");
+    assert!(out.contains("read back whole: true"), "{out}");
+}

@@ -101,6 +101,10 @@ pub(crate) struct ScopeArgs {
     /// versions), as client-go's metadata informers do: the server sends nothing else.
     #[arg(long)]
     pub(crate) metadata_only: bool,
+    /// Hold the cache in compact form: each object as its JSON, decoded when read (a fraction
+    /// of the memory, a decode per read).
+    #[arg(long)]
+    pub(crate) compact: bool,
 }
 
 /// `kinformer watch`.

@@ -47,6 +47,7 @@ pub(crate) struct Setup {
     pub(crate) queue: QueueKind,
     pub(crate) keep_managed_fields: bool,
     pub(crate) metadata_only: bool,
+    pub(crate) compact: bool,
 }
 
 impl Setup {
@@ -62,6 +63,7 @@ impl Setup {
             queue: QueueKind::RealFifo,
             keep_managed_fields: false,
             metadata_only: false,
+            compact: false,
         }
     }
 }
@@ -86,11 +88,14 @@ where
         source = source.fields(fields.clone());
     }
     // The reflector options first: `name` also names the reflector.
-    let config = Config::default()
+    let mut config = Config::default()
         .reflector(ReflectorConfig::default().streaming_list(setup.streaming_list))
         .name(setup.resource.plural.clone())
         .queue(setup.queue)
         .metrics(metrics);
+    if setup.compact {
+        config = config.compact();
+    }
     if setup.keep_managed_fields {
         SharedIndexInformer::new(source.with_managed_fields(), config)
     } else {

@@ -52,6 +52,7 @@ pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
     };
     setup.keep_managed_fields = !args.summary;
     setup.metadata_only = args.scope.metadata_only;
+    setup.compact = args.scope.compact;
     // Pods get the typed fast path; everything else is dynamic.
     if setup.metadata_only {
         mirror::<PartialObjectMetadata>(client, &setup, &args, started).await

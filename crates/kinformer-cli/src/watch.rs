@@ -23,6 +23,7 @@ pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
     setup.field_selector = args.field_selector.clone();
     setup.keep_managed_fields = args.output == Output::Json;
     setup.metadata_only = args.scope.metadata_only;
+    setup.compact = args.scope.compact;
     if setup.metadata_only {
         watch::<PartialObjectMetadata>(client, &setup, &args).await
     } else {

@@ -49,14 +49,17 @@ pub(crate) struct Options {
     pub(crate) shapes: Vec<String>,
 }
 
+/// kinformer in each cache mode, kube-rs with its defaults and stripping managedFields, and the
+/// decode floor (`kinformer-keep`, `kinformer-paged`, `kinformer-exact` and `floor-bytes` are
+/// there to pick with `--clients`).
 const DEFAULT_CLIENTS: &[&str] = &[
     "kinformer",
-    "kinformer-keep",
-    "kinformer-paged",
+    "kinformer-compact",
+    "kinformer-metadata",
+    "kinformer-projected",
     "kube",
     "kube-strip",
     "floor-decode",
-    "floor-bytes",
 ];
 
 /// The scale run measures sync and memory only, of kinformer, the peer and the decode floor.

@@ -27,6 +27,8 @@ const METRICS: &[(&str, &str, Metric)] = &[
         "relist peak / steady",
         stats::relist_peak_ratio,
     ),
+    ("get_p99_us", "get p99 (µs)", stats::get_p99_us),
+    ("list_ns_ms", "list a namespace (ms)", stats::list_ns_ms),
 ];
 
 /// A goal: `client` / `peer` of `metric` must be at most (or at least) `bound`.
@@ -123,6 +125,51 @@ const GOALS: &[Goal] = &[
         bound: 10.0,
         at_most: true,
         unit: " ms",
+    },
+    Goal {
+        text: "metadata-only: RSS per pod",
+        metric: stats::bytes_per_pod,
+        client: "kinformer-metadata",
+        peer: None,
+        bound: 3072.0,
+        at_most: true,
+        unit: " B",
+    },
+    Goal {
+        text: "compact: memory per pod vs kube-rs (strip)",
+        metric: stats::bytes_per_pod,
+        client: "kinformer-compact",
+        peer: Some("kube-strip"),
+        bound: 0.35,
+        at_most: true,
+        unit: "x",
+    },
+    Goal {
+        text: "compact: get of one pod, p99",
+        metric: stats::get_p99_us,
+        client: "kinformer-compact",
+        peer: None,
+        bound: 100.0,
+        at_most: true,
+        unit: " µs",
+    },
+    Goal {
+        text: "compact: list one namespace of 1,000 pods",
+        metric: stats::list_ns_ms,
+        client: "kinformer-compact",
+        peer: None,
+        bound: 50.0,
+        at_most: true,
+        unit: " ms",
+    },
+    Goal {
+        text: "projected: initial sync vs kube-rs (strip)",
+        metric: stats::sync_secs,
+        client: "kinformer-projected",
+        peer: Some("kube-strip"),
+        bound: 0.5,
+        at_most: true,
+        unit: "x",
     },
 ];
 

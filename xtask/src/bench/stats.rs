@@ -54,6 +54,16 @@ pub(crate) fn lag_rate(run: &Run) -> Option<f64> {
     field(run, "lag_rate")
 }
 
+/// `get` of one object by key from the synced cache, 99th percentile, in microseconds.
+pub(crate) fn get_p99_us(run: &Run) -> Option<f64> {
+    field(run, "get_p99_us")
+}
+
+/// Listing one namespace (1,000 pods at 50,000) from the synced cache, in milliseconds.
+pub(crate) fn list_ns_ms(run: &Run) -> Option<f64> {
+    field(run, "list_ns_ms")
+}
+
 /// Sync seconds per 1,000 pods.
 pub(crate) fn sync_secs_per_kpod(run: &Run) -> Option<f64> {
     let pods = field(run, "pods")?;

@@ -1,5 +1,6 @@
-//! `--metadata-only`: the commands cache and show `PartialObjectMetadata`, whatever the
-//! resource.
+//! The cache modes of `mirror` and `watch`: `--metadata-only` caches and shows
+//! `PartialObjectMetadata` whatever the resource; `--compact` holds whole objects packed and
+//! shows them decoded.
 
 use kinformer_sim::Sim;
 use serde_json::Value;
@@ -64,6 +65,44 @@ async fn mirror_and_watch_cache_metadata_only() {
 
     let out = kinformer(
         &["watch", "pods", "-A", "--metadata-only", "--duration", "1"],
+        &kubeconfig,
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ADDED")).count(),
+        25,
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mirror_and_watch_hold_a_compact_cache() {
+    let sim = Sim::builder().pods(25).seed(9).start().await.unwrap();
+    let dir = std::env::temp_dir().join(format!("kinformer-cli-compact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kubeconfig = dir.join("kubeconfig");
+    sim.write_kubeconfig(&kubeconfig).unwrap();
+    let dump = dir.join("pods.jsonl");
+    let dump_path = dump.to_string_lossy();
+    let mirror = ["mirror", "pods", "-A", "--compact", "--duration", "0.5"];
+    let args = [&mirror[..], &["--dump", &dump_path]].concat();
+    let out = kinformer(&args, &kubeconfig).await;
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["objects"], 25, "{report}");
+    let dumped = std::fs::read_to_string(&dump).unwrap();
+    assert_eq!(dumped.lines().count(), 25);
+    for line in dumped.lines() {
+        let pod: Value = serde_json::from_str(line).unwrap();
+        assert!(
+            pod["spec"]["containers"].is_array(),
+            "decoded whole: {line}"
+        );
+    }
+
+    let out = kinformer(
+        &["watch", "pods", "-A", "--compact", "--duration", "1"],
         &kubeconfig,
     )
     .await;
