@@ -71,15 +71,19 @@ pub trait Store<K>: Send + Sync {
     /// `ResourceVersionUpdater`); the default ignores it.
     fn update_resource_version(&self, _resource_version: &str) {}
 
-    /// The copy this store already holds of `obj` when it is the same revision (same UID and
-    /// resourceVersion), or `None` (the default).
+    /// Takes in one listed object as it arrives, before the list reaches [`replace`]: the
+    /// default keeps it as it is.
     ///
-    /// A reflector asks for each object of a relist as its page arrives, keeps the held copy
-    /// and drops the fresh one at once: a relist of an unchanged cache then costs a page of
-    /// memory instead of a second copy of the cache. The held copy has been through the store's
-    /// own transforms already.
-    fn same_revision(&self, _obj: &K) -> Option<Arc<K>> {
-        None
+    /// A reflector passes every object of a list (each page, or each initial event of a
+    /// streaming list) through here at once, so a store can act while the object is fresh:
+    /// hand back the copy it already holds of the same revision (a relist of an unchanged cache
+    /// then costs a page of memory, not a second cache), or transform it before the next object
+    /// is decoded (the transform's garbage is then reused by the next decode instead of lying
+    /// between cached objects). What `replace` receives has been through here.
+    ///
+    /// [`replace`]: Self::replace
+    fn admit(&self, obj: Arc<K>) -> Arc<K> {
+        obj
     }
 }
 
@@ -114,7 +118,7 @@ macro_rules! forward_store {
             }
             fn resync(&self) -> Result<(), StoreError> { (**self).resync() }
             fn update_resource_version(&self, rv: &str) { (**self).update_resource_version(rv) }
-            fn same_revision(&self, obj: &K) -> Option<Arc<K>> { (**self).same_revision(obj) }
+            fn admit(&self, obj: Arc<K>) -> Arc<K> { (**self).admit(obj) }
         }
 
         impl<K, S: StoreRead<K> + ?Sized> StoreRead<K> for $ptr {

@@ -1,5 +1,5 @@
-//! [`TransformingStore`]: the informer's transform, applied to every object once, as it
-//! enters the informer's queue.
+//! [`TransformingStore`]: the informer's transform, applied to every object once: a watched
+//! object as it enters the informer's queue, a listed one as it arrives.
 
 use std::sync::Arc;
 
@@ -8,8 +8,8 @@ use kinformer_indexer::Indexer;
 use tokio::sync::Notify;
 
 /// The store the reflector writes to: applies the informer's transform to every object it is
-/// given (added, updated, deleted, listed; tombstones and resyncs never pass here), forwards to
-/// the queue, then signals `written`.
+/// given (added, updated, deleted; a listed object in `admit`, as it arrives; tombstones and
+/// resyncs never pass here), forwards to the queue, then signals `written`.
 pub(crate) struct TransformingStore<S, K> {
     inner: S,
     /// The informer's cache: what a relist may reuse instead of fresh copies.
@@ -32,18 +32,6 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
     pub(crate) fn reusing(mut self, cache: Arc<Indexer<K>>) -> Self {
         self.cache = Some(cache);
         self
-    }
-
-    /// True for an object that is the cache's own copy (handed back by `same_revision`): it
-    /// was transformed when it first entered, and transforming a shared copy would clone it.
-    fn is_cached_copy(&self, obj: &Arc<K>) -> bool {
-        // A freshly decoded object is the only reference to itself: no lookup for it.
-        Arc::strong_count(obj) > 1
-            && self
-                .cache
-                .as_ref()
-                .and_then(|cache| cache.get_shared(obj))
-                .is_some_and(|held| Arc::ptr_eq(&held, obj))
     }
 
     fn signal<T>(&self, result: T) -> T {
@@ -72,17 +60,8 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
         self.signal(self.inner.delete(self.apply(obj)))
     }
 
+    /// `list` has been through [`admit`](Store::admit): transformed, or the cache's own copy.
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
-        let list = list
-            .into_iter()
-            .map(|obj| {
-                if self.is_cached_copy(&obj) {
-                    obj
-                } else {
-                    self.apply(obj)
-                }
-            })
-            .collect();
         self.signal(self.inner.replace(list, resource_version))
     }
 
@@ -94,14 +73,23 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
         self.inner.update_resource_version(resource_version);
     }
 
-    fn same_revision(&self, obj: &K) -> Option<Arc<K>> {
+    /// The cache's copy when it holds `obj`'s revision (same UID and resourceVersion; it was
+    /// transformed when it first entered), else `obj` transformed now, before the next object
+    /// of the list is decoded.
+    fn admit(&self, obj: Arc<K>) -> Arc<K> {
         // A compact cache holds no decoded copy to reuse (and keeps unchanged objects' bytes
         // by itself): nothing is decoded to answer.
-        let held = self.cache.as_ref()?.get_shared(obj)?;
-        let same = held.meta().uid == obj.meta().uid
-            && held.resource_version().is_some()
-            && held.resource_version() == obj.resource_version();
-        same.then_some(held)
+        let held = self.cache.as_ref().and_then(|cache| cache.get_shared(&obj));
+        match held {
+            Some(held)
+                if held.meta().uid == obj.meta().uid
+                    && held.resource_version().is_some()
+                    && held.resource_version() == obj.resource_version() =>
+            {
+                held
+            }
+            _ => self.apply(obj),
+        }
     }
 }
 
@@ -155,7 +143,8 @@ mod tests {
         let added = named("a");
         let address = Arc::as_ptr(&added);
         store.add(added).unwrap();
-        store.replace(vec![named("b")], "5").unwrap();
+        let listed = store.admit(named("b"));
+        store.replace(vec![listed], "5").unwrap();
         store.delete(named("c")).unwrap();
         let seen = store.inner.0.lock().unwrap();
         assert!(seen.iter().all(|cm| cm.labels().is_some()));

@@ -89,9 +89,9 @@ where
     }
 }
 
-/// Lists through `source`, swapping each object the store already holds at the same revision
-/// for the store's copy as its page arrives: a paged relist of a mostly unchanged cache then
-/// holds a page of fresh objects at a time, not a second cache.
+/// Lists through `source`, passing each object through the store's
+/// [`admit`](kinformer_core::Store::admit) as its page arrives: a paged relist of a mostly
+/// unchanged cache then holds a page of fresh objects at a time, not a second cache.
 struct ReusingLister<'a, L, S> {
     source: &'a L,
     store: &'a S,
@@ -107,11 +107,11 @@ where
 
     async fn list(&self, options: &ListOptions) -> Result<ObjectList<K>, L::Error> {
         let mut page = self.source.list(options).await?;
-        for item in &mut page.items {
-            if let Some(held) = self.store.same_revision(item) {
-                *item = held;
-            }
-        }
+        page.items = page
+            .items
+            .into_iter()
+            .map(|item| self.store.admit(item))
+            .collect();
         Ok(page)
     }
 }

@@ -138,7 +138,7 @@ where
                 WatchEvent::Added(obj) | WatchEvent::Modified(obj) if self.accepts(&obj) => {
                     // On a relist, an unchanged object is the store's copy; the fresh one drops
                     // here, so the relist never holds a second cache.
-                    let obj = self.parts.store.same_revision(&obj).unwrap_or(obj);
+                    let obj = self.parts.store.admit(obj);
                     initial.insert(object_key(obj.as_ref()), obj);
                 }
                 WatchEvent::Deleted(obj) if self.accepts(&obj) => {
