@@ -35,16 +35,18 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         let config = Config::default()
             .reflector(reflector)
             .name("pods")
+            .transform(Transform::exact_copy())
             .metrics(metrics);
         let informer = SharedIndexInformer::new(source, config);
         return drive(informer, &counters, options, report, started).await;
     }
-    // `kinformer-exact` copies each decoded pod into exactly sized allocations (what kube-rs's
-    // reflector does as a side effect of its clone), a lever against allocator overhead.
-    let transform = if options.mode == "kinformer-exact" {
-        Transform::from_shared(|pod: Arc<Pod>| Arc::new(Pod::clone(&pod)))
-    } else {
+    // Each decoded pod is copied into exactly sized allocations as it arrives (what kube-rs's
+    // reflector does as a side effect of its clone); `kinformer-trim` trims each list in place
+    // instead, for comparison.
+    let transform = if options.mode == "kinformer-trim" {
         trim_pod_capacity()
+    } else {
+        Transform::exact_copy()
     };
     let mut config = Config::default()
         .reflector(reflector)

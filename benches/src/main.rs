@@ -9,7 +9,8 @@
 //! sync, so a profile of the process is a profile of the sync.
 //!
 //! Modes: `kinformer`, `kinformer-keep` (managedFields kept), `kinformer-paged` (no streaming list),
-//! `kinformer-exact` (each pod copied into exactly sized allocations as it enters the cache),
+//! `kinformer-trim` (each pod's lists trimmed in place instead of the pod copied into exactly
+//! sized allocations as it arrives, which every other kinformer mode does),
 //! `kinformer-metadata` (a metadata-only informer of the same pods), `kinformer-projected`
 //! (keeping metadata, the node, the phase and container names and images), `kinformer-compact`
 //! (the cache in compact mode; every kinformer mode also times `get`s and a namespace's list),
@@ -117,7 +118,7 @@ fn main() -> ExitCode {
             "kinformer"
             | "kinformer-keep"
             | "kinformer-paged"
-            | "kinformer-exact"
+            | "kinformer-trim"
             | "kinformer-metadata"
             | "kinformer-compact"
             | "kinformer-projected" => kinformer_client::run(&options, &mut report).await,

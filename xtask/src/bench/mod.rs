@@ -50,7 +50,7 @@ pub(crate) struct Options {
 }
 
 /// kinformer in each cache mode, kube-rs with its defaults and stripping managedFields, and the
-/// decode floor (`kinformer-keep`, `kinformer-paged`, `kinformer-exact` and `floor-bytes` are
+/// decode floor (`kinformer-keep`, `kinformer-paged`, `kinformer-trim` and `floor-bytes` are
 /// there to pick with `--clients`).
 const DEFAULT_CLIENTS: &[&str] = &[
     "kinformer",
