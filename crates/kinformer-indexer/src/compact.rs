@@ -96,13 +96,16 @@ pub(crate) enum Entry<K> {
     Packed(Box<Packed>),
 }
 
+/// A packed entry's values, per index in index order, as the indexes hold them.
+pub(crate) type IndexValues = Vec<Box<[Arc<str>]>>;
+
 /// A packed object: its encoding, its resourceVersion (so a relist can keep an unchanged
 /// object's bytes) and its values for each index, in index order (so an update or delete
 /// finds the index entries to remove without decoding).
 pub(crate) struct Packed {
     pub(crate) bytes: Arc<[u8]>,
     pub(crate) resource_version: Box<str>,
-    pub(crate) values: Vec<Box<[Arc<str>]>>,
+    pub(crate) values: IndexValues,
 }
 
 /// What a read takes out from under the lock: decoding happens after it is released.

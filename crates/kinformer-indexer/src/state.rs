@@ -6,7 +6,7 @@ use std::sync::Arc;
 use kinformer_core::Object;
 
 use crate::Error;
-use crate::compact::{Compact, Entry, Packed};
+use crate::compact::{Compact, Entry, IndexValues, Packed};
 use crate::index::Index;
 
 /// The items by key and every index over them.
@@ -27,7 +27,7 @@ pub(crate) struct Incoming<K> {
 }
 
 impl<K: Object> Incoming<K> {
-    pub(crate) fn into_entry(self, values: Vec<Box<[Arc<str>]>>) -> Entry<K> {
+    pub(crate) fn into_entry(self, values: IndexValues) -> Entry<K> {
         match self.bytes {
             Some(bytes) => Entry::Packed(Box::new(Packed {
                 bytes,
@@ -135,7 +135,7 @@ impl<K: Object> State<K> {
     /// Adds `new` indexes, indexing every stored item (a packed one is decoded for it); on
     /// failure nothing is added.
     pub(crate) fn add_indices(&mut self, mut new: Vec<Index<K>>) -> Result<(), Error> {
-        let mut added: Vec<(Arc<str>, Vec<Box<[Arc<str>]>>)> = Vec::new();
+        let mut added: Vec<(Arc<str>, IndexValues)> = Vec::new();
         for (key, entry) in &self.items {
             let values = match entry {
                 Entry::Object(obj) => values_of(&new, key, obj)?,
@@ -195,7 +195,7 @@ fn insert_all<K>(
     key: &Arc<str>,
     values: &[Vec<String>],
     keep: bool,
-) -> Vec<Box<[Arc<str>]>> {
+) -> IndexValues {
     let mut kept = Vec::new();
     for (index, values) in indices.iter_mut().zip(values) {
         if keep {
@@ -212,7 +212,7 @@ fn insert_all<K>(
 pub(crate) fn index_all<K: Object>(
     indices: &mut [Index<K>],
     items: &[(Arc<str>, Incoming<K>)],
-) -> Result<Vec<Vec<Box<[Arc<str>]>>>, Error> {
+) -> Result<Vec<IndexValues>, Error> {
     items
         .iter()
         .map(|(key, incoming)| {
