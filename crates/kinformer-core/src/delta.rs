@@ -48,8 +48,10 @@ impl<K> Clone for DeletedState<K> {
 }
 
 /// One change to one object, as queued by a delta FIFO.
+///
+/// Exhaustive on purpose: these are client-go's five delta types, and a consumer must handle
+/// each of them; a new kind would be a breaking change, never a delta dropped at run time.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum Delta<K> {
     /// The object was added.
     Added(Arc<K>),

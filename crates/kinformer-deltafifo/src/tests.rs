@@ -104,7 +104,6 @@ pub(crate) fn describe(delta: &Delta<ConfigMap>) -> String {
         Delta::Deleted(_) => "Deleted",
         Delta::Replaced(_) => "Replaced",
         Delta::Sync(_) => "Sync",
-        _ => "Other",
     };
     let obj = delta.object();
     format!(

@@ -113,13 +113,6 @@ fn process_deltas<K: Object>(
             Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
                 upsert(obj, is_in_initial_list, cache, processor)?;
             }
-            other => {
-                // A delta kind this informer does not know: keep the cache, tell nobody.
-                tracing::warn!(
-                    key = %kinformer_core::object_key(&**other.object()),
-                    "unknown delta kind ignored"
-                );
-            }
         }
     }
     Ok(())
