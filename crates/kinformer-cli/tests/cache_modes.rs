@@ -22,6 +22,16 @@ async fn kinformer(args: &[&str], kubeconfig: &std::path::Path) -> std::process:
     out
 }
 
+/// `kinformer watch pods -A <mode>` for a second prints one `ADDED` line per pod.
+async fn watch_shows_adds(mode: &str, pods: usize, kubeconfig: &std::path::Path) {
+    let watch = ["watch", "pods", "-A", mode, "--duration", "1"];
+    let out = kinformer(&watch, kubeconfig).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let adds = stdout.lines().filter(|l| l.starts_with("ADDED")).count();
+    assert_eq!(adds, pods, "{stdout}");
+}
+
+/// `--metadata-only` caches `PartialObjectMetadata` for pods and configmaps alike.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mirror_and_watch_cache_metadata_only() {
     let sim = Sim::builder()
@@ -63,20 +73,11 @@ async fn mirror_and_watch_cache_metadata_only() {
         }
     }
 
-    let out = kinformer(
-        &["watch", "pods", "-A", "--metadata-only", "--duration", "1"],
-        &kubeconfig,
-    )
-    .await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ADDED")).count(),
-        25,
-        "{stdout}"
-    );
+    watch_shows_adds("--metadata-only", 25, &kubeconfig).await;
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `--compact` holds whole pods packed and dumps and shows them decoded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mirror_and_watch_hold_a_compact_cache() {
     let sim = Sim::builder().pods(25).seed(9).start().await.unwrap();
@@ -101,16 +102,6 @@ async fn mirror_and_watch_hold_a_compact_cache() {
         );
     }
 
-    let out = kinformer(
-        &["watch", "pods", "-A", "--compact", "--duration", "1"],
-        &kubeconfig,
-    )
-    .await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ADDED")).count(),
-        25,
-        "{stdout}"
-    );
+    watch_shows_adds("--compact", 25, &kubeconfig).await;
     std::fs::remove_dir_all(&dir).ok();
 }
