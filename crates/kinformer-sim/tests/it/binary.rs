@@ -1,6 +1,6 @@
 //! The `kinformer-sim` binary: flags, port file, kubeconfig, churn.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
@@ -28,6 +28,8 @@ async fn get(port: u16, path: &str, token: &str) -> serde_json::Value {
     serde_json::from_slice(&body).unwrap()
 }
 
+/// The `kinformer-sim` binary honours its flags: port file, kubeconfig with the token, seeded
+/// objects, bearer auth and churn that keeps advancing the revision.
 #[tokio::test]
 async fn binary_serves_with_its_flags() {
     let dir = std::env::temp_dir().join(format!("kinformer-sim-bin-{}", std::process::id()));
@@ -95,8 +97,13 @@ async fn binary_serves_with_its_flags() {
     let first = get(port, "/_control/stats", "").await["revision"]
         .as_u64()
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let stats = get(port, "/_control/stats", "").await;
+    // Churn writes asynchronously: wait (bounded) for the revision to move past `first`.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut stats = get(port, "/_control/stats", "").await;
+    while stats["revision"].as_u64().unwrap() <= first && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        stats = get(port, "/_control/stats", "").await;
+    }
     assert!(
         stats["revision"].as_u64().unwrap() > first,
         "churn is writing: {stats}"

@@ -21,7 +21,9 @@ async fn sim() -> SimHandle {
     sim
 }
 
-fn status(code: u16, retry_after: Option<u64>, plain_text: bool) -> FaultKind {
+/// A `Status` fault with a `Retry-After` and/or a plain-text body, which `FaultKind::status`
+/// (JSON, no `Retry-After`) cannot express.
+fn status_with(code: u16, retry_after: Option<u64>, plain_text: bool) -> FaultKind {
     FaultKind::Status {
         code,
         retry_after,
@@ -30,11 +32,13 @@ fn status(code: u16, retry_after: Option<u64>, plain_text: bool) -> FaultKind {
     }
 }
 
+/// Status faults answer with the API server's JSON `Status` (or plain text) and `Retry-After`,
+/// honour verb/resource matchers, and fire `count` times (`-1`: until cleared).
 #[tokio::test]
 async fn status_faults_with_retry_after_json_and_plain_text_and_counts() {
     let sim = sim().await;
     let c = client(&sim);
-    sim.add_faults([Fault::new(status(429, Some(2), false))
+    sim.add_faults([Fault::new(status_with(429, Some(2), false))
         .verbs(["list"])
         .resources(["configmaps"])])
         .await;
@@ -60,7 +64,7 @@ async fn status_faults_with_retry_after_json_and_plain_text_and_counts() {
         "count 1 is used up"
     );
 
-    sim.add_faults([Fault::new(status(429, Some(1), true)).count(2)])
+    sim.add_faults([Fault::new(status_with(429, Some(1), true)).count(2)])
         .await;
     for _ in 0..2 {
         let r = c.get("/api/v1/configmaps").await;
@@ -76,7 +80,7 @@ async fn status_faults_with_retry_after_json_and_plain_text_and_counts() {
     assert_eq!(c.get("/api/v1/configmaps").await.status, 200);
 
     for code in [500, 503] {
-        sim.add_faults([Fault::new(status(code, None, false)).verbs(["get"])])
+        sim.add_faults([Fault::new(FaultKind::status(code)).verbs(["get"])])
             .await;
         assert_eq!(
             c.get("/api/v1/configmaps").await.status,
@@ -87,7 +91,7 @@ async fn status_faults_with_retry_after_json_and_plain_text_and_counts() {
         assert_eq!(r.status.as_u16(), code);
         assert_eq!(r.json()["code"], code);
     }
-    sim.add_faults([Fault::new(status(500, None, false)).count(-1)])
+    sim.add_faults([Fault::new(FaultKind::status(500)).count(-1)])
         .await;
     for _ in 0..3 {
         assert_eq!(c.get("/api/v1/configmaps").await.status, 500);
@@ -96,13 +100,15 @@ async fn status_faults_with_retry_after_json_and_plain_text_and_counts() {
     assert_eq!(c.get("/api/v1/configmaps").await.status, 200);
 }
 
+/// A 410 on a continue page is an `Expired` Status carrying a fresh continue token, as the
+/// API server answers when a paginated list's snapshot was compacted.
 #[tokio::test]
 async fn status_410_on_a_continue_page_is_expired_with_a_fresh_token() {
     let sim = sim().await;
     let c = client(&sim);
     let first = c.get("/api/v1/configmaps?limit=2").await.json();
     let token = first["metadata"]["continue"].as_str().unwrap().to_owned();
-    sim.add_faults([Fault::new(status(410, None, false)).verbs(["list"])])
+    sim.add_faults([Fault::new(FaultKind::status(410)).verbs(["list"])])
         .await;
     let r = c
         .get(&format!("/api/v1/configmaps?limit=2&continue={token}"))
@@ -111,7 +117,7 @@ async fn status_410_on_a_continue_page_is_expired_with_a_fresh_token() {
     let s = r.json();
     assert_eq!(s["reason"], "Expired");
     assert!(s["metadata"]["continue"].is_string());
-    sim.add_faults([Fault::new(status(410, None, false)).verbs(["list"])])
+    sim.add_faults([Fault::new(FaultKind::status(410)).verbs(["list"])])
         .await;
     let r = c.get("/api/v1/configmaps?limit=2").await;
     assert_eq!(

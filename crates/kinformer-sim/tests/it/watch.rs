@@ -407,6 +407,8 @@ async fn a_watcher_that_falls_behind_compaction_gets_410() {
     w.expect_end(Duration::from_secs(5)).await;
 }
 
+/// Every `DropMode` on an open watch: abrupt cut, clean end, ERROR 410 then end, a malformed
+/// line the stream survives, and a stall that delays the next event.
 #[tokio::test]
 async fn dropping_open_watches_in_every_mode() {
     let sim = sim().await;
@@ -446,6 +448,7 @@ async fn dropping_open_watches_in_every_mode() {
     assert_eq!(event_rv(&w.event().await), rv, "the stream carries on");
 
     sim.drop_watches(DropMode::Stall { seconds: 0.5 }).await;
+    // Kept: a stall is not observable from outside, so this lets the watcher take it before the write.
     tokio::time::sleep(Duration::from_millis(50)).await;
     let started = std::time::Instant::now();
     let rv = create(&sim, "after-stall", json!({})).await;
