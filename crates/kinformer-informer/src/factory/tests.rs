@@ -1,10 +1,11 @@
-//! Factory tests against the in-process simulator.
+//! Factory tests against the in-process simulator that need crate-private items (the scripted
+//! queue, `informer_with_queue`); public-API ones live in `tests/factory.rs`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kinformer_core::{Scope, StoreRead};
+use kinformer_core::StoreRead;
 use kinformer_sim::Sim;
 
 use super::*;
@@ -122,52 +123,6 @@ async fn namespace_and_tweaks_reach_the_list_watch() {
         .count();
     assert_eq!(cached.len(), expected);
     assert!(expected < all.items.len());
-    factory.shutdown().await;
-}
-
-#[tokio::test]
-async fn dynamic_informers_for_custom_resources() {
-    use kinformer_sim::{CustomResource, ObjectOp, OpKind};
-
-    let sim = Sim::builder().seed(9).start().await.unwrap();
-    sim.register(CustomResource::new(
-        "example.com",
-        "v1",
-        "widgets",
-        "Widget",
-        Scope::Namespaced,
-    ))
-    .await
-    .unwrap();
-    for name in ["w1", "w2"] {
-        let widget = serde_json::json!({
-            "apiVersion": "example.com/v1",
-            "kind": "Widget",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"size": 3}
-        });
-        sim.apply(ObjectOp::new(OpKind::Create, "widgets.example.com", widget))
-            .await
-            .unwrap();
-    }
-    let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
-    let resource = ApiResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
-    let widgets = factory.dynamic_informer(resource.clone());
-    assert!(Arc::ptr_eq(
-        widgets.indexer(),
-        factory.dynamic_informer(resource).indexer()
-    ));
-    factory.start();
-    let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
-        .await
-        .unwrap();
-    assert_eq!(
-        synced,
-        BTreeMap::from([("example.com/v1/widgets (dynamic)".to_owned(), true)])
-    );
-    let w1 = widgets.lister().namespaced("default").get("w1").unwrap();
-    assert_eq!(w1.data["spec"]["size"], 3);
-    assert_eq!(widgets.indexer().len(), 2);
     factory.shutdown().await;
 }
 

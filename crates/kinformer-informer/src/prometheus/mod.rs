@@ -239,6 +239,3 @@ fn informer_labels(name: &str, resource: &ApiResource) -> Labels {
         ("resource".to_owned(), resource.plural.clone()),
     ]
 }
-
-#[cfg(all(test, feature = "rest"))]
-mod tests;
