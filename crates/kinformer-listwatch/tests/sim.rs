@@ -2,7 +2,7 @@
 //! churn runs, once the faults stop the store must equal the simulator's ground truth — for
 //! list+watch and for streaming lists, with and without a label selector.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -80,30 +80,25 @@ impl<K: Object> Store<K> for MapStore<K> {
 
 /// The simulator's pods (key -> resourceVersion), those with `tier=<tier>` when given.
 async fn ground_truth(sim: &SimHandle, tier: Option<&str>) -> BTreeMap<String, String> {
-    let state = sim.state("pods", false).await.unwrap();
-    state
-        .items
-        .iter()
-        .filter(|item| tier.is_none_or(|t| item["metadata"]["labels"]["tier"] == t))
-        .map(|item| {
-            let meta = &item["metadata"];
-            let key = format!(
-                "{}/{}",
-                meta["namespace"].as_str().unwrap(),
-                meta["name"].as_str().unwrap()
-            );
-            (key, meta["resourceVersion"].as_str().unwrap().to_owned())
-        })
-        .collect()
-}
-
-fn status(code: u16) -> FaultKind {
-    FaultKind::Status {
-        code,
-        retry_after: None,
-        plain_text: false,
-        message: None,
+    let mut truth = sim.versions("pods").await.unwrap();
+    if let Some(tier) = tier {
+        // `versions` has no labels: keep the keys whose summary carries the tier.
+        let state = sim.state("pods", true).await.unwrap();
+        let keep: BTreeSet<String> = state
+            .items
+            .iter()
+            .filter(|item| item["labels"]["tier"] == tier)
+            .map(|item| {
+                format!(
+                    "{}/{}",
+                    item["namespace"].as_str().unwrap(),
+                    item["name"].as_str().unwrap()
+                )
+            })
+            .collect();
+        truth.retain(|key, _| keep.contains(key));
     }
+    truth
 }
 
 /// Every fault kind, each followed by the watch drop that makes the reflector send the request
@@ -112,7 +107,7 @@ fn fault_plan() -> Vec<(Vec<Fault>, DropMode)> {
     let watch = |kind| Fault::new(kind).verbs(["watch"]);
     let any = Fault::new;
     let plan = vec![
-        (any(status(429)).count(2), DropMode::Clean),
+        (any(FaultKind::status(429)).count(2), DropMode::Clean),
         (
             any(FaultKind::Status {
                 code: 429,
@@ -122,15 +117,21 @@ fn fault_plan() -> Vec<(Vec<Fault>, DropMode)> {
             }),
             DropMode::Abrupt,
         ),
-        (any(status(500)), DropMode::Clean),
-        (any(status(503)), DropMode::Error410),
+        (any(FaultKind::status(500)), DropMode::Clean),
+        (any(FaultKind::status(503)), DropMode::Error410),
         // A rejected watch (streaming or not) makes the reflector list, and that list expires.
         (
-            any(status(422)).verbs(["watch"]).count(2),
+            any(FaultKind::status(422)).verbs(["watch"]).count(2),
             DropMode::Error410,
         ),
-        (any(status(410)).verbs(["list"]), DropMode::Error410),
-        (any(status(410)).verbs(["watch"]), DropMode::Clean),
+        (
+            any(FaultKind::status(410)).verbs(["list"]),
+            DropMode::Error410,
+        ),
+        (
+            any(FaultKind::status(410)).verbs(["watch"]),
+            DropMode::Clean,
+        ),
         (any(FaultKind::TooLarge), DropMode::Error410),
         (
             any(FaultKind::Delay { seconds: 0.3 }).count(2),
@@ -317,21 +318,29 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     assert!(snap.relists >= 3, "the faults forced relists");
 }
 
+/// List+watch: after every fault kind under churn, the store equals the sim's pods
+/// (client-go reflector: relist on 410/expired, back off and retry on other errors).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_watch_converges_under_every_fault() {
     converge(false, None, 1).await;
 }
 
+/// List+watch with `tier=frontend`: after every fault kind the store holds exactly the sim's
+/// matching pods, at their current resourceVersions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_watch_with_label_selector_converges_under_every_fault() {
     converge(false, Some("frontend"), 2).await;
 }
 
+/// Streaming list (`sendInitialEvents=true`, WatchList): after every fault kind under churn,
+/// the store equals the sim's pods.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streaming_list_converges_under_every_fault() {
     converge(true, None, 3).await;
 }
 
+/// Streaming list with `tier=frontend`: after every fault kind the store holds exactly the
+/// sim's matching pods.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streaming_list_with_label_selector_converges_under_every_fault() {
     converge(true, Some("frontend"), 4).await;
@@ -343,7 +352,8 @@ async fn streaming_list_with_label_selector_converges_under_every_fault() {
 async fn a_failing_server_sees_a_bounded_request_rate() {
     for streaming in [false, true] {
         let sim = Sim::builder().pods(10).start().await.unwrap();
-        sim.add_faults([Fault::new(status(503)).count(-1)]).await;
+        sim.add_faults([Fault::new(FaultKind::status(503)).count(-1)])
+            .await;
         let mut lw = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
         if !streaming {
             lw = lw.without_streaming_list();
