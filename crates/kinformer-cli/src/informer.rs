@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// An object type the commands cache, and how its list-watch is made.
-pub(crate) trait Cached: Object + Clone + DeserializeOwned + Serialize {
+pub(crate) trait Cached: Object + Clone + DeserializeOwned + Serialize + Default {
     /// The list-watch of `resource` over `client`.
     fn source(client: Client, resource: ApiResource) -> ListWatch<Self, RestClient>;
 }

@@ -22,7 +22,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::Indexer;
-use crate::state::Incoming;
 
 /// How an [`Indexer`](crate::Indexer) in compact mode encodes and decodes its objects: as
 /// compact JSON (what `serde_json` writes, without `None` fields).
@@ -32,6 +31,7 @@ use crate::state::Incoming;
 pub struct Compact<K> {
     encode: fn(&K, &mut Vec<u8>) -> Result<(), String>,
     decode: fn(&[u8]) -> Result<K, String>,
+    stand_in: fn(&K) -> K,
 }
 
 impl<K> Clone for Compact<K> {
@@ -48,12 +48,13 @@ impl<K> fmt::Debug for Compact<K> {
     }
 }
 
-impl<K: Serialize + DeserializeOwned> Compact<K> {
+impl<K: Object + Serialize + DeserializeOwned + Default> Compact<K> {
     /// JSON, through `K`'s own serde implementations.
     pub fn json() -> Self {
         Self {
             encode: |obj, out| serde_json::to_writer(out, obj).map_err(|e| e.to_string()),
             decode: |bytes| serde_json::from_slice(bytes).map_err(|e| e.to_string()),
+            stand_in: crate::staging::stand_in_for,
         }
     }
 }
@@ -79,6 +80,23 @@ impl<K> Compact<K> {
             }
             encoded
         })
+    }
+
+    /// `obj`'s encoding, or `None` (logged) for an object that does not encode: it is then
+    /// kept as it is (nothing is lost; it costs its decoded size).
+    pub(crate) fn pack(&self, key: &str, obj: &K) -> Option<Arc<[u8]>> {
+        match self.encode(obj) {
+            Ok(bytes) => Some(bytes),
+            Err(error) => {
+                tracing::warn!(key, %error, "object kept decoded: it does not encode");
+                None
+            }
+        }
+    }
+
+    /// The metadata-only object that stands in for a staged `obj`.
+    pub(crate) fn stand_in(&self, obj: &K) -> K {
+        (self.stand_in)(obj)
     }
 
     /// The object `bytes` encode.
@@ -135,66 +153,6 @@ impl<K: Object> Indexer<K> {
     /// True when objects are held packed ([`Config::compact`](crate::Config::compact)).
     pub fn is_compact(&self) -> bool {
         self.compact.is_some()
-    }
-
-    /// `obj` ready to store: packed in compact mode. An object that does not encode is kept
-    /// as it is (nothing is lost; it costs its decoded size).
-    pub(crate) fn incoming(&self, key: &str, obj: Arc<K>) -> Incoming<K> {
-        let bytes = self.compact.and_then(|compact| match compact.encode(&obj) {
-            Ok(bytes) => Some(bytes),
-            Err(error) => {
-                tracing::warn!(key, %error, "object kept decoded: it does not encode");
-                None
-            }
-        });
-        Incoming { obj, bytes }
-    }
-
-    /// A relist's objects ready to store. In compact mode an object whose resourceVersion the
-    /// cache already holds keeps its cached bytes instead of being encoded again.
-    pub(crate) fn incoming_all(
-        &self,
-        keyed: Vec<(Arc<str>, Arc<K>)>,
-    ) -> Vec<(Arc<str>, Incoming<K>)> {
-        if self.compact.is_none() {
-            return keyed
-                .into_iter()
-                .map(|(key, obj)| (key, Incoming { obj, bytes: None }))
-                .collect();
-        }
-        let kept: Vec<Option<Arc<[u8]>>> = {
-            let state = self.read();
-            keyed
-                .iter()
-                .map(|(key, obj)| match state.items.get(key) {
-                    Some(Entry::Packed(packed))
-                        if obj.resource_version().is_some_and(|rv| {
-                            !rv.is_empty() && *packed.resource_version == *rv
-                        }) =>
-                    {
-                        Some(Arc::clone(&packed.bytes))
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
-        keyed
-            .into_iter()
-            .zip(kept)
-            .map(|((key, obj), kept)| match kept {
-                Some(bytes) => (
-                    key,
-                    Incoming {
-                        obj,
-                        bytes: Some(bytes),
-                    },
-                ),
-                None => {
-                    let incoming = self.incoming(&key, obj);
-                    (key, incoming)
-                }
-            })
-            .collect()
     }
 
     /// The object `held` stands for, decoded when packed. A packed object that fails to

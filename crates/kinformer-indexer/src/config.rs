@@ -78,7 +78,7 @@ impl<K: Object> Config<K> {
     #[must_use]
     pub fn compact(self) -> Self
     where
-        K: Serialize + DeserializeOwned,
+        K: Serialize + DeserializeOwned + Default,
     {
         self.packing(Compact::json())
     }

@@ -8,6 +8,7 @@ use kinformer_core::{DeletedState, Object, Store, StoreError, StoreRead};
 
 use crate::compact::{Compact, Entry};
 use crate::index::Index;
+use crate::staging::Staging;
 use crate::state::{State, index_all};
 use crate::{Config, Error, IndexFunc, KeyFunc, NAMESPACE_INDEX, deletion_handling_key};
 
@@ -40,6 +41,8 @@ pub struct Indexer<K> {
     pub(crate) state: RwLock<State<K>>,
     /// Set in compact mode (see [`Config::compact`]).
     pub(crate) compact: Option<Compact<K>>,
+    /// Listed objects packed as they arrived, until a replace or update takes them in.
+    pub(crate) staged: Mutex<Staging<K>>,
     last_resource_version: Mutex<String>,
 }
 
@@ -71,6 +74,7 @@ impl<K: Object> Indexer<K> {
                 compact: config.compact,
             }),
             compact: config.compact,
+            staged: Mutex::new(Staging::new()),
             last_resource_version: Mutex::new(String::new()),
         }
     }
@@ -225,7 +229,10 @@ impl<K: Object> Indexer<K> {
         let key = self.key_func.key(&obj);
         let written = Arc::clone(&obj);
         // Encoded before the lock is taken: readers and writers wait only for map updates.
-        let incoming = self.incoming(&key, obj);
+        let Some(incoming) = self.incoming(&key, obj).map_err(StoreError::from)? else {
+            self.follow(&written);
+            return Ok(());
+        };
         self.write()
             .upsert(key, incoming)
             .map_err(StoreError::from)?;
@@ -262,18 +269,18 @@ impl<K: Object> Store<K> for Indexer<K> {
             .into_iter()
             .map(|obj| (Arc::from(self.key_func.key(&obj)), obj))
             .collect();
-        let incoming = self.incoming_all(keyed.into_iter().collect());
+        let incoming = self.incoming_all(keyed.into_iter().collect())?;
         // Index outside the lock so readers keep reading the old content meanwhile.
         let (generation, mut indices) = {
             let state = self.read();
             (state.generation, state.empty_indices())
         };
-        let mut values = index_all(&mut indices, &incoming)?;
+        let mut values = index_all(&mut indices, generation, self.compact, &incoming)?;
         let mut state = self.write();
         if state.generation != generation {
             // Indexes were added meanwhile: index again with the current set.
             indices = state.empty_indices();
-            values = index_all(&mut indices, &incoming)?;
+            values = index_all(&mut indices, state.generation, self.compact, &incoming)?;
         }
         let items: HashMap<Arc<str>, Entry<K>> = incoming
             .into_iter()

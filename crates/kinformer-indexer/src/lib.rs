@@ -41,8 +41,10 @@ mod error;
 mod index;
 mod indexer;
 mod key;
+mod lazy;
 mod lister;
 mod read;
+mod staging;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -56,4 +58,5 @@ pub use indexer::Indexer;
 pub use key::{NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
 /// Re-exported from core: the indexer and the queues share one key function type.
 pub use kinformer_core::KeyFunc;
+pub use lazy::{Lazy, PackedObject};
 pub use lister::{CacheLister, NamespacedLister};

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use kinformer_core::{Object, StoreRead};
 
-use crate::compact::Held;
+use crate::compact::{Entry, Held};
 use crate::state::State;
-use crate::{Error, Indexer};
+use crate::{Error, Indexer, Lazy, PackedObject};
 
 impl<K: Object> Indexer<K> {
     /// The objects that share at least one `name` index value with `obj`.
@@ -101,23 +101,23 @@ impl<K: Object> Indexer<K> {
         self.read().items.get(key.as_str())?.object().cloned()
     }
 
-    /// The cached object with `obj`'s key, as an update's old object: in compact mode, when
-    /// the cache holds `obj`'s own resourceVersion, `obj` itself (the same revision has the same
-    /// content), so a relist of unchanged objects decodes nothing.
-    pub fn previous(&self, obj: &Arc<K>) -> Option<Arc<K>> {
+    /// The cached object with `obj`'s key, to hand on as an update's old object without
+    /// decoding, and whether it is `obj`'s own revision (same resourceVersion: a resync).
+    pub fn previous_lazy(&self, obj: &K) -> Option<(Lazy<K>, bool)> {
         let key = self.key_func.key(obj);
         let state = self.read();
-        let held = state.items.get(key.as_str())?;
-        if let crate::compact::Entry::Packed(packed) = held
-            && obj
-                .resource_version()
-                .is_some_and(|rv| !rv.is_empty() && *packed.resource_version == *rv)
-        {
-            return Some(Arc::clone(obj));
-        }
-        let held = held.held();
-        drop(state);
-        self.load(&key, held)
+        let rv = obj.resource_version();
+        Some(match state.items.get(key.as_str())? {
+            Entry::Object(held) => (Lazy::Ready(Arc::clone(held)), held.resource_version() == rv),
+            Entry::Packed(packed) => {
+                let same = rv.is_some_and(|rv| *packed.resource_version == *rv);
+                let packed = PackedObject {
+                    bytes: Arc::clone(&packed.bytes),
+                    compact: self.compact?,
+                };
+                (Lazy::Packed(packed), same)
+            }
+        })
     }
 }
 

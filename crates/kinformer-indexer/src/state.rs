@@ -20,13 +20,26 @@ pub(crate) struct State<K> {
     pub(crate) compact: Option<Compact<K>>,
 }
 
+/// Objects about to be stored, by key.
+pub(crate) type IncomingAll<K> = Vec<(Arc<str>, Incoming<K>)>;
+
 /// An object about to be stored, packed (`bytes`, encoded outside the lock) or not.
 pub(crate) struct Incoming<K> {
     pub(crate) obj: Arc<K>,
     pub(crate) bytes: Option<Arc<[u8]>>,
+    /// Index values computed when it was staged, valid for that index generation.
+    pub(crate) values: Option<(u64, Vec<Vec<String>>)>,
 }
 
 impl<K: Object> Incoming<K> {
+    pub(crate) fn new(obj: Arc<K>, bytes: Option<Arc<[u8]>>) -> Self {
+        Self {
+            obj,
+            bytes,
+            values: None,
+        }
+    }
+
     pub(crate) fn into_entry(self, values: IndexValues) -> Entry<K> {
         match self.bytes {
             Some(bytes) => Entry::Packed(Box::new(Packed {
@@ -75,7 +88,13 @@ impl<K: Object> State<K> {
         {
             return Ok(());
         }
-        let new_values = values_of(&self.indices, &key, &incoming.obj)?;
+        let new_values = values_for(
+            &self.indices,
+            self.generation,
+            self.compact,
+            &key,
+            &incoming,
+        )?;
         let (shared_key, old_values) = match self.items.get_key_value(key.as_str()) {
             Some((shared_key, old)) => (Arc::clone(shared_key), Some(self.old_values(&key, old))),
             None => (Arc::from(key), None),
@@ -207,16 +226,47 @@ fn insert_all<K>(
     kept
 }
 
-/// Indexes every object of `items` into `indices`, returning each one's entry; on failure
-/// `indices` is partly filled and must be discarded.
+/// The values `incoming` is to be indexed under: those computed when it was staged if the
+/// indexes are still the same (`generation`), else computed now, from its packed bytes when it
+/// is a stand-in.
+pub(crate) fn values_for<K: Object>(
+    indices: &[Index<K>],
+    generation: u64,
+    compact: Option<Compact<K>>,
+    key: &str,
+    incoming: &Incoming<K>,
+) -> Result<Vec<Vec<String>>, Error> {
+    if let Some((staged_at, values)) = &incoming.values
+        && *staged_at == generation
+    {
+        return Ok(values.clone());
+    }
+    if crate::staging::is_stand_in(&*incoming.obj) {
+        let decoded = match (compact, &incoming.bytes) {
+            (Some(compact), Some(bytes)) => compact.decode(bytes),
+            _ => Err("a stand-in without packed bytes".to_owned()),
+        };
+        let obj = decoded.map_err(|message| Error::Decode {
+            key: key.to_owned(),
+            message,
+        })?;
+        return values_of(indices, key, &obj);
+    }
+    values_of(indices, key, &incoming.obj)
+}
+
+/// Indexes every object of `items` into `indices` (of index `generation`), returning each
+/// one's entry; on failure `indices` is partly filled and must be discarded.
 pub(crate) fn index_all<K: Object>(
     indices: &mut [Index<K>],
-    items: &[(Arc<str>, Incoming<K>)],
+    generation: u64,
+    compact: Option<Compact<K>>,
+    items: &IncomingAll<K>,
 ) -> Result<Vec<IndexValues>, Error> {
     items
         .iter()
         .map(|(key, incoming)| {
-            let values = values_of(indices, key, &incoming.obj)?;
+            let values = values_for(indices, generation, compact, key, incoming)?;
             Ok(insert_all(indices, key, &values, incoming.bytes.is_some()))
         })
         .collect()

@@ -29,9 +29,9 @@ pub(crate) fn process_item<K: Object>(
             objects,
         } => replace_all(objects, &resource_version, initial, cache, processor),
         PoppedItem::SyncAll => {
-            for obj in cache.list() {
+            for obj in cache.list_lazy() {
                 let notification = Notification::Update {
-                    old: Arc::clone(&obj),
+                    old: obj.clone(),
                     new: obj,
                 };
                 processor.distribute(&notification, true);
@@ -58,32 +58,26 @@ fn replace_all<K: Object>(
         .filter(|key| !listed.contains(key))
         .filter_map(|key| cache.get_by_key(&key).map(|obj| (key, obj)))
         .collect();
-    let changes: Vec<Notification<K>> = objects
-        .iter()
-        .map(|obj| match cache.previous(obj) {
-            Some(old) => Notification::Update {
-                old,
-                new: Arc::clone(obj),
-            },
-            None => Notification::Add {
-                obj: Arc::clone(obj),
-                initial,
-            },
-        })
-        .collect();
-    cache.replace(objects, resource_version)?;
+    // What each listed object replaces, taken before the replace and without decoding.
+    let previous: Vec<_> = objects.iter().map(|obj| cache.previous_lazy(obj)).collect();
+    cache.replace(objects.clone(), resource_version)?;
     for (key, last) in deleted {
         processor.distribute(
             &Notification::Delete(DeletedState::Unknown { key, last }),
             false,
         );
     }
-    for change in changes {
-        let is_sync = match &change {
-            Notification::Update { old, new } => old.resource_version() == new.resource_version(),
-            _ => false,
+    for (obj, previous) in objects.iter().zip(previous) {
+        // A compact cache's stand-in is handed on as the packed object the cache took in.
+        let Some(new) = cache.lazy_of(obj) else {
+            continue;
         };
-        processor.distribute(&change, is_sync);
+        match previous {
+            Some((old, same_revision)) => {
+                processor.distribute(&Notification::Update { old, new }, same_revision);
+            }
+            None => processor.distribute(&Notification::Add { obj: new, initial }, false),
+        }
     }
     Ok(())
 }
@@ -124,21 +118,22 @@ fn upsert<K: Object>(
     cache: &Indexer<K>,
     processor: &Processor<K>,
 ) -> Result<(), StoreError> {
-    match cache.previous(&obj) {
-        Some(old) => {
-            cache.update(Arc::clone(&obj))?;
-            let is_sync = old.resource_version() == obj.resource_version();
-            processor.distribute(&Notification::Update { old, new: obj }, is_sync);
+    let previous = cache.previous_lazy(&obj);
+    match previous {
+        Some(_) => cache.update(Arc::clone(&obj))?,
+        None => cache.add(Arc::clone(&obj))?,
+    }
+    // A compact cache's stand-in is handed on as the packed object the cache took in.
+    let Some(new) = cache.lazy_of(&obj) else {
+        return Ok(());
+    };
+    match previous {
+        Some((old, same_revision)) => {
+            processor.distribute(&Notification::Update { old, new }, same_revision);
         }
         None => {
-            cache.add(Arc::clone(&obj))?;
-            processor.distribute(
-                &Notification::Add {
-                    obj,
-                    initial: is_in_initial_list,
-                },
-                false,
-            );
+            let initial = is_in_initial_list;
+            processor.distribute(&Notification::Add { obj: new, initial }, false);
         }
     }
     Ok(())

@@ -9,6 +9,8 @@ use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use kinformer_indexer::Lazy;
+
 use super::handler::EventHandler;
 use super::listener::{Listener, SpentSender};
 use super::notification::Notification;
@@ -70,7 +72,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
         &self,
         handler: Arc<dyn EventHandler<K>>,
         resync: Duration,
-        cache: impl FnOnce() -> Vec<Arc<K>>,
+        cache: impl FnOnce() -> Vec<Lazy<K>>,
     ) -> Result<Registration> {
         let mut state = self.lock();
         if state.stopped {

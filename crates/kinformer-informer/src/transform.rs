@@ -94,7 +94,8 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
 
     /// The cache's copy when it holds `obj`'s revision (same UID and resourceVersion; it was
     /// transformed when it first entered), else `obj` transformed now, before the next object
-    /// of the list is decoded.
+    /// of the list is decoded; a compact cache then packs it at once and the list holds a
+    /// stand-in (`Indexer::stage`).
     fn admit(&self, obj: Arc<K>) -> Arc<K> {
         // A compact cache holds no decoded copy to reuse (and keeps unchanged objects' bytes
         // by itself): nothing is decoded to answer.
@@ -107,7 +108,13 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
             {
                 held
             }
-            _ => self.apply(obj),
+            _ => {
+                let obj = self.apply(obj);
+                match &self.cache {
+                    Some(cache) => cache.stage(obj),
+                    None => obj,
+                }
+            }
         }
     }
 }

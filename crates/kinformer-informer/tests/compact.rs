@@ -11,7 +11,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Object, StoreRead, object_key};
 use kinformer_indexer::{IndexFunc, NAMESPACE_INDEX};
-use kinformer_informer::{Config, HandlerFns, SharedIndexInformer};
+use kinformer_informer::{Config, HandlerFns, QueueKind, SharedIndexInformer};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::Config as ReflectorConfig;
 use kinformer_rest::{Client, RestClient};
@@ -68,29 +68,53 @@ async fn churn(sim: &SimHandle, count: u64, seed: u64) {
 /// (old resourceVersion, new resourceVersion) of every update a handler saw.
 type Updates = Arc<Mutex<Vec<(String, String)>>>;
 
-fn recording(updates: &Updates) -> HandlerFns<Pod> {
-    let updates = Arc::clone(updates);
-    HandlerFns::new().update_fn(move |old: &Arc<Pod>, new: &Arc<Pod>| {
-        let rv = |p: &Pod| p.resource_version().unwrap_or("").to_owned();
-        updates.lock().unwrap().push((rv(old), rv(new)));
-    })
+/// Whole pods: a spec, a status and no stand-in mark (a listed object is packed as it arrives
+/// and a metadata-only stand-in holds its place until the cache takes it in).
+fn whole(pod: &Pod) -> bool {
+    pod.spec.is_some() && pod.status.is_some() && pod.metadata.self_link.is_none()
 }
 
-async fn follows_churn_and_a_relist(streaming: bool) {
+/// Records updates; counts adds, failing the count for any pod that is not whole.
+fn recording(updates: &Updates, adds: &Arc<Mutex<usize>>) -> HandlerFns<Pod> {
+    let updates = Arc::clone(updates);
+    let adds = Arc::clone(adds);
+    HandlerFns::new()
+        .add_fn(move |pod: &Arc<Pod>, _| {
+            assert!(whole(pod), "an add hands on a whole pod");
+            *adds.lock().unwrap() += 1;
+        })
+        .update_fn(move |old: &Arc<Pod>, new: &Arc<Pod>| {
+            assert!(whole(old) && whole(new), "an update hands on whole pods");
+            let rv = |p: &Pod| p.resource_version().unwrap_or("").to_owned();
+            updates.lock().unwrap().push((rv(old), rv(new)));
+        })
+}
+
+async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
     let sim = sim(60).await;
     let informer = SharedIndexInformer::new(
         source(&sim),
         Config::default()
             .name("pods")
             .compact()
+            .queue(queue)
             .reflector(ReflectorConfig::default().streaming_list(streaming)),
     );
     assert!(informer.indexer().is_compact());
-    let updates = Updates::default();
-    informer.add_event_handler(recording(&updates)).unwrap();
+    let (updates, adds) = (Updates::default(), Arc::new(Mutex::new(0)));
+    let registration = informer
+        .add_event_handler(recording(&updates, &adds))
+        .unwrap();
     let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
+    assert!(registration.wait_synced().await);
+    assert_eq!(
+        *adds.lock().unwrap(),
+        60,
+        "every listed pod was added, whole"
+    );
     converges(&sim, &informer).await;
+    assert!(informer.indexer().list().iter().all(|pod| whole(pod)));
     let some = informer.indexer().list()[0].clone();
     assert!(
         some.spec.is_some() && some.status.is_some(),
@@ -114,18 +138,26 @@ async fn follows_churn_and_a_relist(streaming: bool) {
     sim.drop_watches(DropMode::Error410).await;
     churn(&sim, 50, 3).await;
     converges(&sim, &informer).await;
+    assert!(informer.indexer().list().iter().all(|pod| whole(pod)));
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compact_informer_follows_churn_and_relists_with_a_streaming_list() {
-    follows_churn_and_a_relist(true).await;
+    follows_churn_and_a_relist(true, QueueKind::RealFifo).await;
+}
+
+/// Through client-go's classic DeltaFIFO, stand-ins arrive as `Replaced` deltas one key at a
+/// time and are stored from their packed bytes all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compact_informer_works_through_the_delta_fifo() {
+    follows_churn_and_a_relist(true, QueueKind::DeltaFifo).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compact_informer_follows_churn_and_relists_with_list_and_watch() {
-    follows_churn_and_a_relist(false).await;
+    follows_churn_and_a_relist(false, QueueKind::RealFifo).await;
 }
 
 /// The compact cache reads back exactly what a typed cache of the same pods holds.

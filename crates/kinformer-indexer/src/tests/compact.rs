@@ -82,16 +82,60 @@ fn a_relist_keeps_the_bytes_of_unchanged_objects() {
     assert_eq!(store.last_sync_resource_version(), "8");
 }
 
+/// An update's old object is handed on packed, with whether it is the same revision.
 #[test]
-fn previous_is_the_object_itself_for_the_same_revision() {
+fn previous_is_handed_on_packed() {
     let store = compact_indexer();
     store.add(at("5", "a", "n1")).unwrap();
-    let same = at("5", "a", "n1");
-    assert!(Arc::ptr_eq(&store.previous(&same).unwrap(), &same));
-    let newer = at("6", "a", "n2");
-    let old = store.previous(&newer).unwrap();
-    assert_eq!(old.metadata.resource_version.as_deref(), Some("5"));
-    assert!(store.previous(&at("1", "absent", "")).is_none());
+    let (old, same) = store.previous_lazy(&at("5", "a", "n1")).unwrap();
+    assert!(same && old.ready().is_none(), "packed, the same revision");
+    let (old, same) = store.previous_lazy(&at("6", "a", "n2")).unwrap();
+    assert!(!same);
+    assert_eq!(
+        old.load().unwrap().metadata.resource_version.as_deref(),
+        Some("5")
+    );
+    assert!(store.previous_lazy(&at("1", "absent", "")).is_none());
+}
+
+/// A listed object is packed as it arrives: the list holds a metadata-only stand-in, the
+/// replace stores the staged bytes, and the stand-in is handed on as the packed object.
+#[test]
+fn a_staged_object_is_stored_from_its_packed_bytes() {
+    let store = compact_indexer();
+    let full = at("5", "a", "n1");
+    let stand_in = store.stage(Arc::clone(&full));
+    assert!(
+        stand_in.spec.is_none(),
+        "the stand-in carries metadata only"
+    );
+    assert_eq!(stand_in.metadata.name, full.metadata.name);
+    store.replace(vec![Arc::clone(&stand_in)], "5").unwrap();
+    assert_eq!(*store.get_by_key("ns/a").unwrap(), *full, "stored whole");
+    assert_eq!(
+        store.index_keys("node", "n1").unwrap(),
+        ["ns/a"],
+        "indexed whole"
+    );
+    let handed = store.lazy_of(&stand_in).unwrap();
+    assert_eq!(*handed.load().unwrap(), *full);
+    // Upserting the stand-in again (a delta FIFO's later delta) stores nothing new.
+    store.update(stand_in).unwrap();
+    assert_eq!(*store.get_by_key("ns/a").unwrap(), *full);
+    // Outside compact mode, staging hands the object back.
+    let plain = super::indexer();
+    assert!(Arc::ptr_eq(&plain.stage(Arc::clone(&full)), &full));
+}
+
+/// Staged objects whose list was dropped (a list that failed part-way) do not pile up.
+#[test]
+fn an_abandoned_stage_is_dropped_at_the_next_replace() {
+    let store = compact_indexer();
+    drop(store.stage(at("5", "a", "n1")));
+    let kept = store.stage(at("6", "b", "n1"));
+    store.replace(vec![kept], "6").unwrap();
+    assert!(store.staged.lock().unwrap().is_empty());
+    assert_eq!(store.list_keys(), ["ns/b"]);
 }
 
 #[test]

@@ -33,15 +33,15 @@ impl EventHandler<String> for Recorder {
 
 fn add(s: &str, initial: bool) -> Notification<String> {
     Notification::Add {
-        obj: Arc::new(s.to_owned()),
+        obj: Arc::new(s.to_owned()).into(),
         initial,
     }
 }
 
 fn update(old: &str, new: &str) -> Notification<String> {
     Notification::Update {
-        old: Arc::new(old.to_owned()),
-        new: Arc::new(new.to_owned()),
+        old: Arc::new(old.to_owned()).into(),
+        new: Arc::new(new.to_owned()).into(),
     }
 }
 
@@ -97,7 +97,10 @@ async fn late_handler_first_gets_the_cache_and_syncs_after_handling_it() {
     };
     let reg = p
         .add_listener(Arc::new(gated), Duration::ZERO, || {
-            vec![Arc::new("c1".into()), Arc::new("c2".into())]
+            vec![
+                Arc::new("c1".to_owned()).into(),
+                Arc::new("c2".to_owned()).into(),
+            ]
         })
         .unwrap();
     assert!(!reg.has_synced(), "two initial adds pending");
@@ -331,7 +334,7 @@ async fn delivered_notifications_go_back_to_the_informer_to_be_dropped() {
         let Some(Notification::Update { old: back, .. }) = spent_rx.recv().await else {
             panic!("each handler task returns the update it delivered")
         };
-        assert!(Arc::ptr_eq(old, &back), "the same object, not a copy");
+        assert!(old.same_as(&back), "the same object, not a copy");
     }
     drop(sent);
     assert!(spent_rx.try_recv().is_err());
