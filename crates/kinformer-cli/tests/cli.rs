@@ -150,6 +150,8 @@ async fn errors_are_one_line_without_a_panic() {
     }
 }
 
+/// An unknown resource and an unreachable server each fail the binary with exit code 1 and a
+/// single clear line on stderr, without hanging.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_resource_and_unreachable_server_are_clear_errors() {
     let sim = Sim::builder().start().await.unwrap();
@@ -167,9 +169,17 @@ async fn unknown_resource_and_unreachable_server_are_clear_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("no resource \"widgets\""), "{stderr}");
 
-    let url = sim.url().to_owned();
+    let (url, addr) = (sim.url().to_owned(), sim.addr());
     drop(sim);
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The server task is aborted asynchronously: wait (bounded) until its port refuses connections.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while tokio::net::TcpStream::connect(addr).await.is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dropped sim still accepts connections"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let dead = std::fs::read_to_string(&kubeconfig).unwrap();
     assert!(dead.contains(&url));
     let out = tokio::time::timeout(
