@@ -59,6 +59,10 @@ impl<K: Object> Config<K> {
     /// allocation, about a fifth of a decoded pod) with its resourceVersion and index values,
     /// decoded again on every read. See [the trade-off](crate#compact-mode).
     ///
+    /// A listed object is packed as it arrives ([`Indexer::stage`](crate::Indexer::stage)) and
+    /// stands in the list as its name, namespace, UID and resourceVersion only, so a custom key
+    /// function must key on those.
+    ///
     /// ```
     /// use std::sync::Arc;
     /// use k8s_openapi::api::core::v1::Pod;

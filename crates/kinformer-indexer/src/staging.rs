@@ -3,7 +3,8 @@
 //!
 //! A reflector collects a whole list before the cache's replace. Staged, each listed object is
 //! packed the moment it is decoded and the list holds a stand-in in its place: the object's
-//! metadata alone, marked as a stand-in. The replace (or an update of the stand-in, through a
+//! name, namespace, UID and resourceVersion, marked as a stand-in (so in compact mode a custom
+//! key function sees only these of a listed object). The replace (or an update of the stand-in, through a
 //! delta FIFO) takes the staged bytes; handlers are given the packed object, decoded on
 //! delivery ([`Lazy`](crate::Lazy)). A stand-in never reaches a reader or a handler.
 
@@ -30,12 +31,16 @@ pub(crate) struct Staged<K> {
 /// Staged objects by key.
 pub(crate) type Staging<K> = HashMap<Arc<str>, Staged<K>>;
 
-/// `obj`'s stand-in: its metadata, marked.
+/// `obj`'s stand-in: what keys and versions it (name, namespace, UID, resourceVersion), marked.
+/// Nothing more: a whole list of stand-ins is held until the cache takes it in.
 pub(crate) fn stand_in_for<K: Object + Default>(obj: &K) -> K {
     let mut stand_in = K::default();
     let meta = stand_in.meta_mut();
-    *meta = obj.meta().clone();
-    meta.managed_fields = None;
+    let from = obj.meta();
+    meta.name.clone_from(&from.name);
+    meta.namespace.clone_from(&from.namespace);
+    meta.uid.clone_from(&from.uid);
+    meta.resource_version.clone_from(&from.resource_version);
     meta.self_link = Some(STAND_IN.to_owned());
     stand_in
 }
