@@ -63,7 +63,12 @@ async fn main() -> anyhow::Result<()> {
         writeln!(out, "busiest owner: {owner} with {count} pods")?;
     }
     let sample = &indexer.list()[0];
-    writeln!(out, "each is a {} of {}", sample.kind, sample.api_version)?;
+    writeln!(
+        out,
+        "each is a {} of {}",
+        sample.kind(),
+        sample.api_version()
+    )?;
     drop(out);
     informer.shutdown();
     running.await??;

@@ -2,9 +2,12 @@
 //! returns it (client-go's `metav1.PartialObjectMetadata`).
 
 use std::borrow::Cow;
+use std::fmt;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::Object;
 
@@ -19,7 +22,8 @@ pub const PARTIAL_OBJECT_METADATA_KIND: &str = "PartialObjectMetadata";
 ///
 /// A cache of these holds names, labels, annotations, owners and versions at a fraction of the
 /// objects' size, for controllers that only need to know what exists (garbage collection,
-/// quota, owner lookups).
+/// quota, owner lookups). Its `apiVersion` and `kind` are always `meta.k8s.io/v1` and
+/// `PartialObjectMetadata`: they are written when it is serialized and take no room in it.
 ///
 /// # Examples
 /// ```
@@ -30,51 +34,78 @@ pub const PARTIAL_OBJECT_METADATA_KIND: &str = "PartialObjectMetadata";
 ///         "metadata":{"name":"web-1","namespace":"shop","resourceVersion":"7"}}"#,
 /// )?;
 /// assert_eq!(obj.name(), "web-1");
-/// assert_eq!(obj.kind, "PartialObjectMetadata");
-/// assert!(matches!(obj.kind, std::borrow::Cow::Borrowed(_)), "no allocation for the usual kind");
+/// assert_eq!(obj.kind(), "PartialObjectMetadata");
+/// let json = serde_json::to_value(&obj)?;
+/// assert_eq!(json["apiVersion"], "meta.k8s.io/v1");
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct PartialObjectMetadata {
-    /// `meta.k8s.io/v1` as the server sends it (the usual value costs no allocation: a cache
-    /// holds one per object).
-    #[serde(rename = "apiVersion", default, deserialize_with = "interned")]
-    pub api_version: Cow<'static, str>,
-    /// `PartialObjectMetadata` as the server sends it (the usual value costs no allocation).
-    #[serde(default, deserialize_with = "interned")]
-    pub kind: Cow<'static, str>,
     /// The object's metadata.
-    #[serde(default)]
     pub metadata: ObjectMeta,
 }
 
 impl PartialObjectMetadata {
-    /// A metadata-only object with `metadata`, typed as the server types them.
+    /// A metadata-only object with `metadata`.
     pub fn new(metadata: ObjectMeta) -> Self {
-        Self {
-            api_version: Cow::Borrowed(PARTIAL_OBJECT_METADATA_API_VERSION),
-            kind: Cow::Borrowed(PARTIAL_OBJECT_METADATA_KIND),
-            metadata,
-        }
+        Self { metadata }
+    }
+
+    /// `meta.k8s.io/v1`.
+    pub fn api_version(&self) -> &'static str {
+        PARTIAL_OBJECT_METADATA_API_VERSION
+    }
+
+    /// `PartialObjectMetadata`.
+    pub fn kind(&self) -> &'static str {
+        PARTIAL_OBJECT_METADATA_KIND
     }
 }
 
-/// The usual `apiVersion` and `kind` borrowed from constants; anything else owned.
-fn interned<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Cow<'static, str>, D::Error> {
-    let value = Cow::<'de, str>::deserialize(deserializer)?;
-    Ok(
-        match [
-            PARTIAL_OBJECT_METADATA_API_VERSION,
-            PARTIAL_OBJECT_METADATA_KIND,
-        ]
-        .into_iter()
-        .find(|known| *known == value)
-        {
-            Some(known) => Cow::Borrowed(known),
-            None => Cow::Owned(value.into_owned()),
-        },
-    )
+impl Serialize for PartialObjectMetadata {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("PartialObjectMetadata", 3)?;
+        out.serialize_field("apiVersion", PARTIAL_OBJECT_METADATA_API_VERSION)?;
+        out.serialize_field("kind", PARTIAL_OBJECT_METADATA_KIND)?;
+        out.serialize_field("metadata", &self.metadata)?;
+        out.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for PartialObjectMetadata {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_struct(
+            "PartialObjectMetadata",
+            &["apiVersion", "kind", "metadata"],
+            FieldsVisitor,
+        )
+    }
+}
+
+/// Reads `metadata` and skips everything else (`apiVersion` and `kind` are known).
+struct FieldsVisitor;
+
+impl<'de> Visitor<'de> for FieldsVisitor {
+    type Value = PartialObjectMetadata;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a PartialObjectMetadata object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut metadata = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "metadata" {
+                metadata = Some(map.next_value()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(PartialObjectMetadata {
+            metadata: metadata.unwrap_or_default(),
+        })
+    }
 }
 
 impl Object for PartialObjectMetadata {

@@ -19,7 +19,9 @@
 //! a realistic pod without managedFields, against 20–30 KB decoded) together with its
 //! resourceVersion and index values, and decode it on every read. Index queries, updates and
 //! deletes need no decoding; a relist keeps the bytes of every object whose resourceVersion is
-//! unchanged.
+//! unchanged. A list is never held decoded: each listed object is packed as it arrives
+//! ([`Indexer::stage`]) and a small stand-in takes its place until the replace; an informer
+//! hands objects to its handlers as [`Lazy`] ones, decoded on delivery.
 //!
 //! The trade-off is memory against CPU per read: `get`, `list`, `by_index` and the listers
 //! decode each object they return (tens of microseconds for a pod) and hand out a new `Arc<K>`

@@ -68,8 +68,8 @@ async fn follows_churn_and_a_relist(streaming: bool) {
     assert!(informer.wait_for_cache_sync().await);
     converges(&sim, &informer).await;
     let some = informer.indexer().list()[0].clone();
-    assert_eq!(some.kind, "PartialObjectMetadata");
-    assert_eq!(some.api_version, "meta.k8s.io/v1");
+    assert_eq!(some.kind(), "PartialObjectMetadata");
+    assert_eq!(some.api_version(), "meta.k8s.io/v1");
     assert!(some.metadata.labels.is_some(), "metadata comes whole");
     assert!(
         some.metadata.managed_fields.is_none(),

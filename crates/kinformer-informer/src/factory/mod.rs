@@ -132,7 +132,7 @@ impl SharedInformerFactory {
     /// factory.wait_for_cache_sync().await;
     /// let cached = pods.lister().list(&Default::default());
     /// assert_eq!(cached.len(), 10);
-    /// assert_eq!(cached[0].kind, "PartialObjectMetadata");
+    /// assert_eq!(cached[0].kind(), "PartialObjectMetadata");
     /// factory.shutdown().await;
     /// # Ok(()) }
     /// ```
