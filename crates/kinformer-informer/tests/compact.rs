@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ use kinformer_rest::{Client, RestClient};
 use kinformer_selector::LabelSelector;
 use kinformer_sim::{Churn, DropMode, Sim, SimHandle};
 
-use common::{spawn_run, wait_until};
+use common::{converges_to_the_sims_pods, spawn_run, wait_until};
 
 async fn sim(pods: usize) -> SimHandle {
     Sim::builder()
@@ -32,26 +31,6 @@ async fn sim(pods: usize) -> SimHandle {
 
 fn source(sim: &SimHandle) -> ListWatch<Pod, RestClient> {
     ListWatch::for_type(Client::new(sim.service()))
-}
-
-fn cached(informer: &SharedIndexInformer<Pod>) -> BTreeMap<String, String> {
-    informer
-        .indexer()
-        .list()
-        .iter()
-        .map(|o| {
-            (
-                object_key(&**o),
-                o.resource_version().unwrap_or("").to_owned(),
-            )
-        })
-        .collect()
-}
-
-async fn converges(sim: &SimHandle, informer: &SharedIndexInformer<Pod>) {
-    let truth = sim.versions("pods").await.unwrap();
-    let same = wait_until(Duration::from_secs(15), || cached(informer) == truth).await;
-    assert!(same, "the compact cache never converged");
 }
 
 async fn churn(sim: &SimHandle, count: u64, seed: u64) {
@@ -113,7 +92,7 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
         60,
         "every listed pod was added, whole"
     );
-    converges(&sim, &informer).await;
+    converges_to_the_sims_pods(&sim, &informer).await;
     assert!(informer.indexer().list().iter().all(|pod| whole(pod)));
     let some = informer.indexer().list()[0].clone();
     assert!(
@@ -126,7 +105,7 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
     );
 
     churn(&sim, 200, 2).await;
-    converges(&sim, &informer).await;
+    converges_to_the_sims_pods(&sim, &informer).await;
     let seen = updates.lock().unwrap().clone();
     assert!(!seen.is_empty(), "handlers saw updates");
     assert!(
@@ -137,7 +116,7 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
     // A 410 on the watch: the informer relists into the compact cache and converges again.
     sim.drop_watches(DropMode::Error410).await;
     churn(&sim, 50, 3).await;
-    converges(&sim, &informer).await;
+    converges_to_the_sims_pods(&sim, &informer).await;
     assert!(informer.indexer().list().iter().all(|pod| whole(pod)));
     informer.shutdown();
     running.await.unwrap().unwrap();
@@ -168,8 +147,8 @@ async fn a_compact_cache_reads_back_what_a_typed_cache_holds() {
     let compact = SharedIndexInformer::new(source(&sim), Config::default().name("pods").compact());
     let (a, b) = (spawn_run(&typed), spawn_run(&compact));
     assert!(typed.wait_for_cache_sync().await && compact.wait_for_cache_sync().await);
-    converges(&sim, &typed).await;
-    converges(&sim, &compact).await;
+    converges_to_the_sims_pods(&sim, &typed).await;
+    converges_to_the_sims_pods(&sim, &compact).await;
     for pod in typed.indexer().list() {
         let key = object_key(&*pod);
         assert_eq!(compact.indexer().get_by_key(&key).as_deref(), Some(&*pod));

@@ -4,11 +4,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{ApiResource, Object, PartialObjectMetadata, StoreRead, object_key};
+use kinformer_core::{ApiResource, Object, PartialObjectMetadata, StoreRead};
 use kinformer_indexer::IndexFunc;
 use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
 use kinformer_informer::{Config, SharedIndexInformer};
@@ -18,7 +17,7 @@ use kinformer_rest::{Client, RestClient};
 use kinformer_sim::{Churn, DropMode, Sim, SimHandle};
 use serde_json::Value;
 
-use common::{spawn_run, wait_until};
+use common::{converges_to_the_sims_pods, spawn_run, wait_until};
 
 async fn sim(pods: usize) -> SimHandle {
     Sim::builder()
@@ -28,26 +27,6 @@ async fn sim(pods: usize) -> SimHandle {
         .start()
         .await
         .unwrap()
-}
-
-fn cached(informer: &SharedIndexInformer<PartialObjectMetadata>) -> BTreeMap<String, String> {
-    informer
-        .indexer()
-        .list()
-        .iter()
-        .map(|o| {
-            (
-                object_key(&**o),
-                o.resource_version().unwrap_or("").to_owned(),
-            )
-        })
-        .collect()
-}
-
-async fn converges(sim: &SimHandle, informer: &SharedIndexInformer<PartialObjectMetadata>) {
-    let truth = sim.versions("pods").await.unwrap();
-    let same = wait_until(Duration::from_secs(15), || cached(informer) == truth).await;
-    assert!(same, "the metadata cache never converged");
 }
 
 fn metadata_source(sim: &SimHandle) -> ListWatch<PartialObjectMetadata, RestClient> {
@@ -66,7 +45,7 @@ async fn follows_churn_and_a_relist(streaming: bool) {
     );
     let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
-    converges(&sim, &informer).await;
+    converges_to_the_sims_pods(&sim, &informer).await;
     let some = informer.indexer().list()[0].clone();
     assert_eq!(some.kind(), "PartialObjectMetadata");
     assert_eq!(some.api_version(), "meta.k8s.io/v1");
@@ -84,14 +63,14 @@ async fn follows_churn_and_a_relist(streaming: bool) {
     })
     .await;
     assert!(churned);
-    converges(&sim, &informer).await;
+    converges_to_the_sims_pods(&sim, &informer).await;
 
     // A 410 on the watch: the informer relists, metadata only, and converges again.
     sim.drop_watches(DropMode::Error410).await;
     sim.churn_start(Churn::new(500.0).count(50).seed(3))
         .await
         .unwrap();
-    converges(&sim, &informer).await;
+    converges_to_the_sims_pods(&sim, &informer).await;
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
