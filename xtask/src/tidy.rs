@@ -42,6 +42,10 @@ const OVERSIZED: &[(&str, &str)] = &[
 /// The directories checked.
 const ROOTS: &[&str] = &["crates", "tests", "benches", "examples", "xtask"];
 
+/// The placeholder macro calls no code may contain, spelled in pieces so this file does not
+/// contain them either.
+const PLACEHOLDERS: [&str; 2] = [concat!("todo", "!("), concat!("unimplemented", "!(")];
+
 /// What tidy found wrong.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Finding {
@@ -49,7 +53,7 @@ pub(crate) enum Finding {
     TooLong { file: String, lines: usize },
     /// A listed file that is now under the limit: take it off the list.
     Stale { file: String },
-    /// `todo!(` or `unimplemented!(` in code.
+    /// A placeholder macro call (see [`PLACEHOLDERS`]) in code.
     Placeholder { file: String, line: usize },
 }
 
@@ -101,16 +105,16 @@ pub(crate) fn check(rel: &str, text: &str) -> Vec<Finding> {
             file: rel.to_owned(),
         });
     }
-    // This file names the macros it looks for.
-    if rel != "xtask/src/tidy.rs" {
-        for (i, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or_default();
-            if code.contains("todo!(") || code.contains("unimplemented!(") {
-                findings.push(Finding::Placeholder {
-                    file: rel.to_owned(),
-                    line: i + 1,
-                });
-            }
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or_default();
+        if PLACEHOLDERS
+            .iter()
+            .any(|macro_call| code.contains(macro_call))
+        {
+            findings.push(Finding::Placeholder {
+                file: rel.to_owned(),
+                line: i + 1,
+            });
         }
     }
     findings

@@ -21,7 +21,7 @@ use kinformer_core::Object;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::Indexer;
+use crate::{Indexer, Lazy, PackedObject};
 
 /// How an [`Indexer`](crate::Indexer) in compact mode encodes and decodes its objects: as
 /// compact JSON (what `serde_json` writes, without `None` fields).
@@ -126,18 +126,17 @@ pub(crate) struct Packed {
     pub(crate) values: IndexValues,
 }
 
-/// What a read takes out from under the lock: decoding happens after it is released.
-pub(crate) enum Held<K> {
-    Object(Arc<K>),
-    Bytes(Arc<[u8]>),
-}
-
 impl<K> Entry<K> {
-    pub(crate) fn held(&self) -> Held<K> {
-        match self {
-            Self::Object(obj) => Held::Object(Arc::clone(obj)),
-            Self::Packed(packed) => Held::Bytes(Arc::clone(&packed.bytes)),
-        }
+    /// The entry as a read hands it on: taken out from under the lock, decoded after it is
+    /// released. `None` only for a packed entry without a codec, which compact mode rules out.
+    pub(crate) fn lazy(&self, compact: Option<Compact<K>>) -> Option<Lazy<K>> {
+        Some(match self {
+            Self::Object(obj) => Lazy::Ready(Arc::clone(obj)),
+            Self::Packed(packed) => Lazy::Packed(PackedObject {
+                bytes: Arc::clone(&packed.bytes),
+                compact: compact?,
+            }),
+        })
     }
 
     /// The object itself when it is held decoded.
@@ -153,31 +152,5 @@ impl<K: Object> Indexer<K> {
     /// True when objects are held packed ([`Config::compact`](crate::Config::compact)).
     pub fn is_compact(&self) -> bool {
         self.compact.is_some()
-    }
-
-    /// The object `held` stands for, decoded when packed. A packed object that fails to
-    /// decode (its bytes came from encoding a `K`, so this would be a serde bug) is logged and
-    /// read as absent.
-    pub(crate) fn load(&self, key: &str, held: Held<K>) -> Option<Arc<K>> {
-        match held {
-            Held::Object(obj) => Some(obj),
-            Held::Bytes(bytes) => {
-                let compact = self.compact?;
-                match compact.decode(&bytes) {
-                    Ok(obj) => Some(Arc::new(obj)),
-                    Err(error) => {
-                        tracing::error!(key, %error, "a cached object failed to decode");
-                        None
-                    }
-                }
-            }
-        }
-    }
-
-    /// [`load`](Self::load) for each of `held`, in order.
-    pub(crate) fn load_all(&self, held: Vec<(Arc<str>, Held<K>)>) -> Vec<Arc<K>> {
-        held.into_iter()
-            .filter_map(|(key, held)| self.load(&key, held))
-            .collect()
     }
 }

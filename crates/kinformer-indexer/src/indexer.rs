@@ -103,7 +103,7 @@ impl<K: Object> Indexer<K> {
     /// Removes the object stored under `key`, returning it (decoded, in compact mode).
     pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
         let removed = self.write().remove(key)?;
-        self.load(key, removed.held())
+        removed.lazy(self.compact)?.load()
     }
 
     /// Removes a deleted object, using a tombstone's own key when it is one.
@@ -269,18 +269,18 @@ impl<K: Object> Store<K> for Indexer<K> {
             .into_iter()
             .map(|obj| (Arc::from(self.key_func.key(&obj)), obj))
             .collect();
-        let incoming = self.incoming_all(keyed.into_iter().collect())?;
+        let mut incoming = self.incoming_all(keyed)?;
         // Index outside the lock so readers keep reading the old content meanwhile.
         let (generation, mut indices) = {
             let state = self.read();
             (state.generation, state.empty_indices())
         };
-        let mut values = index_all(&mut indices, generation, self.compact, &incoming)?;
+        let mut values = index_all(&mut indices, generation, self.compact, &mut incoming)?;
         let mut state = self.write();
         if state.generation != generation {
             // Indexes were added meanwhile: index again with the current set.
             indices = state.empty_indices();
-            values = index_all(&mut indices, state.generation, self.compact, &incoming)?;
+            values = index_all(&mut indices, state.generation, self.compact, &mut incoming)?;
         }
         let items: HashMap<Arc<str>, Entry<K>> = incoming
             .into_iter()

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use kinformer_core::{Object, StoreRead};
 
-use crate::compact::{Entry, Held};
+use crate::compact::Entry;
 use crate::state::State;
-use crate::{Error, Indexer, Lazy, PackedObject};
+use crate::{Error, Indexer, Lazy};
 
 impl<K: Object> Indexer<K> {
     /// The objects that share at least one `name` index value with `obj`.
@@ -48,9 +48,9 @@ impl<K: Object> Indexer<K> {
             .filter_map(|value| index.values.get(value.as_str()))
             .flatten()
             .collect();
-        let held = held_of(&state, keys);
+        let held = self.held_of(&state, keys);
         drop(state);
-        Ok(self.load_all(held))
+        Ok(load_all(held))
     }
 
     /// The keys indexed under `value` in index `name`, sorted.
@@ -77,10 +77,10 @@ impl<K: Object> Indexer<K> {
         let held = index
             .values
             .get(value)
-            .map(|keys| held_of(&state, keys))
+            .map(|keys| self.held_of(&state, keys))
             .unwrap_or_default();
         drop(state);
-        Ok(self.load_all(held))
+        Ok(load_all(held))
     }
 
     /// Every value index `name` currently holds (empty for an unknown index), sorted.
@@ -106,42 +106,49 @@ impl<K: Object> Indexer<K> {
     pub fn previous_lazy(&self, obj: &K) -> Option<(Lazy<K>, bool)> {
         let key = self.key_func.key(obj);
         let state = self.read();
+        let entry = state.items.get(key.as_str())?;
         let rv = obj.resource_version();
-        Some(match state.items.get(key.as_str())? {
-            Entry::Object(held) => (Lazy::Ready(Arc::clone(held)), held.resource_version() == rv),
-            Entry::Packed(packed) => {
-                let same = rv.is_some_and(|rv| *packed.resource_version == *rv);
-                let packed = PackedObject {
-                    bytes: Arc::clone(&packed.bytes),
-                    compact: self.compact?,
-                };
-                (Lazy::Packed(packed), same)
-            }
-        })
+        let same = match entry {
+            Entry::Object(held) => held.resource_version() == rv,
+            Entry::Packed(packed) => rv.is_some_and(|rv| *packed.resource_version == *rv),
+        };
+        Some((entry.lazy(self.compact)?, same))
+    }
+
+    /// What the cache holds under `key`, for handing on without decoding.
+    pub fn get_lazy(&self, key: &str) -> Option<Lazy<K>> {
+        self.read().items.get(key)?.lazy(self.compact)
+    }
+
+    /// What to load for each of `keys`, taken under the lock.
+    fn held_of<'a>(
+        &self,
+        state: &State<K>,
+        keys: impl IntoIterator<Item = &'a Arc<str>>,
+    ) -> Vec<Lazy<K>> {
+        keys.into_iter()
+            .filter_map(|key| state.items.get(key)?.lazy(self.compact))
+            .collect()
     }
 }
 
-/// What to load for each of `keys`, taken under the lock.
-fn held_of<'a, K>(
-    state: &State<K>,
-    keys: impl IntoIterator<Item = &'a Arc<str>>,
-) -> Vec<(Arc<str>, Held<K>)> {
-    keys.into_iter()
-        .filter_map(|key| Some((Arc::clone(key), state.items.get(key)?.held())))
-        .collect()
+/// Decodes what was taken out from under the lock, in order (a packed object that fails to
+/// decode, which only a serde bug could cause, is logged and read as absent).
+fn load_all<K>(held: Vec<Lazy<K>>) -> Vec<Arc<K>> {
+    held.iter().filter_map(Lazy::load).collect()
 }
 
 impl<K: Object> StoreRead<K> for Indexer<K> {
     fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        let held = self.read().items.get(key)?.held();
-        self.load(key, held)
+        let held = self.read().items.get(key)?.lazy(self.compact)?;
+        held.load()
     }
 
     fn list(&self) -> Vec<Arc<K>> {
         let state = self.read();
-        let held = held_of(&state, state.items.keys());
+        let held = self.held_of(&state, state.items.keys());
         drop(state);
-        self.load_all(held)
+        load_all(held)
     }
 
     fn list_keys(&self) -> Vec<String> {

@@ -14,7 +14,7 @@ use std::sync::{Arc, PoisonError};
 use kinformer_core::Object;
 
 use crate::state::{Incoming, IncomingAll};
-use crate::{Error, Indexer, Lazy, PackedObject};
+use crate::{Error, Indexer, Lazy};
 
 /// The mark a stand-in carries in `metadata.selfLink`, a field API servers stopped setting in
 /// Kubernetes 1.20.
@@ -109,7 +109,7 @@ impl<K: Object> Indexer<K> {
     /// unchanged revision, else packed now. Staged objects no list holds any more are dropped.
     pub(crate) fn incoming_all(
         &self,
-        keyed: Vec<(Arc<str>, Arc<K>)>,
+        keyed: impl IntoIterator<Item = (Arc<str>, Arc<K>)>,
     ) -> Result<IncomingAll<K>, Error> {
         let Some(compact) = self.compact else {
             let plain = keyed
@@ -158,18 +158,6 @@ impl<K: Object> Indexer<K> {
             }
             _ => None,
         }
-    }
-
-    /// What the cache holds under `key`, for handing on without decoding.
-    pub fn get_lazy(&self, key: &str) -> Option<Lazy<K>> {
-        let state = self.read();
-        Some(match state.items.get(key)? {
-            crate::compact::Entry::Object(obj) => Lazy::Ready(Arc::clone(obj)),
-            crate::compact::Entry::Packed(packed) => Lazy::Packed(PackedObject {
-                bytes: Arc::clone(&packed.bytes),
-                compact: self.compact?,
-            }),
-        })
     }
 
     /// `obj` for handing on: the cache's packed bytes when `obj` is a stand-in (call it once

@@ -78,7 +78,7 @@ impl<K: Object> State<K> {
 
     /// Adds or replaces the object under `key`. Index values are computed before anything
     /// changes, so a failing index function leaves the state as it was.
-    pub(crate) fn upsert(&mut self, key: String, incoming: Incoming<K>) -> Result<(), Error> {
+    pub(crate) fn upsert(&mut self, key: String, mut incoming: Incoming<K>) -> Result<(), Error> {
         // The same allocation again (a resync re-delivering the cached object): nothing changes.
         if self
             .items
@@ -93,7 +93,7 @@ impl<K: Object> State<K> {
             self.generation,
             self.compact,
             &key,
-            &incoming,
+            &mut incoming,
         )?;
         let (shared_key, old_values) = match self.items.get_key_value(key.as_str()) {
             Some((shared_key, old)) => (Arc::clone(shared_key), Some(self.old_values(&key, old))),
@@ -226,20 +226,20 @@ fn insert_all<K>(
     kept
 }
 
-/// The values `incoming` is to be indexed under: those computed when it was staged if the
-/// indexes are still the same (`generation`), else computed now, from its packed bytes when it
-/// is a stand-in.
+/// The values `incoming` is to be indexed under: those computed when it was staged (taken
+/// out, so computed once) if the indexes are still the same (`generation`), else computed now,
+/// from its packed bytes when it is a stand-in.
 pub(crate) fn values_for<K: Object>(
     indices: &[Index<K>],
     generation: u64,
     compact: Option<Compact<K>>,
     key: &str,
-    incoming: &Incoming<K>,
+    incoming: &mut Incoming<K>,
 ) -> Result<Vec<Vec<String>>, Error> {
-    if let Some((staged_at, values)) = &incoming.values
-        && *staged_at == generation
+    if let Some((staged_at, values)) = incoming.values.take()
+        && staged_at == generation
     {
-        return Ok(values.clone());
+        return Ok(values);
     }
     if crate::staging::is_stand_in(&*incoming.obj) {
         let decoded = match (compact, &incoming.bytes) {
@@ -261,10 +261,10 @@ pub(crate) fn index_all<K: Object>(
     indices: &mut [Index<K>],
     generation: u64,
     compact: Option<Compact<K>>,
-    items: &IncomingAll<K>,
+    items: &mut IncomingAll<K>,
 ) -> Result<Vec<IndexValues>, Error> {
     items
-        .iter()
+        .iter_mut()
         .map(|(key, incoming)| {
             let values = values_for(indices, generation, compact, key, incoming)?;
             Ok(insert_all(indices, key, &values, incoming.bytes.is_some()))

@@ -97,10 +97,14 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
     /// of the list is decoded; a compact cache then packs it at once and the list holds a
     /// stand-in (`Indexer::stage`).
     fn admit(&self, obj: Arc<K>) -> Arc<K> {
-        // A compact cache holds no decoded copy to reuse (and keeps unchanged objects' bytes
-        // by itself): nothing is decoded to answer.
-        let held = self.cache.as_ref().and_then(|cache| cache.get_shared(&obj));
-        match held {
+        let Some(cache) = &self.cache else {
+            return self.apply(obj);
+        };
+        if cache.is_compact() {
+            // No decoded copy to reuse; the cache keeps an unchanged revision's bytes itself.
+            return cache.stage(self.apply(obj));
+        }
+        match cache.get_shared(&obj) {
             Some(held)
                 if held.meta().uid == obj.meta().uid
                     && held.resource_version().is_some()
@@ -108,13 +112,7 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
             {
                 held
             }
-            _ => {
-                let obj = self.apply(obj);
-                match &self.cache {
-                    Some(cache) => cache.stage(obj),
-                    None => obj,
-                }
-            }
+            _ => self.apply(obj),
         }
     }
 }
