@@ -127,12 +127,14 @@ pub(crate) struct Packed {
 }
 
 impl<K> Entry<K> {
-    /// The entry as a read hands it on: taken out from under the lock, decoded after it is
-    /// released. `None` only for a packed entry without a codec, which compact mode rules out.
-    pub(crate) fn lazy(&self, compact: Option<Compact<K>>) -> Option<Lazy<K>> {
+    /// The entry cached under `key` as a read hands it on: taken out from under the lock,
+    /// decoded after it is released. `None` only for a packed entry without a codec, which
+    /// compact mode rules out.
+    pub(crate) fn lazy(&self, key: &Arc<str>, compact: Option<Compact<K>>) -> Option<Lazy<K>> {
         Some(match self {
             Self::Object(obj) => Lazy::Ready(Arc::clone(obj)),
             Self::Packed(packed) => Lazy::Packed(PackedObject {
+                key: Arc::clone(key),
                 bytes: Arc::clone(&packed.bytes),
                 compact: compact?,
             }),

@@ -103,7 +103,7 @@ impl<K: Object> Indexer<K> {
     /// Removes the object stored under `key`, returning it (decoded, in compact mode).
     pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
         let removed = self.write().remove(key)?;
-        removed.lazy(self.compact)?.load()
+        removed.lazy(&Arc::from(key), self.compact)?.load()
     }
 
     /// Removes a deleted object, using a tombstone's own key when it is one.

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::Error;
 use crate::compact::Compact;
 
 /// An object that may still be packed: an informer over a compact cache passes its objects to
@@ -15,25 +16,47 @@ pub enum Lazy<K> {
     Packed(PackedObject<K>),
 }
 
-/// A packed object and how to decode it.
+/// A packed object, the key it is cached under, and how to decode it.
 pub struct PackedObject<K> {
+    pub(crate) key: Arc<str>,
     pub(crate) bytes: Arc<[u8]>,
     pub(crate) compact: Compact<K>,
+}
+
+impl<K> PackedObject<K> {
+    /// The key the object is cached under (known without decoding it).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
 }
 
 impl<K> Lazy<K> {
     /// The object, decoded now when packed; `None` (logged) when packed bytes fail to decode,
     /// which they only could through a serde bug: they were encoded from a `K`.
     pub fn load(&self) -> Option<Arc<K>> {
+        self.try_load()
+            .inspect_err(|error| tracing::error!(%error, "a packed object failed to decode"))
+            .ok()
+    }
+
+    /// The object, decoded now when packed.
+    ///
+    /// # Errors
+    /// [`Error::Decode`] when packed bytes fail to decode (only a serde bug could cause it:
+    /// they were encoded from a `K`), with the key the object is cached under.
+    pub fn try_load(&self) -> Result<Arc<K>, Error> {
         match self {
-            Self::Ready(obj) => Some(Arc::clone(obj)),
-            Self::Packed(packed) => match packed.compact.decode(&packed.bytes) {
-                Ok(obj) => Some(Arc::new(obj)),
-                Err(error) => {
-                    tracing::error!(%error, "a packed object failed to decode");
-                    None
-                }
-            },
+            Self::Ready(obj) => Ok(Arc::clone(obj)),
+            Self::Packed(packed) => {
+                packed
+                    .compact
+                    .decode(&packed.bytes)
+                    .map(Arc::new)
+                    .map_err(|message| Error::Decode {
+                        key: packed.key.to_string(),
+                        message,
+                    })
+            }
         }
     }
 
@@ -57,7 +80,12 @@ impl<K> Lazy<K> {
 
 impl<K> fmt::Debug for PackedObject<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PackedObject({} bytes)", self.bytes.len())
+        write!(
+            f,
+            "PackedObject({:?}, {} bytes)",
+            self.key,
+            self.bytes.len()
+        )
     }
 }
 
@@ -72,6 +100,7 @@ impl<K> Clone for Lazy<K> {
         match self {
             Self::Ready(obj) => Self::Ready(Arc::clone(obj)),
             Self::Packed(packed) => Self::Packed(PackedObject {
+                key: Arc::clone(&packed.key),
                 bytes: Arc::clone(&packed.bytes),
                 compact: packed.compact,
             }),

@@ -106,18 +106,20 @@ impl<K: Object> Indexer<K> {
     pub fn previous_lazy(&self, obj: &K) -> Option<(Lazy<K>, bool)> {
         let key = self.key_func.key(obj);
         let state = self.read();
-        let entry = state.items.get(key.as_str())?;
+        let (key, entry) = state.items.get_key_value(key.as_str())?;
         let rv = obj.resource_version();
         let same = match entry {
             Entry::Object(held) => held.resource_version() == rv,
             Entry::Packed(packed) => rv.is_some_and(|rv| *packed.resource_version == *rv),
         };
-        Some((entry.lazy(self.compact)?, same))
+        Some((entry.lazy(key, self.compact)?, same))
     }
 
     /// What the cache holds under `key`, for handing on without decoding.
     pub fn get_lazy(&self, key: &str) -> Option<Lazy<K>> {
-        self.read().items.get(key)?.lazy(self.compact)
+        let state = self.read();
+        let (key, entry) = state.items.get_key_value(key)?;
+        entry.lazy(key, self.compact)
     }
 
     /// What to load for each of `keys`, taken under the lock.
@@ -127,7 +129,7 @@ impl<K: Object> Indexer<K> {
         keys: impl IntoIterator<Item = &'a Arc<str>>,
     ) -> Vec<Lazy<K>> {
         keys.into_iter()
-            .filter_map(|key| state.items.get(key)?.lazy(self.compact))
+            .filter_map(|key| state.items.get(key)?.lazy(key, self.compact))
             .collect()
     }
 }
@@ -140,7 +142,7 @@ fn load_all<K>(held: Vec<Lazy<K>>) -> Vec<Arc<K>> {
 
 impl<K: Object> StoreRead<K> for Indexer<K> {
     fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        let held = self.read().items.get(key)?.lazy(self.compact)?;
+        let held = self.get_lazy(key)?;
         held.load()
     }
 

@@ -13,6 +13,78 @@ pub enum Error {
     /// The informer's cache refused an index change (name conflict, failing index function).
     #[error("the informer's indexes could not be changed")]
     Indexer(#[source] kinformer_indexer::Error),
+    /// A handler call could not be made because a compact cache's copy of the object failed to
+    /// decode; the handler receives this through
+    /// [`EventHandler::on_decode_error`](crate::EventHandler::on_decode_error) in its place.
+    #[error("the {missed} of {key:?} could not be delivered: its cached copy failed to decode")]
+    Decode {
+        /// The key of the object whose notification was lost.
+        key: String,
+        /// The call the handler would have received.
+        missed: Missed,
+        /// The decoder's error.
+        #[source]
+        source: kinformer_indexer::Error,
+    },
+    /// A factory's per-resource options cannot be applied (see [`Conflict`]); nothing was
+    /// created.
+    #[error("options for {resource}: {conflict}")]
+    Options {
+        /// The resource (`v1/pods`, `example.com/v1/widgets`).
+        resource: String,
+        /// What stands in the way.
+        conflict: Conflict,
+    },
+}
+
+/// Why a factory's per-resource options were refused ([`Error::Options`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Conflict {
+    /// A projection of a metadata-only resource: the server sends metadata only.
+    ProjectedMetadata,
+    /// A projection while the factory keeps managedFields, which asks for whole objects.
+    ProjectedWithManagedFields,
+    /// Two indexes of one name (the built-in namespace index included).
+    DuplicateIndex(String),
+    /// The factory holds an informer of this resource and object type already, built with
+    /// other options; forget it first (the factory's `forget`).
+    AlreadyCreated,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ProjectedMetadata => f.write_str("a metadata-only informer cannot project"),
+            Self::ProjectedWithManagedFields => {
+                f.write_str("a projection asks for less than the whole objects managedFields keeps")
+            }
+            Self::DuplicateIndex(name) => write!(f, "index {name:?} is defined twice"),
+            Self::AlreadyCreated => f.write_str("the informer exists already"),
+        }
+    }
+}
+
+/// The handler call an [`Error::Decode`] stands in for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Missed {
+    /// `on_add`.
+    Add,
+    /// `on_update`.
+    Update,
+    /// `on_delete`.
+    Delete,
+}
+
+impl std::fmt::Display for Missed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Add => "add",
+            Self::Update => "update",
+            Self::Delete => "delete",
+        })
+    }
 }
 
 /// A result with this crate's [`Error`].

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use kinformer_core::DeletedState;
 
+use crate::error::Error;
+
 /// Receives an informer's notifications, in order, on the handler's own task.
 ///
 /// Every method has a no-op default, so a handler implements only what it needs. Calls are
@@ -45,6 +47,15 @@ pub trait EventHandler<K>: Send + Sync + 'static {
 
     /// An object was deleted; a tombstone when the delete was inferred from a relist.
     fn on_delete(&self, _state: &DeletedState<K>) {}
+
+    /// A call this handler was owed could not be made: the object was held by a compact cache
+    /// and its copy failed to decode ([`Error::Decode`], naming the key and the call missed).
+    /// Only a type whose serde implementations do not round-trip can cause it, and a relist
+    /// would not repair it (it keeps the same bytes), so the informer reports it here instead
+    /// of skipping the call: a controller typically queues `key` and reads the object from the
+    /// API server. The informer has already logged it and counted it
+    /// ([`Metrics::decode_failed`](crate::Metrics::decode_failed)).
+    fn on_decode_error(&self, _error: &Error) {}
 }
 
 impl<K, H: EventHandler<K> + ?Sized> EventHandler<K> for Arc<H> {
@@ -56,6 +67,9 @@ impl<K, H: EventHandler<K> + ?Sized> EventHandler<K> for Arc<H> {
     }
     fn on_delete(&self, state: &DeletedState<K>) {
         (**self).on_delete(state);
+    }
+    fn on_decode_error(&self, error: &Error) {
+        (**self).on_decode_error(error);
     }
 }
 
@@ -69,11 +83,15 @@ impl<K, H: EventHandler<K> + ?Sized> EventHandler<K> for Box<H> {
     fn on_delete(&self, state: &DeletedState<K>) {
         (**self).on_delete(state);
     }
+    fn on_decode_error(&self, error: &Error) {
+        (**self).on_decode_error(error);
+    }
 }
 
 type AddFn<K> = Box<dyn Fn(&Arc<K>, bool) + Send + Sync>;
 type UpdateFn<K> = Box<dyn Fn(&Arc<K>, &Arc<K>) + Send + Sync>;
 type DeleteFn<K> = Box<dyn Fn(&DeletedState<K>) + Send + Sync>;
+type DecodeErrorFn = Box<dyn Fn(&Error) + Send + Sync>;
 
 /// An [`EventHandler`] made of closures; unset callbacks do nothing.
 ///
@@ -93,6 +111,7 @@ pub struct HandlerFns<K> {
     add: Option<AddFn<K>>,
     update: Option<UpdateFn<K>>,
     delete: Option<DeleteFn<K>>,
+    decode_error: Option<DecodeErrorFn>,
 }
 
 impl<K> HandlerFns<K> {
@@ -102,6 +121,7 @@ impl<K> HandlerFns<K> {
             add: None,
             update: None,
             delete: None,
+            decode_error: None,
         }
     }
 
@@ -125,6 +145,14 @@ impl<K> HandlerFns<K> {
         self.delete = Some(Box::new(f));
         self
     }
+
+    /// Sets the callback for a call that could not be made (see
+    /// [`EventHandler::on_decode_error`]).
+    #[must_use]
+    pub fn decode_error_fn(mut self, f: impl Fn(&Error) + Send + Sync + 'static) -> Self {
+        self.decode_error = Some(Box::new(f));
+        self
+    }
 }
 
 impl<K> Default for HandlerFns<K> {
@@ -139,6 +167,7 @@ impl<K> fmt::Debug for HandlerFns<K> {
             .field("on_add", &self.add.is_some())
             .field("on_update", &self.update.is_some())
             .field("on_delete", &self.delete.is_some())
+            .field("on_decode_error", &self.decode_error.is_some())
             .finish()
     }
 }
@@ -157,6 +186,11 @@ impl<K: 'static> EventHandler<K> for HandlerFns<K> {
     fn on_delete(&self, state: &DeletedState<K>) {
         if let Some(f) = &self.delete {
             f(state);
+        }
+    }
+    fn on_decode_error(&self, error: &Error) {
+        if let Some(f) = &self.decode_error {
+            f(error);
         }
     }
 }
@@ -229,6 +263,11 @@ where
         if (self.filter)(state.object()) {
             self.inner.on_delete(state);
         }
+    }
+
+    /// Passed on: without the object the filter cannot tell, and a lost call must not vanish.
+    fn on_decode_error(&self, error: &Error) {
+        self.inner.on_decode_error(error);
     }
 }
 

@@ -61,7 +61,7 @@ mod testing;
 mod transform;
 
 pub use config::{Config, QueueKind};
-pub use error::{Error, Result};
+pub use error::{Conflict, Error, Missed, Result};
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};
 pub use kinformer_core::Transform;
 pub use metrics::Metrics;

@@ -11,6 +11,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::handler::EventHandler;
+use super::metrics::Metrics;
 use super::notification::Notification;
 use super::registration::ListenerShared;
 
@@ -75,11 +76,20 @@ impl<K: Send + Sync + 'static> Listener<K> {
     }
 
     /// Spawns the handler task on `runtime`, once; it sends delivered notifications to
-    /// `spent` if given.
-    pub(crate) fn start(&mut self, runtime: &Handle, spent: Option<SpentSender<K>>) {
+    /// `spent` if given, and counts notifications it could not deliver in `metrics`.
+    pub(crate) fn start(
+        &mut self,
+        runtime: &Handle,
+        spent: Option<SpentSender<K>>,
+        metrics: Option<Arc<dyn Metrics>>,
+    ) {
         if let Some((rx, handler)) = self.unstarted.take() {
-            let shared = Arc::clone(&self.shared);
-            self.task = Some(runtime.spawn(run(rx, handler, shared, spent)));
+            let out = Outlets {
+                shared: Arc::clone(&self.shared),
+                spent,
+                metrics,
+            };
+            self.task = Some(runtime.spawn(run(rx, handler, out)));
         }
     }
 
@@ -120,23 +130,30 @@ const BATCH: usize = 64;
 async fn run<K: 'static>(
     mut rx: mpsc::UnboundedReceiver<Notification<K>>,
     handler: Arc<dyn EventHandler<K>>,
-    shared: Arc<ListenerShared>,
-    spent: Option<SpentSender<K>>,
+    out: Outlets<K>,
 ) {
     let can_block = Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
     let mut blocking = false;
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {
         let outcome = if blocking && can_block {
-            tokio::task::block_in_place(|| deliver(&mut batch, &*handler, &shared, spent.as_ref()))
+            tokio::task::block_in_place(|| deliver(&mut batch, &*handler, &out))
         } else {
-            deliver(&mut batch, &*handler, &shared, spent.as_ref())
+            deliver(&mut batch, &*handler, &out)
         };
         blocking |= outcome.slowest >= BLOCKING_HANDLER;
         if outcome.removed {
             break;
         }
     }
+}
+
+/// Where a handler task reports: its registration's counters, where spent notifications go,
+/// and the informer's metrics.
+struct Outlets<K> {
+    shared: Arc<ListenerShared>,
+    spent: Option<SpentSender<K>>,
+    metrics: Option<Arc<dyn Metrics>>,
 }
 
 /// What delivering a batch found.
@@ -148,9 +165,9 @@ struct Delivered {
 fn deliver<K: 'static>(
     batch: &mut Vec<Notification<K>>,
     handler: &dyn EventHandler<K>,
-    shared: &ListenerShared,
-    spent: Option<&SpentSender<K>>,
+    out: &Outlets<K>,
 ) -> Delivered {
+    let shared = &*out.shared;
     let mut slowest = Duration::ZERO;
     for notification in batch.drain(..) {
         if shared.is_removed() {
@@ -163,7 +180,12 @@ fn deliver<K: 'static>(
         let started = Instant::now();
         // A panicking handler loses this notification only; the informer and the other
         // handlers go on (client-go's behaviour when crashing on panics is turned off).
-        if catch_unwind(AssertUnwindSafe(|| notification.deliver(handler))).is_err() {
+        let delivered = catch_unwind(AssertUnwindSafe(|| {
+            if let Err(error) = notification.deliver(handler) {
+                undeliverable(&error, handler, out);
+            }
+        }));
+        if delivered.is_err() {
             tracing::error!(
                 handler = shared.id,
                 "event handler panicked; the notification was skipped"
@@ -182,7 +204,7 @@ fn deliver<K: 'static>(
             );
         }
         shared.handled(initial);
-        if let Some(spent) = spent {
+        if let Some(spent) = &out.spent {
             // Once the informer's task is gone, this task drops it after all.
             drop(spent.send(notification));
         }
@@ -191,4 +213,23 @@ fn deliver<K: 'static>(
         removed: false,
         slowest,
     }
+}
+
+/// A notification whose object failed to decode: logged, counted, and handed to the handler as
+/// the error in place of the call (a relist would bring back the same bytes, so nothing else
+/// would ever tell it).
+fn undeliverable<K: 'static>(
+    error: &crate::Error,
+    handler: &dyn EventHandler<K>,
+    out: &Outlets<K>,
+) {
+    tracing::error!(
+        handler = out.shared.id,
+        error = error as &dyn std::error::Error,
+        "a notification could not be delivered; the handler gets the error instead"
+    );
+    if let Some(metrics) = &out.metrics {
+        metrics.decode_failed();
+    }
+    handler.on_decode_error(error);
 }

@@ -24,6 +24,11 @@ pub trait Metrics: kinformer_reflector::Metrics {
         _resource_version: &str,
     ) {
     }
+
+    /// A handler could not be given an object: a compact cache's copy of it failed to decode,
+    /// and the handler got [`Error::Decode`](crate::Error::Decode) in place of the call.
+    /// Counted once per handler that missed it.
+    fn decode_failed(&self) {}
 }
 
 impl Metrics for Counters {}

@@ -6,14 +6,27 @@ use kinformer_core::DeletedState;
 use kinformer_indexer::Lazy;
 
 use super::handler::EventHandler;
+use crate::error::{Error, Missed};
 
 /// A handler call waiting in a listener's buffer. Cloning shares the objects; an object from a
 /// compact cache stays packed until it is delivered.
 #[derive(Debug)]
 pub(crate) enum Notification<K> {
-    Add { obj: Lazy<K>, initial: bool },
-    Update { old: Lazy<K>, new: Lazy<K> },
+    Add {
+        obj: Lazy<K>,
+        initial: bool,
+    },
+    Update {
+        old: Lazy<K>,
+        new: Lazy<K>,
+    },
     Delete(DeletedState<K>),
+    /// A delete inferred from a relist, with the cached object as its last known state
+    /// (a [`DeletedState::Unknown`] once decoded).
+    Vanished {
+        key: Arc<str>,
+        last: Lazy<K>,
+    },
 }
 
 impl<K: 'static> Notification<K> {
@@ -22,30 +35,58 @@ impl<K: 'static> Notification<K> {
         matches!(self, Self::Add { initial: true, .. })
     }
 
-    /// Calls the matching handler method, with packed objects decoded now. An object that
-    /// fails to decode (logged; only a serde bug could cause it) skips the call.
-    pub(crate) fn deliver(&self, handler: &dyn EventHandler<K>) {
+    /// Calls the matching handler method, with packed objects decoded now.
+    ///
+    /// # Errors
+    /// [`Error::Decode`] when a packed object fails to decode: the call is not made, and the
+    /// caller reports the error to the handler in its place.
+    pub(crate) fn deliver(&self, handler: &dyn EventHandler<K>) -> Result<(), Error> {
         match self {
             Self::Add { obj, initial } => {
-                if let Some(obj) = obj.load() {
-                    handler.on_add(&obj, *initial);
-                }
+                let obj = load(obj, Missed::Add)?;
+                handler.on_add(&obj, *initial);
             }
             Self::Update { old, new } => {
-                let Some(loaded) = new.load() else { return };
+                let loaded = load(new, Missed::Update)?;
                 // A resync of a packed object decodes it once for both sides.
                 let old = if old.same_as(new) {
-                    Some(Arc::clone(&loaded))
+                    Arc::clone(&loaded)
                 } else {
-                    old.load()
+                    load(old, Missed::Update)?
                 };
-                if let Some(old) = old {
-                    handler.on_update(&old, &loaded);
-                }
+                handler.on_update(&old, &loaded);
             }
             Self::Delete(state) => handler.on_delete(state),
+            Self::Vanished { key, last } => {
+                let last = last.try_load().map_err(|source| Error::Decode {
+                    key: key.to_string(),
+                    missed: Missed::Delete,
+                    source,
+                })?;
+                handler.on_delete(&DeletedState::Unknown {
+                    key: key.to_string(),
+                    last,
+                });
+            }
         }
+        Ok(())
     }
+}
+
+/// `obj` decoded, or the error standing in for the `missed` call. Only a packed object can
+/// fail, and it knows its key.
+fn load<K>(obj: &Lazy<K>, missed: Missed) -> Result<Arc<K>, Error> {
+    obj.try_load().map_err(|source| {
+        let key = match obj {
+            Lazy::Packed(packed) => packed.key().to_owned(),
+            Lazy::Ready(_) => String::new(),
+        };
+        Error::Decode {
+            key,
+            missed,
+            source,
+        }
+    })
 }
 
 impl<K> Clone for Notification<K> {
@@ -60,6 +101,10 @@ impl<K> Clone for Notification<K> {
                 new: new.clone(),
             },
             Self::Delete(state) => Self::Delete(state.clone()),
+            Self::Vanished { key, last } => Self::Vanished {
+                key: Arc::clone(key),
+                last: last.clone(),
+            },
         }
     }
 }

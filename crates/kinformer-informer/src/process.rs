@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use std::collections::HashSet;
 
-use kinformer_core::{DeletedState, Delta, Object, Store, StoreError, StoreRead};
-use kinformer_indexer::Indexer;
+use kinformer_core::{Delta, Object, Store, StoreError, StoreRead};
+use kinformer_indexer::{Indexer, Lazy};
 
 use super::notification::Notification;
 use super::processor::Processor;
@@ -52,24 +52,22 @@ fn replace_all<K: Object>(
 ) -> Result<(), StoreError> {
     let key_func = cache.key_func();
     let listed: HashSet<String> = objects.iter().map(|o| key_func.key(o)).collect();
-    let deleted: Vec<(String, Arc<K>)> = cache
+    // Taken without decoding: a compact cache's packed object is decoded on delivery, where a
+    // failure reaches the handler instead of losing the delete.
+    let deleted: Vec<(Arc<str>, Lazy<K>)> = cache
         .list_keys()
         .into_iter()
         .filter(|key| !listed.contains(key))
-        .filter_map(|key| cache.get_by_key(&key).map(|obj| (key, obj)))
+        .filter_map(|key| cache.get_lazy(&key).map(|last| (Arc::from(key), last)))
         .collect();
     // What each listed object replaces, taken before the replace and without decoding.
     let previous: Vec<_> = objects.iter().map(|obj| cache.previous_lazy(obj)).collect();
     cache.replace(objects.clone(), resource_version)?;
     for (key, last) in deleted {
-        processor.distribute(
-            &Notification::Delete(DeletedState::Unknown { key, last }),
-            false,
-        );
+        processor.distribute(&Notification::Vanished { key, last }, false);
     }
     for (obj, previous) in objects.iter().zip(previous) {
-        // A compact cache's stand-in is handed on as the packed object the cache took in.
-        let Some(new) = cache.lazy_of(obj) else {
+        let Some(new) = handed_on(cache, obj) else {
             continue;
         };
         match previous {
@@ -123,8 +121,7 @@ fn upsert<K: Object>(
         Some(_) => cache.update(Arc::clone(&obj))?,
         None => cache.add(Arc::clone(&obj))?,
     }
-    // A compact cache's stand-in is handed on as the packed object the cache took in.
-    let Some(new) = cache.lazy_of(&obj) else {
+    let Some(new) = handed_on(cache, &obj) else {
         return Ok(());
     };
     match previous {
@@ -137,6 +134,21 @@ fn upsert<K: Object>(
         }
     }
     Ok(())
+}
+
+/// `obj` as handlers get it, once the cache took it in: a compact cache's stand-in is handed on
+/// as the packed object the cache holds. `None` only if the cache lost the entry between the
+/// write and this read, which the informer's delta lock rules out; logged, as it would lose a
+/// notification.
+fn handed_on<K: Object>(cache: &Indexer<K>, obj: &Arc<K>) -> Option<Lazy<K>> {
+    let handed_on = cache.lazy_of(obj);
+    if handed_on.is_none() {
+        tracing::error!(
+            key = cache.key_func().key(obj),
+            "a listed object is missing from the cache it was just written to; its notification is lost"
+        );
+    }
+    handed_on
 }
 
 #[cfg(test)]

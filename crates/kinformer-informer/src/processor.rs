@@ -13,6 +13,7 @@ use kinformer_indexer::Lazy;
 
 use super::handler::EventHandler;
 use super::listener::{Listener, SpentSender};
+use super::metrics::Metrics;
 use super::notification::Notification;
 use super::registration::{ListenerShared, Registration};
 use super::sync::SyncWatcher;
@@ -37,6 +38,8 @@ struct State<K> {
     /// Where handler tasks send delivered notifications, so their objects are freed by the
     /// informer's task (see [`SpentSender`]); without it, handler tasks drop them.
     spent: Option<SpentSender<K>>,
+    /// Where handler tasks count notifications they could not deliver.
+    metrics: Option<Arc<dyn Metrics>>,
     stopped: bool,
     next_listener_id: u64,
     /// How often the informer asks whether any handler is due for resync; 0 = never.
@@ -52,6 +55,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
                 listeners: Vec::new(),
                 runtime: None,
                 spent: None,
+                metrics: None,
                 stopped: false,
                 next_listener_id: 1,
                 check_period,
@@ -112,7 +116,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
             for obj in cache() {
                 listener.push(Notification::Add { obj, initial: true });
             }
-            listener.start(runtime, state.spent.clone());
+            listener.start(runtime, state.spent.clone(), state.metrics.clone());
         }
         shared.start_sync_tracking();
         state.listeners.push(listener);
@@ -156,8 +160,9 @@ impl<K: Send + Sync + 'static> Processor<K> {
     pub(crate) fn start(&self, runtime: Handle) {
         let mut state = self.lock();
         let spent = state.spent.clone();
+        let metrics = state.metrics.clone();
         for l in &mut state.listeners {
-            l.start(&runtime, spent.clone());
+            l.start(&runtime, spent.clone(), metrics.clone());
         }
         state.runtime = Some(runtime);
     }
@@ -165,6 +170,11 @@ impl<K: Send + Sync + 'static> Processor<K> {
     /// Has handler tasks started from now on send what they delivered to `spent`.
     pub(crate) fn return_spent_to(&self, spent: SpentSender<K>) {
         self.lock().spent = Some(spent);
+    }
+
+    /// Has handler tasks started from now on count undeliverable notifications in `metrics`.
+    pub(crate) fn report_to(&self, metrics: Arc<dyn Metrics>) {
+        self.lock().metrics = Some(metrics);
     }
 
     /// Stops every handler (buffered notifications are dropped) without waiting; returns the

@@ -60,6 +60,9 @@ pub(crate) async fn run_loop<K, Q>(
     };
     let (spent_tx, mut spent_rx) = mpsc::unbounded_channel();
     inner.processor.return_spent_to(spent_tx);
+    if let Some(metrics) = &metrics {
+        inner.processor.report_to(Arc::clone(metrics));
+    }
     inner.processor.start(Handle::current());
     let mut reflector = Box::pin(reflector);
     let mut reflector_running = true;

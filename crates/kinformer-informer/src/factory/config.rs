@@ -9,10 +9,13 @@ use kinformer_core::{ApiResource, ListOptions, ObjectMeta};
 use kinformer_reflector::Config as ReflectorConfig;
 use kinformer_rest::Projection;
 
-use crate::QueueKind;
+use crate::{Metrics, QueueKind};
 
 /// A change applied to the metadata of every object of every informer of a factory.
 pub(crate) type MetadataTransform = Arc<dyn Fn(&mut ObjectMeta) + Send + Sync>;
+
+/// The metrics hooks of the informer of a resource, by the informer's name and resource.
+pub(crate) type MetricsFor = Arc<dyn Fn(&str, &ApiResource) -> Arc<dyn Metrics> + Send + Sync>;
 
 /// A change applied to the options of every list and watch.
 pub(crate) type OptionsTweak = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
@@ -50,6 +53,7 @@ pub struct FactoryConfig {
     pub(crate) projections: HashMap<ApiResource, Projection>,
     pub(crate) tweak: Option<OptionsTweak>,
     pub(crate) transform: Option<MetadataTransform>,
+    pub(crate) metrics: Option<MetricsFor>,
 }
 
 impl FactoryConfig {
@@ -136,6 +140,32 @@ impl FactoryConfig {
         self
     }
 
+    /// Reports every informer the factory creates to the hooks `metrics` gives for it, from
+    /// the informer's name (`v1/pods`, `example.com/v1/widgets (dynamic)`, `v1/pods (metadata)`,
+    /// as [`wait_for_cache_sync`](super::SharedInformerFactory::wait_for_cache_sync) reports it)
+    /// and its resource. With feature `prometheus`, `InformerMetrics::for_informer` is such a
+    /// function: every informer then exports client-go's informer and reflector metrics,
+    /// labelled by that name and its group, version and resource.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use kinformer_informer::factory::FactoryConfig;
+    /// use kinformer_reflector::Counters;
+    ///
+    /// // Every informer reports to one set of counters.
+    /// let counters = Arc::new(Counters::default());
+    /// let config = FactoryConfig::default().metrics(move |_name, _resource| counters.clone());
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn metrics(
+        mut self,
+        metrics: impl Fn(&str, &ApiResource) -> Arc<dyn Metrics> + Send + Sync + 'static,
+    ) -> Self {
+        self.metrics = Some(Arc::new(metrics));
+        self
+    }
+
     pub(crate) fn resync_of(&self, resource: &ApiResource) -> Duration {
         self.custom_resync
             .get(resource)
@@ -156,6 +186,7 @@ impl fmt::Debug for FactoryConfig {
             .field("projections", &self.projections)
             .field("tweak", &self.tweak.is_some())
             .field("transform", &self.transform.is_some())
+            .field("metrics", &self.metrics.is_some())
             .finish()
     }
 }

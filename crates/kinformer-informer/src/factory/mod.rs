@@ -2,6 +2,7 @@
 
 mod config;
 mod erased;
+mod resource;
 
 use std::any::TypeId;
 use std::collections::{BTreeMap, HashMap};
@@ -9,20 +10,21 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use kinformer_core::{ApiResource, DynamicObject, Object, PartialObjectMetadata};
+use kinformer_deltafifo::DeltaQueue;
 use kinformer_indexer::Indexer;
-use kinformer_listwatch::ListWatch;
-use kinformer_reflector::{TypeCheck, expect_kind};
-use kinformer_rest::{Client, RestClient};
+use kinformer_rest::Client;
 use serde::de::DeserializeOwned;
 use tokio::task::JoinHandle;
 
-use crate::{Config, SharedIndexInformer, Transform};
-use kinformer_deltafifo::DeltaQueue;
-
+use crate::error::{Conflict, Result};
 use crate::queues::make_queue;
+use crate::{Config, SharedIndexInformer, Transform};
+use config::MetadataTransform;
 use erased::AnyInformer;
+use resource::{Objects, Parts};
 
 pub use config::FactoryConfig;
+pub use resource::ResourceOptions;
 
 /// Creates and shares informers: one per resource type, all over one [`Client`] (so one
 /// HTTP/2 connection), with common options (client-go's `SharedInformerFactory`).
@@ -96,20 +98,13 @@ impl SharedInformerFactory {
         K: k8s_openapi::Resource + Object + Clone + DeserializeOwned,
         K::Scope: 'static,
     {
-        let queue = self.inner.config.queue;
-        self.informer_with_queue(ApiResource::of::<K>(), objects, None, move |known| {
-            make_queue(queue, known)
-        })
+        self.shared(ResourceOptions::typed())
     }
 
     /// The informer for a resource known only at run time (a custom resource, say), with
     /// objects as [`DynamicObject`]s; watch objects of another kind are skipped.
     pub fn dynamic_informer(&self, resource: ApiResource) -> SharedIndexInformer<DynamicObject> {
-        let queue = self.inner.config.queue;
-        let check = expect_kind(&resource.api_version(), &resource.kind);
-        self.informer_with_queue(resource, objects, Some(check), move |known| {
-            make_queue(queue, known)
-        })
+        self.shared(ResourceOptions::dynamic(resource))
     }
 
     /// The metadata-only informer for any resource, built-in or custom (client-go's
@@ -140,43 +135,141 @@ impl SharedInformerFactory {
         &self,
         resource: ApiResource,
     ) -> SharedIndexInformer<PartialObjectMetadata> {
-        let queue = self.inner.config.queue;
-        let metadata = |client: &Client, resource: &ApiResource| {
-            let rest = RestClient::for_resource(client.clone(), resource);
-            ListWatch::metadata(rest, resource.clone())
-        };
-        self.informer_with_queue(resource, metadata, None, move |known| {
-            make_queue(queue, known)
-        })
+        self.shared(ResourceOptions::metadata(resource))
     }
 
-    /// The informer for `resource` with objects decoded as `K`, created on first use with the
-    /// factory's options and the queue `make_queue` builds.
+    /// Creates the informer `options` describe (its resource, object type, cache mode,
+    /// indexes and transform), with the factory's other options. Later requests for the same
+    /// resource and object type ([`informer_for`](Self::informer_for) and the like) return it.
+    ///
+    /// # Errors
+    /// [`Error::Options`]: [`Conflict::AlreadyCreated`] when the factory holds that informer
+    /// already (the options would be ignored), [`Conflict::ProjectedWithManagedFields`] for a
+    /// projection while the factory keeps managedFields.
+    ///
+    /// # Examples
+    /// ```
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_informer::factory::{FactoryConfig, ResourceOptions, SharedInformerFactory};
+    /// use kinformer_rest::Client;
+    /// use kinformer_sim::Sim;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = Sim::builder().pods(10).seed(1).start().await?;
+    /// let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
+    /// let pods = factory.informer_with(ResourceOptions::<Pod>::typed().compact())?;
+    /// factory.start();
+    /// factory.wait_for_cache_sync().await;
+    /// assert!(pods.indexer().is_compact());
+    /// assert_eq!(pods.lister().list(&Default::default()).len(), 10);
+    /// // The factory's shared informer of pods is this one.
+    /// assert!(factory.informer_for::<Pod>().indexer().is_compact());
+    /// factory.shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn informer_with<K>(&self, options: ResourceOptions<K>) -> Result<SharedIndexInformer<K>>
+    where
+        K: Object + Clone + DeserializeOwned,
+    {
+        let queue = self.inner.config.queue;
+        self.create_or_get(
+            options,
+            move |known| make_queue(queue, known),
+            Existing::Refuse,
+        )
+    }
+
+    /// Stops the informer of `resource` whose objects are `K` (`DynamicObject` for a
+    /// [`dynamic_informer`](Self::dynamic_informer), `PartialObjectMetadata` for a
+    /// [`metadata_informer`](Self::metadata_informer)) and drops it: its handlers stop, and the
+    /// next request for it creates a new one (started by the next [`start`](Self::start)).
+    /// Returns once its task has ended; false when the factory held no such informer.
+    ///
+    /// For a resource that went away (a deleted custom resource definition) or one to rebuild
+    /// with other options. client-go's factory cannot do this.
+    ///
+    /// # Cancel safety
+    /// The informer is stopped and dropped at the first poll; dropping only stops the waiting.
+    pub async fn forget<K: Object + Clone>(&self, resource: &ApiResource) -> bool {
+        let entry = self
+            .lock()
+            .informers
+            .remove(&(TypeId::of::<K>(), resource.clone()));
+        let Some(entry) = entry else {
+            return false;
+        };
+        entry.informer.shutdown();
+        if let Some(task) = entry.task {
+            // Finished or cancelled by runtime shutdown: either way it has stopped.
+            drop(task.await);
+        }
+        true
+    }
+
+    /// The shared informer `options` describe: the existing one, else created from them.
+    fn shared<K>(&self, options: ResourceOptions<K>) -> SharedIndexInformer<K>
+    where
+        K: Object + Clone + DeserializeOwned,
+    {
+        let queue = self.inner.config.queue;
+        self.informer_with_queue(options, move |known| make_queue(queue, known))
+    }
+
+    /// The informer `options` describe, created on first use with the factory's options (and
+    /// its projection from [`FactoryConfig::projection_for`]) and the queue `make_queue` builds.
     pub(crate) fn informer_with_queue<K, Q>(
         &self,
-        resource: ApiResource,
-        source: impl FnOnce(&Client, &ApiResource) -> ListWatch<K, RestClient>,
-        type_check: Option<TypeCheck<K>>,
+        mut options: ResourceOptions<K>,
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
     ) -> SharedIndexInformer<K>
     where
         K: Object + Clone + DeserializeOwned,
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
-        let mut state = self.lock();
-        let key = (TypeId::of::<K>(), resource);
-        if let Some(existing) = state
-            .informers
-            .get(&key)
-            .and_then(|e| e.informer.as_any().downcast_ref::<SharedIndexInformer<K>>())
-        {
-            return existing.clone();
+        let config = &self.inner.config;
+        if options.objects() != Objects::Metadata && !config.keep_managed_fields {
+            options.projection = config.projections.get(options.resource()).cloned();
         }
-        let resource = key.1.clone();
-        let source = source(&self.inner.client, &resource);
-        let dynamic = TypeId::of::<K>() == TypeId::of::<DynamicObject>();
-        let name = describe(&resource, dynamic, source.is_metadata_only());
-        let informer = self.build(&resource, source, type_check, make_queue);
+        match self.create_or_get(options, make_queue, Existing::Share) {
+            Ok(informer) => informer,
+            // Shared informers meet no conflict: the factory's own options hold together, and
+            // one key holds one object type.
+            Err(error) => unreachable!("{error}"),
+        }
+    }
+
+    /// Creates the informer `options` describe, or with [`Existing::Share`] returns the one
+    /// the factory holds already.
+    fn create_or_get<K, Q>(
+        &self,
+        options: ResourceOptions<K>,
+        make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
+        existing: Existing,
+    ) -> Result<SharedIndexInformer<K>>
+    where
+        K: Object + Clone + DeserializeOwned,
+        Q: DeltaQueue<K> + Send + Sync + 'static,
+    {
+        let mut state = self.lock();
+        let key = (TypeId::of::<K>(), options.resource().clone());
+        if let Some(entry) = state.informers.get(&key) {
+            return match existing {
+                Existing::Share => entry
+                    .informer
+                    .as_any()
+                    .downcast_ref::<SharedIndexInformer<K>>()
+                    .cloned()
+                    .ok_or_else(|| options.conflict(Conflict::AlreadyCreated)),
+                Existing::Refuse => Err(options.conflict(Conflict::AlreadyCreated)),
+            };
+        }
+        if options.projection().is_some() && self.inner.config.keep_managed_fields {
+            return Err(options.conflict(Conflict::ProjectedWithManagedFields));
+        }
+        let objects = options.objects();
+        let parts = options.into_parts();
+        let name = describe(&parts.resource, objects);
+        let informer = self.build(&name, parts, make_queue);
         state.informers.insert(
             key,
             Entry {
@@ -185,14 +278,13 @@ impl SharedInformerFactory {
                 task: None,
             },
         );
-        informer
+        Ok(informer)
     }
 
     fn build<K, Q>(
         &self,
-        resource: &ApiResource,
-        mut source: ListWatch<K, RestClient>,
-        type_check: Option<TypeCheck<K>>,
+        name: &str,
+        parts: Parts<K>,
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
     ) -> SharedIndexInformer<K>
     where
@@ -200,6 +292,8 @@ impl SharedInformerFactory {
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
         let options = &self.inner.config;
+        let resource = &parts.resource;
+        let mut source = (parts.source)(&self.inner.client, resource);
         if let Some(ns) = &options.namespace {
             source = source.namespace(ns.clone());
         }
@@ -210,24 +304,31 @@ impl SharedInformerFactory {
             .name(resource.plural.clone())
             .resync_period(options.resync_of(resource))
             .queue(options.queue)
-            .reflector(
-                options
-                    .reflector
-                    .clone()
-                    .name(describe(resource, false, false)),
-            );
-        if let Some(transform) = options.transform.clone() {
-            config = config.transform(Transform::new(move |obj: &mut K| {
-                transform(obj.meta_mut());
-            }));
-        }
-        if let Some(check) = type_check {
-            config = config.type_check(check);
-        }
+            .reflector(options.reflector.clone().name(format!(
+                "{}/{}",
+                resource.api_version(),
+                resource.plural
+            )));
+        config.indexes = parts.indexes;
+        config.compact = parts.compact;
+        config.type_check = parts.type_check;
+        config.metrics = options
+            .metrics
+            .as_ref()
+            .map(|metrics| metrics(name, resource));
+        config.transform = match (options.transform.clone(), parts.transform) {
+            (Some(metadata), Some(own)) => Some(Transform::from_shared(move |obj: Arc<K>| {
+                own.apply(metadata_transform(&metadata, obj))
+            })),
+            (Some(metadata), None) => Some(Transform::from_shared(move |obj: Arc<K>| {
+                metadata_transform(&metadata, obj)
+            })),
+            (None, own) => own,
+        };
         if options.keep_managed_fields {
             SharedIndexInformer::with_queue(source.with_managed_fields(), config, make_queue)
-        } else if let Some(projection) = options.projections.get(resource) {
-            SharedIndexInformer::with_queue(source.project(projection.clone()), config, make_queue)
+        } else if let Some(projection) = parts.projection {
+            SharedIndexInformer::with_queue(source.project(projection), config, make_queue)
         } else {
             SharedIndexInformer::with_queue(source, config, make_queue)
         }
@@ -339,20 +440,29 @@ impl fmt::Debug for SharedInformerFactory {
     }
 }
 
-/// The source of an informer of whole objects.
-fn objects<K>(client: &Client, resource: &ApiResource) -> ListWatch<K, RestClient> {
-    ListWatch::from_client(client.clone(), resource.clone())
+/// What to do when the factory holds the informer asked for.
+#[derive(Clone, Copy)]
+enum Existing {
+    /// Hand it out.
+    Share,
+    /// Refuse: options cannot apply to an informer that exists.
+    Refuse,
+}
+
+/// Applies the factory's metadata transform to `obj`, copying it only if it is shared.
+fn metadata_transform<K: Object + Clone>(transform: &MetadataTransform, mut obj: Arc<K>) -> Arc<K> {
+    transform(Arc::make_mut(&mut obj).meta_mut());
+    obj
 }
 
 /// `v1/pods`, `apps/v1/deployments`; dynamic informers get a `(dynamic)` suffix and
 /// metadata-only ones `(metadata)`, so informers of one resource stay apart.
-fn describe(resource: &ApiResource, dynamic: bool, metadata_only: bool) -> String {
+fn describe(resource: &ApiResource, objects: Objects) -> String {
     let mut name = format!("{}/{}", resource.api_version(), resource.plural);
-    if dynamic {
-        name.push_str(" (dynamic)");
-    }
-    if metadata_only {
-        name.push_str(" (metadata)");
+    match objects {
+        Objects::Typed => {}
+        Objects::Dynamic => name.push_str(" (dynamic)"),
+        Objects::Metadata => name.push_str(" (metadata)"),
     }
     name
 }

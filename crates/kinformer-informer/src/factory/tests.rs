@@ -13,15 +13,11 @@ use crate::HandlerFns;
 use crate::testing::ScriptedQueue;
 
 fn pods(factory: &SharedInformerFactory) -> SharedIndexInformer<Pod> {
-    factory.informer_with_queue(ApiResource::of::<Pod>(), objects, None, |_| {
-        ScriptedQueue::new()
-    })
+    factory.informer_with_queue(ResourceOptions::typed(), |_| ScriptedQueue::new())
 }
 
 fn configmaps(factory: &SharedInformerFactory) -> SharedIndexInformer<ConfigMap> {
-    factory.informer_with_queue(ApiResource::of::<ConfigMap>(), objects, None, |_| {
-        ScriptedQueue::new()
-    })
+    factory.informer_with_queue(ResourceOptions::typed(), |_| ScriptedQueue::new())
 }
 
 #[tokio::test]

@@ -49,6 +49,7 @@ pub(super) struct Hooks {
     pub(super) processing_latency: Histogram,
     pub(super) store_resource_version: Gauge,
     pub(super) store_items: Gauge,
+    pub(super) decode_failures: Counter,
 }
 
 impl kinformer_reflector::Metrics for Hooks {
@@ -97,6 +98,10 @@ impl Metrics for Hooks {
         if let Some(rv) = low_digits(resource_version) {
             self.store_resource_version.set(rv);
         }
+    }
+
+    fn decode_failed(&self) {
+        self.decode_failures.inc();
     }
 }
 

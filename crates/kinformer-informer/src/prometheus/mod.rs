@@ -45,7 +45,10 @@ const HANDLER_BUCKETS: [f64; 11] = [
 /// | `informer_pending_notifications`, `informer_event_process_duration_seconds` | the same and `handler` |
 ///
 /// kinformer adds `reflector_relists_total` and `reflector_watch_events_total` (same labels as
-/// the reflector's), and `informer_store_items` (objects in the cache, as the informer's).
+/// the reflector's), `informer_store_items` (objects in the cache) and
+/// `informer_decode_failures_total` (handler calls replaced by a decode error, see
+/// [`EventHandler::on_decode_error`](crate::EventHandler::on_decode_error)), with the
+/// informer's labels.
 ///
 /// # Examples
 /// ```
@@ -83,6 +86,7 @@ pub struct InformerMetrics {
     processing_latency: Family<Labels, Histogram, fn() -> Histogram>,
     store_resource_version: Family<Labels, Gauge>,
     store_items: Family<Labels, Gauge>,
+    decode_failures: Family<Labels, Counter>,
     handlers: Arc<Handlers>,
 }
 
@@ -106,6 +110,7 @@ impl InformerMetrics {
             }),
             store_resource_version: Family::default(),
             store_items: Family::default(),
+            decode_failures: Family::default(),
             handlers: Arc::new(Handlers::new(|| seconds_histogram(&HANDLER_BUCKETS))),
         };
         let m = &metrics;
@@ -180,6 +185,11 @@ impl InformerMetrics {
             "Number of objects in the informer's cache",
             m.store_items.clone(),
         );
+        r.register(
+            "informer_decode_failures",
+            "Handler calls replaced by a decode error: a compact cache's object failed to decode",
+            m.decode_failures.clone(),
+        );
         r.register_collector(Box::new(Arc::clone(&m.handlers)));
         metrics
     }
@@ -204,6 +214,7 @@ impl InformerMetrics {
             processing_latency: self.processing_latency.get_or_create(&informer).clone(),
             store_resource_version: self.store_resource_version.get_or_create(&informer).clone(),
             store_items: self.store_items.get_or_create(&informer).clone(),
+            decode_failures: self.decode_failures.get_or_create(&informer).clone(),
         })
     }
 

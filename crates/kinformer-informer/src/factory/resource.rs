@@ -1,0 +1,246 @@
+//! [`ResourceOptions`]: how the factory builds the informer of one resource.
+
+use std::fmt;
+
+use kinformer_core::{ApiResource, DynamicObject, Object, PartialObjectMetadata, Transform};
+use kinformer_indexer::{Compact, IndexFunc, NAMESPACE_INDEX};
+use kinformer_listwatch::ListWatch;
+use kinformer_reflector::{TypeCheck, expect_kind};
+use kinformer_rest::{Client, Projection, RestClient};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::{Conflict, Error};
+
+/// Builds the list-watch source of an informer.
+pub(crate) type SourceFn<K> = fn(&Client, &ApiResource) -> ListWatch<K, RestClient>;
+
+/// What the objects of an informer are decoded as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Objects {
+    /// A k8s-openapi type.
+    Typed,
+    /// [`DynamicObject`]s.
+    Dynamic,
+    /// [`PartialObjectMetadata`]: the server sends metadata only.
+    Metadata,
+}
+
+/// The options of one resource's informer, applied by
+/// [`SharedInformerFactory::informer_with`](super::SharedInformerFactory::informer_with) when it
+/// creates it; everything else comes from the factory's [`FactoryConfig`](super::FactoryConfig).
+///
+/// The constructor says what the cache holds ([`typed`](Self::typed) objects,
+/// [`dynamic`](Self::dynamic) ones, or [`metadata`](Self::metadata) only); [`compact`](Self::compact)
+/// packs them, [`project`](Self::project) drops fields while decoding, [`index`](Self::index)
+/// adds indexes and [`transform`](Self::transform) changes each object as it enters the queue.
+/// Settings that cannot hold together are refused with [`Error::Options`].
+///
+/// ```
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_indexer::IndexFunc;
+/// use kinformer_informer::factory::ResourceOptions;
+/// use kinformer_informer::trim_pod_capacity;
+///
+/// let options = ResourceOptions::<Pod>::typed()
+///     .compact()
+///     .index("node", IndexFunc::new(|pod: &Pod| {
+///         Ok(pod.spec.as_ref().and_then(|s| s.node_name.clone()).into_iter().collect())
+///     }))?
+///     .transform(trim_pod_capacity());
+/// assert!(options.is_compact());
+/// assert_eq!(options.index_names().collect::<Vec<_>>(), ["node"]);
+/// # Ok::<(), kinformer_informer::Error>(())
+/// ```
+pub struct ResourceOptions<K> {
+    resource: ApiResource,
+    objects: Objects,
+    source: SourceFn<K>,
+    type_check: Option<TypeCheck<K>>,
+    compact: Option<Compact<K>>,
+    /// Set by the factory too, from its `projection_for`.
+    pub(crate) projection: Option<Projection>,
+    indexes: Vec<(String, IndexFunc<K>)>,
+    transform: Option<Transform<K>>,
+}
+
+impl<K> ResourceOptions<K> {
+    fn with_source(
+        resource: ApiResource,
+        objects: Objects,
+        source: SourceFn<K>,
+        type_check: Option<TypeCheck<K>>,
+    ) -> Self {
+        Self {
+            resource,
+            objects,
+            source,
+            type_check,
+            compact: None,
+            projection: None,
+            indexes: Vec::new(),
+            transform: None,
+        }
+    }
+
+    /// Whole objects of the k8s-openapi type `K` (what
+    /// [`informer_for`](super::SharedInformerFactory::informer_for) builds).
+    pub fn typed() -> Self
+    where
+        K: k8s_openapi::Resource,
+        K::Scope: 'static,
+    {
+        Self::with_source(ApiResource::of::<K>(), Objects::Typed, whole_objects, None)
+    }
+
+    /// The resource these options are for.
+    pub fn resource(&self) -> &ApiResource {
+        &self.resource
+    }
+
+    /// Holds objects packed (see [`Config::compact`](crate::Config::compact)).
+    #[must_use]
+    pub fn compact(mut self) -> Self
+    where
+        K: Object + Serialize + DeserializeOwned + Default,
+    {
+        self.compact = Some(Compact::json());
+        self
+    }
+
+    /// True when objects are held packed.
+    pub fn is_compact(&self) -> bool {
+        self.compact.is_some()
+    }
+
+    /// Decodes objects through `projection`: the fields it drops are skipped by the parser.
+    ///
+    /// # Errors
+    /// [`Error::Options`] with [`Conflict::ProjectedMetadata`] for a metadata-only resource
+    /// (the server sends metadata only; there is nothing to project).
+    pub fn project(mut self, projection: Projection) -> Result<Self, Error> {
+        if self.objects == Objects::Metadata {
+            return Err(self.conflict(Conflict::ProjectedMetadata));
+        }
+        self.projection = Some(projection);
+        Ok(self)
+    }
+
+    /// The projection objects are decoded through, if any.
+    pub fn projection(&self) -> Option<&Projection> {
+        self.projection.as_ref()
+    }
+
+    /// Adds an index besides the built-in namespace index.
+    ///
+    /// # Errors
+    /// [`Error::Options`] with [`Conflict::DuplicateIndex`] when an index of that name exists
+    /// (the namespace index included).
+    pub fn index(mut self, name: impl Into<String>, func: IndexFunc<K>) -> Result<Self, Error> {
+        let name = name.into();
+        if name == NAMESPACE_INDEX || self.indexes.iter().any(|(n, _)| *n == name) {
+            return Err(self.conflict(Conflict::DuplicateIndex(name)));
+        }
+        self.indexes.push((name, func));
+        Ok(self)
+    }
+
+    /// The names of the added indexes, in order.
+    pub fn index_names(&self) -> impl Iterator<Item = &str> {
+        self.indexes.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// Changes each object as it enters the queue; it runs after the factory's
+    /// [`transform_metadata`](super::FactoryConfig::transform_metadata), if any.
+    #[must_use]
+    pub fn transform(mut self, transform: Transform<K>) -> Self {
+        self.transform = Some(transform);
+        self
+    }
+
+    /// True when a transform is set.
+    pub fn has_transform(&self) -> bool {
+        self.transform.is_some()
+    }
+
+    pub(crate) fn conflict(&self, conflict: Conflict) -> Error {
+        Error::Options {
+            resource: format!("{}/{}", self.resource.api_version(), self.resource.plural),
+            conflict,
+        }
+    }
+
+    pub(crate) fn objects(&self) -> Objects {
+        self.objects
+    }
+
+    /// The parts the factory builds from.
+    pub(crate) fn into_parts(self) -> Parts<K> {
+        Parts {
+            resource: self.resource,
+            source: self.source,
+            type_check: self.type_check,
+            compact: self.compact,
+            projection: self.projection,
+            indexes: self.indexes,
+            transform: self.transform,
+        }
+    }
+}
+
+/// [`ResourceOptions`] taken apart.
+pub(crate) struct Parts<K> {
+    pub(crate) resource: ApiResource,
+    pub(crate) source: SourceFn<K>,
+    pub(crate) type_check: Option<TypeCheck<K>>,
+    pub(crate) compact: Option<Compact<K>>,
+    pub(crate) projection: Option<Projection>,
+    pub(crate) indexes: Vec<(String, IndexFunc<K>)>,
+    pub(crate) transform: Option<Transform<K>>,
+}
+
+impl ResourceOptions<DynamicObject> {
+    /// Objects of a resource known only at run time (a custom resource, say), as
+    /// [`DynamicObject`]s; watch objects of another kind are skipped (what
+    /// [`dynamic_informer`](super::SharedInformerFactory::dynamic_informer) builds).
+    pub fn dynamic(resource: ApiResource) -> Self {
+        let check = expect_kind(&resource.api_version(), &resource.kind);
+        Self::with_source(resource, Objects::Dynamic, whole_objects, Some(check))
+    }
+}
+
+impl ResourceOptions<PartialObjectMetadata> {
+    /// The metadata of any resource's objects: lists and watches ask the server for
+    /// `PartialObjectMetadata` (what
+    /// [`metadata_informer`](super::SharedInformerFactory::metadata_informer) builds).
+    pub fn metadata(resource: ApiResource) -> Self {
+        Self::with_source(resource, Objects::Metadata, metadata_only, None)
+    }
+}
+
+impl<K> fmt::Debug for ResourceOptions<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceOptions")
+            .field("resource", &self.resource)
+            .field("objects", &self.objects)
+            .field("compact", &self.compact.is_some())
+            .field("projection", &self.projection)
+            .field("indexes", &self.indexes)
+            .field("transform", &self.transform)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The source of an informer of whole objects.
+fn whole_objects<K>(client: &Client, resource: &ApiResource) -> ListWatch<K, RestClient> {
+    ListWatch::from_client(client.clone(), resource.clone())
+}
+
+/// The source of a metadata-only informer.
+fn metadata_only(
+    client: &Client,
+    resource: &ApiResource,
+) -> ListWatch<PartialObjectMetadata, RestClient> {
+    let rest = RestClient::for_resource(client.clone(), resource);
+    ListWatch::metadata(rest, resource.clone())
+}
