@@ -19,6 +19,19 @@ impl Control {
         Ok(Self { client })
     }
 
+    /// A control client for the server in the kubeconfig at `path` (its CA and credentials; the
+    /// control API of a TLS sim is served on the same port).
+    pub(crate) fn from_kubeconfig(path: &str) -> Result<Self, String> {
+        let mut config = kinformer_rest::Kubeconfig::read_from(path)
+            .and_then(|k| {
+                Config::from_custom_kubeconfig(k, &kinformer_rest::KubeconfigOptions::default())
+            })
+            .map_err(|e| e.to_string())?;
+        config.qps = -1.0;
+        let client = Client::from_config(&config).map_err(|e| e.to_string())?;
+        Ok(Self { client })
+    }
+
     async fn post(&self, path: &str, body: Value) -> Result<(), String> {
         Request::new(
             self.client.clone(),
@@ -51,6 +64,14 @@ impl Control {
             json!({"rate": rate, "count": count, "seed": 5, "mix": mix, "stamp_written_at": true}),
         )
         .await
+    }
+
+    /// The sim's counters (`GET /_control/stats`), as JSON.
+    pub(crate) async fn stats(&self) -> Result<Value, String> {
+        Request::new(self.client.clone(), Method::GET, "/_control/stats")
+            .into::<Value>()
+            .await
+            .map_err(|e| format!("GET /_control/stats: {e}"))
     }
 
     /// Ends every open watch with an ERROR 410, forcing clients to relist.

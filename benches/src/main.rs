@@ -1,5 +1,5 @@
 //! `bench-client MODE --kubeconfig FILE --control URL [--burst N] [--lag-rate R] [--lag-secs S]
-//! [--no-relist] [--sync-only]`
+//! [--no-relist] [--sync-only] [--informers N] [--gets N] [--get-secs S]`
 //!
 //! One benchmark client, run as its own process by `cargo xtask bench` so its memory is its own.
 //! It syncs a pod cache (or, for the floors, fetches and decodes the same list), then measures a
@@ -15,9 +15,16 @@
 //! (keeping metadata, the node, the phase and container names and images), `kinformer-compact`
 //! (the cache in compact mode; every kinformer mode also times `get`s and a namespace's list),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`, `floor-bytes`.
+//!
+//! The many-informers modes, `informers-kinformer` and `informers-kube`, instead start `--informers`
+//! namespace-scoped ConfigMap informers and one cluster-wide one on one client, then issue
+//! `--gets` GETs over `--get-secs` seconds on the same client (see `informers.rs`).
 
 mod control;
 mod floor;
+mod informers;
+mod informers_kinformer;
+mod informers_kube;
 mod kinformer_client;
 mod kube_client;
 mod lag;
@@ -45,6 +52,12 @@ pub(crate) struct Options {
     pub(crate) sync_only: bool,
     /// Print the report and exit as soon as the cache is synced, without dropping it (profiling).
     pub(crate) exit_after_sync: bool,
+    /// Namespace-scoped informers of the many-informers modes (plus one cluster-wide).
+    pub(crate) informers: usize,
+    /// GETs issued while the many informers are open.
+    pub(crate) gets: usize,
+    /// Seconds the GETs are spread over.
+    pub(crate) get_secs: f64,
 }
 
 impl Options {
@@ -61,6 +74,9 @@ impl Options {
             lag_secs: 4.0,
             sync_only: false,
             exit_after_sync: false,
+            informers: 500,
+            gets: 200,
+            get_secs: 4.0,
         };
         while let Some(flag) = args.next() {
             let mut value = || args.next().ok_or(format!("{flag} needs a value"));
@@ -75,6 +91,13 @@ impl Options {
                 }
                 "--lag-secs" => {
                     options.lag_secs = value()?.parse().map_err(|e| format!("--lag-secs: {e}"))?
+                }
+                "--informers" => {
+                    options.informers = value()?.parse().map_err(|e| format!("--informers: {e}"))?
+                }
+                "--gets" => options.gets = value()?.parse().map_err(|e| format!("--gets: {e}"))?,
+                "--get-secs" => {
+                    options.get_secs = value()?.parse().map_err(|e| format!("--get-secs: {e}"))?
                 }
                 "--no-relist" => options.relist = false,
                 "--sync-only" => options.sync_only = true,
@@ -124,6 +147,8 @@ fn main() -> ExitCode {
             | "kinformer-projected" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,
             "floor-decode" | "floor-bytes" => floor::run(&options, &mut report).await,
+            "informers-kinformer" => informers_kinformer::run(&options, &mut report).await,
+            "informers-kube" => informers_kube::run(&options, &mut report).await,
             other => Err(format!("unknown mode {other}")),
         }
     });

@@ -12,12 +12,18 @@ pub(crate) type Run = BTreeMap<String, String>;
 /// Every run of every client at one scale: client name -> runs.
 pub(crate) type Runs = BTreeMap<String, Vec<Run>>;
 
-/// Runs each client once per round, alternating clients within a round.
-pub(crate) fn run_rounds(options: &Options, sim: &SimProcess, pods: usize) -> Result<Runs, String> {
+/// Runs each of `clients` once per round, alternating clients within a round; `what` names the
+/// workload in the log.
+pub(crate) fn run_rounds(
+    options: &Options,
+    sim: &SimProcess,
+    clients: &[String],
+    what: &str,
+) -> Result<Runs, String> {
     let mut runs = Runs::new();
     for round in 1..=options.rounds {
-        for client in &options.clients {
-            eprintln!("round {round}/{}: {client} ({pods} pods)", options.rounds);
+        for client in clients {
+            eprintln!("round {round}/{}: {client} ({what})", options.rounds);
             let run = run_client(client, sim, options)?;
             eprintln!("  {}", summary(&run));
             runs.entry(client.clone()).or_default().push(run);
@@ -35,7 +41,8 @@ fn run_client(client: &str, sim: &SimProcess, options: &Options) -> Result<Run, 
         .args(["--control", &sim.control])
         .args(["--burst", &options.burst.to_string()])
         .args(["--lag-rate", &options.lag_rate.to_string()])
-        .args(["--lag-secs", &options.lag_secs.to_string()]);
+        .args(["--lag-secs", &options.lag_secs.to_string()])
+        .args(["--informers", &options.informers.to_string()]);
     if options.sync_only {
         command.arg("--sync-only");
     }
@@ -68,6 +75,12 @@ fn summary(run: &Run) -> String {
         "lag_p99_ms",
         "lag_rate",
         "relist_peak_rss",
+        "informers_synced",
+        "sync_all_secs",
+        "get_p99_ms",
+        "rss_per_informer",
+        "tasks_per_informer",
+        "connections_opened",
     ]
     .iter()
     .filter_map(|k| run.get(*k).map(|v| format!("{k}={v}")))

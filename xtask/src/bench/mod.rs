@@ -10,6 +10,11 @@
 //! shape (`--shape` picks one); `--quick`: 10,000 pods, one round; `--scale`: sync and memory at
 //! 10k, 50k and 150k pods, with the cost per object at each.
 //!
+//! Every run but `--scale` ends with the many-informers run: 500 namespace-scoped informers and
+//! one cluster-wide one on one client against a sim at kube-apiserver's stream limit, kinformer
+//! beside kube-rs (`--informers` runs only that; `--informer-count N` changes the 500;
+//! `--no-informers` skips it).
+//!
 //! `cargo xtask bench profile [--pods N] [--modes a,b]` profiles the initial sync under callgrind
 //! into `target/bench/profile.md`.
 //!
@@ -18,6 +23,7 @@
 mod areas;
 mod callgrind;
 mod clients;
+mod informers;
 mod profile;
 mod report;
 mod scale;
@@ -47,6 +53,10 @@ pub(crate) struct Options {
     pub(crate) load_at_start: String,
     /// The managedFields shapes of the sim's pods, one section each, in order.
     pub(crate) shapes: Vec<String>,
+    /// Whether to end with the many-informers run.
+    pub(crate) many_informers: bool,
+    /// Namespace-scoped informers in the many-informers run (plus one cluster-wide).
+    pub(crate) informers: usize,
 }
 
 /// kinformer in each cache mode, kube-rs with its defaults and stripping managedFields, and the
@@ -77,6 +87,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         sync_only: false,
         load_at_start: String::new(),
         shapes: vec!["realistic".to_owned(), "small".to_owned()],
+        many_informers: true,
+        informers: 500,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -106,6 +118,16 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--lag-secs" => {
                 options.lag_secs = value()?.parse().map_err(|e| format!("--lag-secs: {e}"))?
             }
+            "--informers" => {
+                options.shapes.clear();
+                options.many_informers = true;
+            }
+            "--no-informers" => options.many_informers = false,
+            "--informer-count" => {
+                options.informers = value()?
+                    .parse()
+                    .map_err(|e| format!("--informer-count: {e}"))?
+            }
             "--quick" => {
                 options.pods = vec![10_000];
                 options.rounds = 1;
@@ -115,6 +137,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 options.pods = vec![10_000, 50_000, 150_000];
                 options.rounds = 1;
                 options.sync_only = true;
+                options.many_informers = false;
                 options.clients = SCALE_CLIENTS.iter().map(|c| (*c).to_owned()).collect();
             }
             other => return Err(format!("unknown option {other}")),
@@ -157,11 +180,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         let mut all = Vec::new();
         for &pods in &options.pods {
             let sim = sim_process::SimProcess::start(pods, shape, &options.out_dir)?;
-            let runs = clients::run_rounds(&options, &sim, pods)?;
+            let what = format!("{pods} pods");
+            let runs = clients::run_rounds(&options, &sim, &options.clients, &what)?;
             drop(sim);
             all.push((pods, runs));
         }
         sections.push((shape.clone(), all));
     }
-    report::write(&options, &sections)
+    let many = if options.many_informers {
+        Some(informers::run(&options)?)
+    } else {
+        None
+    };
+    report::write(&options, &sections, many.as_ref())
 }

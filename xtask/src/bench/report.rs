@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::Options;
 use super::clients::Runs;
+use super::informers;
 use super::scale;
 use super::stats::{self, Metric, Summary, summarize};
 use super::svg;
@@ -177,6 +178,7 @@ const GOALS: &[Goal] = &[
 pub(crate) fn write(
     options: &Options,
     sections: &[(String, Vec<(usize, Runs)>)],
+    many_informers: Option<&informers::Section>,
 ) -> Result<(), String> {
     let mut md = String::from("# kinformer benchmark\n\n");
     let _ = writeln!(
@@ -224,7 +226,12 @@ pub(crate) fn write(
         md.push_str(&scale::table(all));
         let _ = write!(json, "],\"scale_spread\":{}}}", scale::json(all));
     }
-    json.push_str("}}\n");
+    json.push('}');
+    if let Some(section) = many_informers {
+        md.push_str(&informers::table(section));
+        let _ = write!(json, ",\"many_informers\":{}", informers::json(section));
+    }
+    json.push_str("}\n");
     let md_path = options.out_dir.join("report.md");
     std::fs::write(&md_path, &md).map_err(|e| format!("writing {}: {e}", md_path.display()))?;
     let json_path = options.out_dir.join("report.json");

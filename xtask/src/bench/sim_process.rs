@@ -4,6 +4,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The release simulator binary.
+pub(crate) const SIM: &str = "target/release/kinformer-sim";
+
+/// Whether this build of the simulator takes `flag` (its `--help` names it).
+pub(crate) fn sim_has_flag(flag: &str) -> bool {
+    Command::new(SIM)
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(flag))
+}
+
 /// A running `kinformer-sim`; killed on drop.
 pub(crate) struct SimProcess {
     child: Child,
@@ -15,14 +26,29 @@ impl SimProcess {
     /// Starts the release simulator with `pods` generated pods whose managedFields have `shape`
     /// (`realistic` or `small`), and waits until it listens.
     pub(crate) fn start(pods: usize, shape: &str, dir: &Path) -> Result<Self, String> {
+        let args = [
+            "--pods",
+            &pods.to_string(),
+            "--namespaces",
+            "50",
+            "--seed",
+            "1",
+            "--managed-fields",
+            shape,
+        ]
+        .map(str::to_owned);
+        Self::start_with(&args, &format!("{pods} pods ({shape} managedFields)"), dir)
+    }
+
+    /// Starts the release simulator with `args` (what it generates; `what` says it in the log),
+    /// no periodic compaction and rare bookmarks, and waits until it listens.
+    pub(crate) fn start_with(args: &[String], what: &str, dir: &Path) -> Result<Self, String> {
         let port_file = dir.join("sim.port");
         let kubeconfig = dir.join("sim.kubeconfig");
         let _ = std::fs::remove_file(&port_file);
-        let pods_arg = pods.to_string();
-        let child = Command::new("target/release/kinformer-sim")
-            .args(["--pods", &pods_arg, "--namespaces", "50", "--seed", "1"])
+        let child = Command::new(SIM)
+            .args(args)
             .args(["--compact-interval", "0", "--bookmark-interval", "60"])
-            .args(["--managed-fields", shape])
             .arg("--port-file")
             .arg(&port_file)
             .arg("--write-kubeconfig")
@@ -43,7 +69,7 @@ impl SimProcess {
             {
                 sim.control = format!("http://127.0.0.1:{port}");
                 eprintln!(
-                    "sim: {pods} pods ({shape} managedFields) on port {port} after {:.1}s",
+                    "sim: {what} on port {port} after {:.1}s",
                     started.elapsed().as_secs_f64()
                 );
                 return Ok(sim);

@@ -1,0 +1,88 @@
+//! The many-informers run on kube-rs: one `kube::Client`, a `watcher()` + `reflector()` of
+//! ConfigMaps per namespace and one of every namespace's, each polled on its own task (the
+//! kube-rs counterpart of an informer: a watch feeding a store).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::Api;
+use kube::runtime::{reflector, watcher};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::Options;
+use crate::control::Control;
+use crate::informers::{self, SYNC_DEADLINE};
+use crate::measure::Report;
+
+pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
+    let control = Control::from_kubeconfig(&options.kubeconfig)?;
+    let kubeconfig =
+        kube::config::Kubeconfig::read_from(&options.kubeconfig).map_err(|e| e.to_string())?;
+    let config = kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+    let before = informers::before(&control, get(&client)).await?;
+
+    let mut apis: Vec<Api<ConfigMap>> = informers::namespaces(options)
+        .iter()
+        .map(|ns| Api::namespaced(client.clone(), ns))
+        .collect();
+    apis.push(Api::all(client.clone()));
+    let total = apis.len();
+    let synced = Arc::new(AtomicUsize::new(0));
+    let progress = Arc::new(Notify::new());
+    let mut stores = Vec::with_capacity(total);
+    let running: Vec<_> = apis
+        .into_iter()
+        .map(|api| {
+            let (reader, writer) = reflector::store();
+            stores.push(reader);
+            let (synced, progress) = (Arc::clone(&synced), Arc::clone(&progress));
+            tokio::spawn(async move {
+                let stream = reflector(writer, watcher(api, watcher::Config::default()));
+                let mut stream = std::pin::pin!(stream);
+                let mut counted = false;
+                while let Some(event) = stream.next().await {
+                    if !counted && matches!(event, Ok(watcher::Event::InitDone)) {
+                        counted = true;
+                        synced.fetch_add(1, Ordering::Relaxed);
+                        progress.notify_one();
+                    }
+                }
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + SYNC_DEADLINE;
+    while synced.load(Ordering::Relaxed) < total && Instant::now() < deadline {
+        // Woken by each sync; the timeout bounds a missed wake-up.
+        let _ = tokio::time::timeout(Duration::from_millis(50), progress.notified()).await;
+    }
+    let synced = synced.load(Ordering::Relaxed);
+    informers::report_synced(options, &control, report, &before, synced, total).await?;
+    informers::measure_gets(options, report, || {
+        let client = client.clone();
+        async move { get(&client).await }
+    })
+    .await?;
+    drop(stores);
+    for task in running {
+        task.abort();
+    }
+    Ok(())
+}
+
+async fn get(client: &kube::Client) -> Result<(), String> {
+    Api::<Namespace>::all(client.clone())
+        .get("default")
+        .await
+        .map(drop)
+        .map_err(|e| format!("GET namespace default: {e}"))
+}
