@@ -1,4 +1,5 @@
 //! Integration tests against kinformer-sim: one binary, one module per area.
 
 mod chaos;
+mod connections;
 mod fuzz_corpus;

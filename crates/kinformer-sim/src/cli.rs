@@ -54,6 +54,9 @@ pub struct Args {
     /// a real API server records them) or `small` (the sim's earlier two short entries).
     #[arg(long, value_name = "SHAPE", default_value = "realistic", value_parser = parse_shape)]
     pub managed_fields: crate::ManagedFieldsShape,
+    /// HTTP/2 streams each connection allows (kube-apiserver's default is 100).
+    #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONCURRENT_STREAMS)]
+    pub max_concurrent_streams: u32,
     /// Write the bound port to FILE once listening.
     #[arg(long, value_name = "FILE")]
     pub port_file: Option<PathBuf>,
@@ -74,6 +77,7 @@ pub async fn run(args: Args) -> Result<()> {
         .gzip(!args.no_gzip)
         .managed_fields(args.managed_fields)
         .tls(args.tls)
+        .max_concurrent_streams(args.max_concurrent_streams)
         .bookmark_interval(Duration::from_secs(args.bookmark_interval.max(1)))
         .compact_interval(
             (args.compact_interval > 0).then(|| Duration::from_secs(args.compact_interval)),

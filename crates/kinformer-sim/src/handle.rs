@@ -219,6 +219,13 @@ impl SimHandle {
         self.shared.faults.clear();
     }
 
+    /// Sends GOAWAY on every open connection, as an API server does when it shuts down or under
+    /// `--goaway-chance`: streams in flight (watches among them) carry on, new requests need a new
+    /// connection. Returns how many connections were open.
+    pub async fn goaway(&self) -> u64 {
+        self.shared.goaway()
+    }
+
     /// Applies `mode` to every open watch; returns how many.
     pub async fn drop_watches(&self, mode: DropMode) -> usize {
         self.shared.watches.drop_all(&mode)

@@ -40,6 +40,7 @@
 //! | `POST compact` | [`Compact`]: `{"keep":K}`, `{"revision":R}` or `{}` |
 //! | `POST faults`, `GET faults`, `DELETE faults` | one [`Fault`] or a list: `{"kind":"status","code":429,"retryAfter":2,"plainText":true}`, `{"kind":"too_large"}`, `{"kind":"delay","seconds":S}`, `{"kind":"watch_drop|watch_close|watch_malformed","afterEvents":K}`, `{"kind":"watch_stall","afterEvents":K,"seconds":S}`, `{"kind":"watch_error","afterEvents":K,"code":500}`; each with optional `count` (`-1`: forever), `verbs` (`continue`: only the pages after the first of a paged list), `resources` |
 //! | `POST watches/drop` | [`DropMode`]: `{"mode":"abrupt|clean|error410|malformed|stall","seconds":S}` |
+//! | `POST goaway` | GOAWAY on every open connection (streams in flight finish) → `{"connections":N}` |
 //! | `GET requests`, `DELETE requests` | [`RequestRecord`]s: method, path with query, status (control routes are not logged) |
 //! | `POST reset` | stops churn, ends watches, clears faults, objects and the request log |
 //! | `POST resources` | [`CustomResource`]: `{"group":"example.com","version":"v1","plural":"widgets","kind":"Widget","scope":"Namespaced"}` |
@@ -83,6 +84,7 @@ mod churn;
 pub mod cli;
 mod clock;
 mod control;
+mod crd;
 mod error;
 mod faults;
 mod generate;
@@ -115,4 +117,4 @@ pub use handle::SimHandle;
 pub use managed_fields::ManagedFieldsShape;
 pub use resource::{CustomResource, Scope};
 pub use service::SimService;
-pub use sim::{Sim, SimBuilder};
+pub use sim::{DEFAULT_MAX_CONCURRENT_STREAMS, Sim, SimBuilder};

@@ -45,31 +45,46 @@ pub(crate) async fn serve(
 
 async fn connection(stream: TcpStream, shared: Arc<Shared>, tls: Option<TlsAcceptor>) {
     let _open = OpenConnection::new(shared.clone());
-    let service = service_fn(move |req: Request<Incoming>| {
-        let shared = shared.clone();
-        async move { Ok::<_, Infallible>(handle_incoming(shared, req).await) }
-    });
+    match tls {
+        Some(acceptor) => {
+            if let Ok(stream) = acceptor.accept(stream).await {
+                serve_connection(TokioIo::new(stream), shared).await;
+            }
+        }
+        None => serve_connection(TokioIo::new(stream), shared).await,
+    }
+}
+
+/// Serves one connection to its end. A GOAWAY request ([`Shared::goaway`]) shuts it down
+/// gracefully: HTTP/2 sends GOAWAY and lets the streams in flight finish; HTTP/1.1 closes after
+/// the response in flight.
+async fn serve_connection<I>(io: I, shared: Arc<Shared>)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let mut goaway = shared.goaway.subscribe();
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http2()
         .initial_stream_window_size(4 << 20)
         .initial_connection_window_size(8 << 20)
-        .max_concurrent_streams(1000);
+        .max_concurrent_streams(shared.config.max_concurrent_streams);
+    let service = service_fn(move |req: Request<Incoming>| {
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(handle_incoming(shared, req).await) }
+    });
     // A connection's errors (a client hanging up mid-stream) concern only that connection.
-    match tls {
-        Some(acceptor) => {
-            if let Ok(stream) = acceptor.accept(stream).await {
-                let _ = builder
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+    let conn = builder.serve_connection(io, service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => return,
+        changed = goaway.changed() => {
+            if changed.is_ok() {
+                conn.as_mut().graceful_shutdown();
             }
         }
-        None => {
-            let _ = builder
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        }
     }
+    let _ = conn.await;
 }
 
 async fn handle_incoming(shared: Arc<Shared>, req: Request<Incoming>) -> Response<SimBody> {

@@ -31,6 +31,8 @@ pub(crate) struct Config {
     pub(crate) audit: bool,
     /// The managedFields of generated pods.
     pub(crate) managed_fields: crate::ManagedFieldsShape,
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` of every HTTP/2 connection.
+    pub(crate) max_concurrent_streams: u32,
 }
 
 /// The most requests the request log keeps.
@@ -48,6 +50,8 @@ pub(crate) struct Shared {
     /// TCP connections accepted since start, and those still open: how a test sees that
     /// many informers share one HTTP/2 connection.
     pub(crate) connections: ConnectionCounts,
+    /// Bumped to send GOAWAY on every connection open at that moment.
+    pub(crate) goaway: tokio::sync::watch::Sender<u64>,
     /// When the sim started, for the request log's times.
     started: tokio::time::Instant,
 }
@@ -77,6 +81,13 @@ impl Drop for OpenConnection {
 }
 
 impl Shared {
+    /// Sends GOAWAY on every open connection: their streams in flight carry on, new requests
+    /// need a new connection. Returns how many connections were open.
+    pub(crate) fn goaway(&self) -> u64 {
+        self.goaway.send_modify(|generation| *generation += 1);
+        self.connections.open.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn new(config: Config) -> Arc<Self> {
         Arc::new(Self {
             store: Store::new(config.seed, config.max_history).with_audit(config.audit),
@@ -87,6 +98,7 @@ impl Shared {
             requests: Mutex::new(VecDeque::new()),
             churn: Mutex::new(None),
             connections: ConnectionCounts::default(),
+            goaway: tokio::sync::watch::Sender::new(0),
             started: tokio::time::Instant::now(),
         })
     }

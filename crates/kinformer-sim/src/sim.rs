@@ -55,7 +55,11 @@ pub struct SimBuilder {
     gzip: bool,
     audit: bool,
     managed_fields: ManagedFieldsShape,
+    max_concurrent_streams: u32,
 }
+
+/// kube-apiserver's default `--http2-max-streams-per-connection`.
+pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 100;
 
 impl Default for SimBuilder {
     fn default() -> Self {
@@ -77,6 +81,7 @@ impl Default for SimBuilder {
             gzip: true,
             audit: false,
             managed_fields: ManagedFieldsShape::default(),
+            max_concurrent_streams: DEFAULT_MAX_CONCURRENT_STREAMS,
         }
     }
 }
@@ -185,6 +190,15 @@ impl SimBuilder {
         self
     }
 
+    /// The concurrent streams each HTTP/2 connection allows (`SETTINGS_MAX_CONCURRENT_STREAMS`;
+    /// default 100, kube-apiserver's `--http2-max-streams-per-connection`). A client with more
+    /// open requests than this on one connection waits, as it would on a real server. Values
+    /// below 1 are raised to 1.
+    pub fn max_concurrent_streams(mut self, streams: u32) -> Self {
+        self.max_concurrent_streams = streams.max(1);
+        self
+    }
+
     /// Starts churn as soon as the server is up.
     pub fn churn(mut self, churn: Churn) -> Self {
         self.churn = Some(churn);
@@ -209,6 +223,7 @@ impl SimBuilder {
             gzip: self.gzip,
             audit: self.audit,
             managed_fields: self.managed_fields,
+            max_concurrent_streams: self.max_concurrent_streams,
         });
         if let Some(ns) = shared.resource("namespaces") {
             for name in ["default", "kube-system", "kube-public"] {

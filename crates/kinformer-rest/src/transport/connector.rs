@@ -6,16 +6,15 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use hyper::rt::{Read, ReadBufCursor, Write};
-use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
-use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
-use tokio_rustls::client::TlsStream;
 
+use super::pool::Capacity;
 use super::proxy::Proxy;
-use super::single_h2::{LiveH2, SingleH2};
+use super::single_h2::SingleH2;
+use super::stream::{H2Tap, Stream, Tapped};
 use crate::error::{BoxError, Error, Kind};
 
 /// TLS handshakes that take longer than this fail (client-go's `TLSHandshakeTimeout`).
@@ -29,6 +28,10 @@ pub(crate) struct Connector {
     proxy: Option<Proxy>,
     /// Set when ALPN offers `h2`: TLS dials then take turns (see [`SingleH2`]).
     single_h2: Option<Arc<SingleH2>>,
+    /// Cleartext connections speak HTTP/2 (prior knowledge).
+    plain_h2: bool,
+    /// Where each connection reports how many concurrent requests it takes.
+    capacity: Arc<Capacity>,
 }
 
 impl Connector {
@@ -37,6 +40,8 @@ impl Connector {
         tls: Arc<rustls::ClientConfig>,
         server_name: Option<ServerName<'static>>,
         proxy: Option<Proxy>,
+        plain_h2: bool,
+        capacity: Arc<Capacity>,
     ) -> Self {
         let mut http = HttpConnector::new();
         http.enforce_http(false);
@@ -50,6 +55,8 @@ impl Connector {
             tls: TlsConnector::from(tls),
             server_name,
             proxy,
+            plain_h2,
+            capacity,
         }
     }
 }
@@ -82,6 +89,8 @@ impl tower::Service<http::Uri> for Connector {
         // Dialled inside the future, after this dial's turn; `HttpConnector` is always ready.
         let mut http = self.http.clone();
         let single_h2 = self.single_h2.clone().filter(|_| https);
+        let capacity = Arc::clone(&self.capacity);
+        let plain_h2 = self.plain_h2;
         Box::pin(async move {
             let turn = match &single_h2 {
                 Some(gate) => Some(gate.turn().await?),
@@ -89,7 +98,14 @@ impl tower::Service<http::Uri> for Connector {
             };
             let tcp = tower::Service::<http::Uri>::call(&mut http, dial).await?;
             if !https {
-                return Ok(Stream::Plain(tcp, proxy.is_some()));
+                let tap = if plain_h2 {
+                    Some(H2Tap::new(capacity, None))
+                } else {
+                    capacity.http1();
+                    None
+                };
+                let tcp = Tapped::new(tcp.into_inner(), tap);
+                return Ok(Stream::Plain(TokioIo::new(tcp), proxy.is_some()));
             }
             let name = name?;
             let mut tcp = tcp.into_inner();
@@ -104,14 +120,16 @@ impl tower::Service<http::Uri> for Connector {
                 .await
                 .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "TLS handshake timed out"))?
                 .map_err(|e| handshake_error(e, target.as_deref()))?;
-            let live = match &single_h2 {
-                Some(gate) if stream.get_ref().1.alpn_protocol() == Some(b"h2") => {
-                    Some(gate.alive())
-                }
-                _ => None,
+            let tap = if stream.get_ref().1.alpn_protocol() == Some(b"h2") {
+                Some(H2Tap::new(capacity, single_h2.map(|gate| gate.alive())))
+            } else {
+                capacity.http1();
+                None
             };
             drop(turn);
-            Ok(Stream::Tls(Box::new(TokioIo::new(stream)), live))
+            Ok(Stream::Tls(Box::new(TokioIo::new(Tapped::new(
+                stream, tap,
+            )))))
         })
     }
 }
@@ -129,93 +147,4 @@ fn handshake_error(err: io::Error, target: Option<&str>) -> BoxError {
         err.into()
     };
     Error::new(Kind::Transport, message).with_source(err).into()
-}
-
-/// A plain or TLS connection.
-pub(crate) enum Stream {
-    /// A cleartext connection; `true` when it goes to a proxy (requests use absolute URIs).
-    Plain(TokioIo<TcpStream>, bool),
-    /// A TLS connection; an HTTP/2 one carries its token for the client's dial turns.
-    Tls(Box<TokioIo<TlsStream<TcpStream>>>, Option<LiveH2>),
-}
-
-impl Connection for Stream {
-    fn connected(&self) -> Connected {
-        match self {
-            Self::Plain(s, proxied) => s.connected().proxy(*proxied),
-            Self::Tls(s, _) => {
-                let (_, tls) = s.inner().get_ref();
-                let connected = Connected::new();
-                if tls.alpn_protocol() == Some(b"h2") {
-                    connected.negotiated_h2()
-                } else {
-                    connected
-                }
-            }
-        }
-    }
-}
-
-impl Read for Stream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: ReadBufCursor<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(s, _) => Pin::new(s).poll_read(cx, buf),
-            Self::Tls(s, live) => {
-                let read = Pin::new(&mut **s).poll_read(cx, buf);
-                if let (Poll::Ready(Ok(())), Some(live)) = (&read, live) {
-                    live.answered();
-                }
-                read
-            }
-        }
-    }
-}
-
-impl Write for Stream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Self::Plain(s, _) => Pin::new(s).poll_write(cx, buf),
-            Self::Tls(s, _) => Pin::new(&mut **s).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(s, _) => Pin::new(s).poll_flush(cx),
-            Self::Tls(s, _) => Pin::new(&mut **s).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(s, _) => Pin::new(s).poll_shutdown(cx),
-            Self::Tls(s, _) => Pin::new(&mut **s).poll_shutdown(cx),
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        match self {
-            Self::Plain(s, _) => s.is_write_vectored(),
-            Self::Tls(s, _) => s.is_write_vectored(),
-        }
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Self::Plain(s, _) => Pin::new(s).poll_write_vectored(cx, bufs),
-            Self::Tls(s, _) => Pin::new(&mut **s).poll_write_vectored(cx, bufs),
-        }
-    }
 }

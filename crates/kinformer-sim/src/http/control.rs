@@ -118,6 +118,7 @@ async fn route(shared: &Arc<Shared>, req: &Request<Bytes>) -> Result<Response<Si
             Ok(ok(&json!({"dropped": shared.watches.drop_all(&mode)})))
         }
         (&Method::GET, "requests") => Ok(ok(&shared.requests())),
+        (&Method::POST, "goaway") => Ok(ok(&serde_json::json!({"connections": shared.goaway()}))),
         (&Method::DELETE, "requests") => {
             shared.clear_requests();
             Ok(ok(&Value::Array(Vec::new())))
