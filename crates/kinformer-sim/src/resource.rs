@@ -255,6 +255,15 @@ impl Registry {
         Ok(def)
     }
 
+    /// Removes a custom resource; returns it, or `None` when no such custom resource is served
+    /// (built-in resources cannot be removed).
+    pub(crate) fn unregister(&mut self, cr: &CustomResource) -> Option<Arc<ResourceDef>> {
+        let index = self.defs.iter().position(|d| {
+            !d.builtin && d.group == cr.group && d.version == cr.version && d.plural == cr.plural
+        })?;
+        Some(self.defs.remove(index))
+    }
+
     /// Every (group, version) pair served under `/apis`, in registration order.
     pub(crate) fn group_versions(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();

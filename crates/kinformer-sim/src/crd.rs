@@ -1,0 +1,59 @@
+//! Deleting a custom resource's definition: [`SimHandle::unregister`].
+
+use crate::handle::SimHandle;
+use crate::resource::CustomResource;
+use crate::store::Version;
+
+impl SimHandle {
+    /// Stops serving a custom resource, as deleting its CustomResourceDefinition does: every
+    /// object of it is deleted (open watches see each delete), then its paths answer 404.
+    /// Registering it again serves it anew, empty. Returns false when no such custom resource
+    /// was served (built-in resources stay).
+    ///
+    /// Unlike kube-apiserver, open watches of it are not closed: they stay open and quiet.
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::{CustomResource, Scope, Sim};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = Sim::builder().start().await?;
+    /// let widgets = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
+    /// sim.register(widgets.clone()).await?;
+    /// assert!(sim.unregister(&widgets).await);
+    /// assert!(sim.state("widgets", true).await.is_err());
+    /// assert!(!sim.unregister(&widgets).await);
+    /// # Ok(()) }
+    /// ```
+    pub async fn unregister(&self, cr: &CustomResource) -> bool {
+        let removed = self
+            .shared
+            .registry
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .unregister(cr);
+        let Some(def) = removed else {
+            return false;
+        };
+        let live: Vec<Box<str>> = self
+            .shared
+            .store
+            .read()
+            .collections
+            .get(&def.id)
+            .map(|c| {
+                c.keys
+                    .iter()
+                    .filter(|(_, history)| matches!(history.last(), Some(Version::Live(_))))
+                    .map(|(key, _)| key.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for key in live {
+            let (namespace, name) = key.split_once('/').unwrap_or(("", &key));
+            // Deleted meanwhile by another writer: gone either way.
+            drop(self.shared.store.delete(&def, namespace, name));
+        }
+        true
+    }
+}
