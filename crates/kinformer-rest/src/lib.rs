@@ -14,7 +14,8 @@
 //!
 //! # The stack
 //! [`Client::from_config`] builds, outermost first (the types are in [`stack`]): `TraceLayer`
-//! (a span per attempt), `RetryLayer` (`Retry-After` and transport failures as client-go
+//! (a span per attempt), `MetricsLayer` (the [`RequestMetrics`] hooks set with
+//! [`Config::metrics`]), `RetryLayer` (`Retry-After` and transport failures as client-go
 //! retries them, optional [`UrlBackoff`]), `RateLimitLayer` (a shared [`ClientRateLimiter`], QPS 5
 //! / burst 10), `UserAgentLayer`, `WarningLayer`, impersonation headers, `AuthLayer` (basic,
 //! bearer, token file, exec), `DecompressionLayer` (gzip), then hyper-util's pooled client over
@@ -52,12 +53,14 @@
 //! the way kubectl does.
 //!
 //! # Feature flags
-//! None.
+//! - `prometheus`: `RestClientMetrics`, the [`RequestMetrics`] hooks for a
+//!   `prometheus_client` registry under client-go's `rest_client_*` names.
 //!
 //! # MSRV
 //! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger
 //! than six months.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
 mod auth;
@@ -86,7 +89,12 @@ pub use decode::{
     SkipManagedFields, WatchStream, WithProjection, WithoutManagedFields,
 };
 pub use error::{Error, Result};
-pub use layers::{ClientRateLimiter, DedupWarningLogger, NoWarnings, UrlBackoff, WarningHandler};
+#[cfg(feature = "prometheus")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
+pub use layers::RestClientMetrics;
+pub use layers::{
+    ClientRateLimiter, DedupWarningLogger, NoWarnings, RequestMetrics, UrlBackoff, WarningHandler,
+};
 pub use request::Request;
 pub use rest_client::{Getter, PatchType, RestClient};
 
@@ -104,8 +112,8 @@ pub mod decoders {
 pub mod stack {
     pub use crate::auth::{AuthLayer, AuthService};
     pub use crate::layers::{
-        DecompressionLayer, DecompressionService, RateLimitLayer, RateLimitService, RetryLayer,
-        RetryService, StackService, TraceLayer, TraceService, UserAgentLayer, UserAgentService,
-        WarningLayer, WarningService, default_user_agent,
+        DecompressionLayer, DecompressionService, MetricsLayer, MetricsService, RateLimitLayer,
+        RateLimitService, RetryLayer, RetryService, StackService, TraceLayer, TraceService,
+        UserAgentLayer, UserAgentService, WarningLayer, WarningService, default_user_agent,
     };
 }

@@ -208,9 +208,13 @@ impl Kubeconfig {
     /// # Errors
     /// Invalid YAML or a wrongly typed field.
     pub fn from_yaml(text: &str, dir: Option<&Path>) -> Result<Self> {
-        let mut config: Self = serde_yaml_ng::from_str(text).map_err(|e| {
-            Error::new(Kind::Config, "invalid kubeconfig").with_source(without_quoted(&e))
-        })?;
+        Self::parse(text, dir, "invalid kubeconfig")
+    }
+
+    /// Parses `text`; a failure reads `<what>: <the parser's complaint>`.
+    fn parse(text: &str, dir: Option<&Path>, what: &str) -> Result<Self> {
+        let mut config: Self = serde_yaml_ng::from_str(text)
+            .map_err(|e| Error::new(Kind::Config, what).with_source(without_quoted(&e)))?;
         if let Some(dir) = dir {
             config.resolve_paths(dir);
         }
@@ -231,13 +235,11 @@ impl Kubeconfig {
             .with_source(e)
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        Self::from_yaml(&text, Some(dir)).map_err(|e| {
-            Error::new(
-                Kind::Config,
-                format!("invalid kubeconfig {}", path.display()),
-            )
-            .with_source(e)
-        })
+        Self::parse(
+            &text,
+            Some(dir),
+            &format!("invalid kubeconfig {}", path.display()),
+        )
     }
 
     /// Merges `other` under `self`: entries and `current-context` already set here win

@@ -26,6 +26,32 @@ fn read_file(path: &Path, what: &str) -> Result<Vec<u8>> {
     })
 }
 
+/// Parses certificate authorities now, so a bad one is reported with where it came from rather
+/// than when the first connection is made.
+fn check_roots(pem: &[u8], what: &str) -> Result<()> {
+    let mut store = rustls::RootCertStore::empty();
+    let certs = crate::transport::parse_certs(pem, what)?;
+    for (n, cert) in certs.into_iter().enumerate() {
+        store.add(cert).map_err(|e| {
+            config_error(format!(
+                "cannot parse {what}: certificate {} is not a valid X.509 certificate ({})",
+                n + 1,
+                certificate_problem(&e)
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// What rustls found wrong with a certificate, without its "peer certificate" wording (the
+/// certificate is ours, not the server's).
+pub(crate) fn certificate_problem(error: &rustls::Error) -> String {
+    match error {
+        rustls::Error::InvalidCertificate(problem) => format!("{problem:?}"),
+        other => other.to_string(),
+    }
+}
+
 fn decode_data(data: &str, what: &str) -> Result<Vec<u8>> {
     base64::engine::general_purpose::STANDARD
         .decode(data.trim())
@@ -88,15 +114,22 @@ pub(super) fn from_kubeconfig(
 }
 
 fn apply_cluster(config: &mut Config, cluster: &ClusterEntry) -> Result<()> {
-    config.root_ca = data_or_file(
+    let (data, file) = (
         cluster.certificate_authority_data.as_deref(),
         cluster.certificate_authority.as_deref(),
-        "certificate-authority",
-    )?;
+    );
+    config.root_ca = data_or_file(data, file, "certificate-authority")?;
     if cluster.insecure_skip_tls_verify && config.root_ca.is_some() {
         return Err(config_error(
             "specifying a root certificates file with the insecure flag is not allowed",
         ));
+    }
+    if let Some(pem) = &config.root_ca {
+        let what = match file.filter(|_| data.is_none_or(str::is_empty)) {
+            Some(file) => format!("the certificate-authority file {}", file.display()),
+            None => "the certificate-authority-data".to_owned(),
+        };
+        check_roots(pem, &what)?;
     }
     config.accept_invalid_certs = cluster.insecure_skip_tls_verify;
     config.tls_server_name = cluster.tls_server_name.clone().filter(|s| !s.is_empty());

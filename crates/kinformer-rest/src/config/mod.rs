@@ -13,12 +13,14 @@ use std::time::Duration;
 pub use identity::Identity;
 pub use impersonate::Impersonate;
 pub use kubeconfig::{Kubeconfig, KubeconfigOptions};
+pub(crate) use load::certificate_problem;
 
 use crate::auth::Auth;
 use crate::decode::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 use crate::error::{Error, Kind, Result};
 use crate::layers::{
-    ClientRateLimiter, DedupWarningLogger, UrlBackoff, WarningHandler, default_user_agent,
+    ClientRateLimiter, DedupWarningLogger, RequestMetrics, UrlBackoff, WarningHandler,
+    default_user_agent,
 };
 
 /// client-go's `DefaultQPS`.
@@ -109,6 +111,8 @@ pub struct Config {
     /// Receives `Warning` headers; the default logs each distinct warning once.
     pub warning_handler: Arc<dyn WarningHandler>,
     accept_invalid_certs: bool,
+    /// Set with [`metrics`](Self::metrics); read by the stack.
+    pub(crate) request_metrics: Option<Arc<dyn RequestMetrics>>,
 }
 
 fn env_secs(key: &str) -> Option<u64> {
@@ -153,6 +157,7 @@ impl Config {
             max_list_body: None,
             warning_handler: Arc::new(DedupWarningLogger::default()),
             accept_invalid_certs: false,
+            request_metrics: None,
         }
     }
 
@@ -167,6 +172,16 @@ impl Config {
     /// True when server certificates are not verified.
     pub fn accepts_invalid_certs(&self) -> bool {
         self.accept_invalid_certs
+    }
+
+    /// Reports every request of the clients built from this configuration to `metrics`: each
+    /// attempt's status, retries, latency, rate limiter waits and body sizes (for example
+    /// `RestClientMetrics` with feature `prometheus`, under client-go's `rest_client_*`
+    /// names). Without it nothing is measured.
+    #[must_use]
+    pub fn metrics(mut self, metrics: Arc<dyn RequestMetrics>) -> Self {
+        self.request_metrics = Some(metrics);
+        self
     }
 
     /// The rate limiter this configuration asks for (`None` when disabled).
@@ -273,6 +288,7 @@ impl fmt::Debug for Config {
             .field("timeout", &self.timeout)
             .field("http2", &self.http2)
             .field("accept_invalid_certs", &self.accept_invalid_certs)
+            .field("metrics", &self.request_metrics.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -1,9 +1,11 @@
-//! The tower layers of the client stack, outermost first: tracing, retry, rate limit, user agent,
-//! warnings, auth and gzip decoding (auth and rate limiting run again on every retry).
+//! The tower layers of the client stack, outermost first: tracing, request metrics, retry, rate
+//! limit, user agent, warnings, auth and gzip decoding (auth and rate limiting run again on every
+//! retry).
 
 mod backoff;
 mod gzip;
 mod headers;
+mod metrics;
 mod rate_limit;
 mod retry;
 mod trace;
@@ -16,6 +18,9 @@ use std::pin::Pin;
 pub use backoff::UrlBackoff;
 pub use gzip::{DecompressionLayer, DecompressionService};
 pub(crate) use headers::HeadersLayer;
+#[cfg(feature = "prometheus")]
+pub use metrics::RestClientMetrics;
+pub use metrics::{MetricsLayer, MetricsService, RequestMetrics};
 pub use rate_limit::{ClientRateLimiter, RateLimitLayer, RateLimitService};
 pub(crate) use retry::DEFAULT_MAX_RETRIES;
 pub use retry::{RetryLayer, RetryService};

@@ -7,7 +7,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
-use super::{Attempt, LayerFuture, StackService, layer_service, take_ready};
+use super::metrics::{Hooks, host_of};
+use super::{Attempt, LayerFuture, RequestMetrics, StackService, layer_service, take_ready};
 use crate::body::Body;
 use crate::request::WatchRequest;
 
@@ -117,12 +118,23 @@ impl fmt::Debug for ClientRateLimiter {
 #[derive(Clone, Debug)]
 pub struct RateLimitLayer {
     limiter: Option<ClientRateLimiter>,
+    hooks: Hooks,
 }
 
 impl RateLimitLayer {
     /// A layer using `limiter`, or passing requests through when `None`.
     pub fn new(limiter: Option<ClientRateLimiter>) -> Self {
-        Self { limiter }
+        Self {
+            limiter,
+            hooks: Hooks::default(),
+        }
+    }
+
+    /// Reports each wait on the limiter to `metrics`, or to nothing when `None`.
+    #[must_use]
+    pub fn metrics(mut self, metrics: Option<Arc<dyn RequestMetrics>>) -> Self {
+        self.hooks = Hooks::new(metrics);
+        self
     }
 }
 
@@ -133,6 +145,7 @@ impl<S> tower::Layer<S> for RateLimitLayer {
         RateLimitService {
             inner,
             limiter: self.limiter.clone(),
+            hooks: self.hooks.clone(),
         }
     }
 }
@@ -142,6 +155,7 @@ impl<S> tower::Layer<S> for RateLimitLayer {
 pub struct RateLimitService<S> {
     inner: S,
     limiter: Option<ClientRateLimiter>,
+    hooks: Hooks,
 }
 
 impl<S: StackService> RateLimitService<S> {
@@ -150,9 +164,15 @@ impl<S: StackService> RateLimitService<S> {
         let first_watch = req.extensions().get::<WatchRequest>().is_some()
             && req.extensions().get::<Attempt>().is_none_or(|a| a.0 == 0);
         let limiter = self.limiter.clone().filter(|_| !first_watch);
+        let hooks = self.hooks.clone();
         Box::pin(async move {
             if let Some(limiter) = limiter {
+                let start = Instant::now();
                 limiter.acquire().await;
+                // Every wait is observed, a zero one included, as client-go's `tryThrottle` does.
+                if let Some(metrics) = hooks.get() {
+                    metrics.rate_limiter_latency(req.method(), host_of(req.uri()), start.elapsed());
+                }
             }
             inner.oneshot(req).await
         })

@@ -1,10 +1,14 @@
 //! Retries on `Retry-After` responses and on broken connections (client-go `withRetry`).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tower::ServiceExt;
 
-use super::{Attempt, LayerFuture, StackService, UrlBackoff, layer_service, take_ready};
+use super::metrics::{CallKind, Hooks, host_of};
+use super::{
+    Attempt, LayerFuture, RequestMetrics, StackService, UrlBackoff, layer_service, take_ready,
+};
 use crate::body::Body;
 use crate::request::{MaxRetries, NoTransportRetry, WatchRequest};
 use crate::response::retry_after;
@@ -21,6 +25,7 @@ pub(crate) const DEFAULT_MAX_RETRIES: u32 = 10;
 pub struct RetryLayer {
     max_retries: u32,
     backoff: Option<UrlBackoff>,
+    hooks: Hooks,
 }
 
 impl RetryLayer {
@@ -29,7 +34,16 @@ impl RetryLayer {
         Self {
             max_retries,
             backoff,
+            hooks: Hooks::default(),
         }
+    }
+
+    /// Reports each attempt (its status, whether it was a retry, the size of its body) to
+    /// `metrics`, or to nothing when `None`.
+    #[must_use]
+    pub fn metrics(mut self, metrics: Option<Arc<dyn RequestMetrics>>) -> Self {
+        self.hooks = Hooks::new(metrics);
+        self
     }
 }
 
@@ -93,6 +107,9 @@ impl<S: StackService> RetryService<S> {
                 *req.extensions_mut() = parts.extensions.clone();
                 req.extensions_mut().insert(Attempt(attempt));
                 let result = inner.clone().oneshot(req).await;
+                if let Some(metrics) = layer.hooks.get() {
+                    report_attempt(metrics.as_ref(), &parts, &body, attempt, &result);
+                }
                 let retry = match &result {
                     Ok(resp) => {
                         let code = resp.status().as_u16();
@@ -129,6 +146,26 @@ impl<S: StackService> RetryService<S> {
 }
 
 layer_service!(RetryService);
+
+/// What one attempt reports: its result (and, after the first, its retry), and for a plain call
+/// the size of its body (client-go's `request` reports it; `Watch` and `Stream` do not).
+fn report_attempt(
+    metrics: &dyn RequestMetrics,
+    parts: &http::request::Parts,
+    body: &Body,
+    attempt: u32,
+    result: &Result<http::Response<crate::body::ResponseBody>, crate::error::BoxError>,
+) {
+    let host = host_of(&parts.uri);
+    let code = result.as_ref().ok().map(http::Response::status);
+    if CallKind::of(&parts.extensions) == CallKind::Call {
+        metrics.request_size(&parts.method, host, body.bytes().len() as u64);
+    }
+    metrics.request_result(&parts.method, host, code);
+    if attempt > 0 {
+        metrics.request_retry(&parts.method, host, code);
+    }
+}
 
 /// Which transport failures a request is retried after, by call kind (client-go's
 /// `IsRetryableErrorFunc` of `Do`, `Watch` and `Stream`).

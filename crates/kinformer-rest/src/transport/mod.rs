@@ -85,13 +85,15 @@ fn stack(
         Some(who) => who.headers()?,
         None => Vec::new(),
     };
+    let metrics = config.request_metrics.clone();
     let builder = tower::ServiceBuilder::new()
         .layer(TraceLayer)
-        .layer(RetryLayer::new(
-            config.max_retries,
-            config.url_backoff.clone(),
-        ))
-        .layer(RateLimitLayer::new(config.effective_rate_limiter()))
+        .layer(crate::layers::MetricsLayer::new(metrics.clone()))
+        .layer(
+            RetryLayer::new(config.max_retries, config.url_backoff.clone())
+                .metrics(metrics.clone()),
+        )
+        .layer(RateLimitLayer::new(config.effective_rate_limiter()).metrics(metrics))
         .layer(UserAgentLayer::new(&config.user_agent))
         .layer(WarningLayer::new(Arc::clone(&config.warning_handler)))
         .layer(HeadersLayer::new(headers))

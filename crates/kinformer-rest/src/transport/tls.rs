@@ -53,10 +53,17 @@ pub(crate) fn parse_certs(pem: &[u8], what: &str) -> Result<Vec<CertificateDer<'
 fn roots(root_ca: Option<&[u8]>) -> Result<RootCertStore> {
     let mut store = RootCertStore::empty();
     if let Some(pem) = root_ca {
-        for cert in parse_certs(pem, "the certificate authority")? {
-            store
-                .add(cert)
-                .map_err(|e| tls_error("invalid certificate authority").with_source(e))?;
+        for (n, cert) in parse_certs(pem, "the certificate authority")?
+            .into_iter()
+            .enumerate()
+        {
+            store.add(cert).map_err(|e| {
+                tls_error(format!(
+                    "cannot parse the certificate authority: certificate {} is not a valid X.509 certificate ({})",
+                    n + 1,
+                    crate::config::certificate_problem(&e)
+                ))
+            })?;
         }
         return Ok(store);
     }

@@ -11,10 +11,26 @@ fn b64(s: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(s)
 }
 
+/// The certificate authority of the first file's `kind-dev` cluster (from a file) and of its
+/// `gke` cluster (as data): two distinct PEM certificates.
+fn ca(from_data: bool) -> &'static str {
+    static CAS: std::sync::OnceLock<[String; 2]> = std::sync::OnceLock::new();
+    let cas = CAS.get_or_init(|| {
+        let pem = |name: &str| {
+            rcgen::generate_simple_self_signed(vec![name.to_owned()])
+                .unwrap()
+                .cert
+                .pem()
+        };
+        [pem("ca-from-file"), pem("ca-from-data")]
+    });
+    &cas[usize::from(from_data)]
+}
+
 /// A kubeconfig like `kind`/`gke` write: file and data fields, exec with env, several contexts.
 fn first_file(dir: &std::path::Path) -> PathBuf {
     std::fs::create_dir_all(dir.join("certs")).unwrap();
-    std::fs::write(dir.join("certs/ca.pem"), "CA FROM FILE").unwrap();
+    std::fs::write(dir.join("certs/ca.pem"), ca(false)).unwrap();
     std::fs::write(dir.join("certs/client.crt"), "CERT FROM FILE").unwrap();
     std::fs::write(dir.join("certs/client.key"), "KEY FROM FILE").unwrap();
     std::fs::write(dir.join("token"), "file-token").unwrap();
@@ -66,7 +82,7 @@ contexts:
   context: {{cluster: kind-dev, user: sa}}
 current-context: kind-dev
 "#,
-            ca = b64("CA FROM DATA")
+            ca = b64(ca(true))
         ),
     )
     .unwrap();
@@ -143,7 +159,7 @@ fn merge_first_file_wins_and_relative_paths_resolve() {
     let config = load(&k, None).unwrap();
     // The first file's kind-dev cluster and context win over the second's.
     assert_eq!(config.cluster_url, "https://127.0.0.1:6443/");
-    assert_eq!(config.root_ca.as_deref(), Some(&b"CA FROM FILE"[..]));
+    assert_eq!(config.root_ca.as_deref(), Some(ca(false).as_bytes()));
     let identity = config.identity.unwrap();
     assert_eq!(identity.cert_pem(), b"CERT FROM FILE");
     assert_eq!(identity.key_pem(), b"KEY FROM FILE");
@@ -156,7 +172,7 @@ fn merge_first_file_wins_and_relative_paths_resolve() {
 fn data_wins_over_file_and_exec_is_complete() {
     let (dir, k) = merged();
     let gke = load(&k, Some("gke")).unwrap();
-    assert_eq!(gke.root_ca.as_deref(), Some(&b"CA FROM DATA"[..]));
+    assert_eq!(gke.root_ca.as_deref(), Some(ca(true).as_bytes()));
     assert_eq!(gke.tls_server_name.as_deref(), Some("kubernetes.default"));
     assert_eq!(gke.proxy_url.as_deref(), Some("http://proxy.local:3128"));
     assert_eq!(gke.default_namespace, "prod");
@@ -178,7 +194,7 @@ fn data_wins_over_file_and_exec_is_complete() {
     assert_eq!(exec.interactive_mode, InteractiveMode::Never);
     let info = exec.cluster_info.as_ref().unwrap();
     assert_eq!(info["server"], "https://34.1.2.3/");
-    assert_eq!(info["certificate-authority-data"], b64("CA FROM DATA"));
+    assert_eq!(info["certificate-authority-data"], b64(ca(true)));
     // The env value is a secret: never in Debug.
     assert!(!format!("{gke:?}").contains("my-project"));
 }
@@ -258,6 +274,64 @@ fn malformed_files_are_typed_errors() {
     let bad_data = "clusters:\n- name: c\n  cluster: {server: 'https://h', certificate-authority-data: '!!!'}\ncontexts:\n- name: c\n  context: {cluster: c}\ncurrent-context: c\n";
     let k = Kubeconfig::from_yaml(bad_data, None).unwrap();
     assert!(load(&k, None).unwrap_err().to_string().contains("base64"));
+}
+
+#[test]
+fn a_bad_certificate_authority_is_reported_with_its_file() {
+    let dir = temp_dir("bad-ca");
+    let yaml = |ca_line: &str| {
+        format!(
+            "clusters:\n- name: c\n  cluster:\n    server: https://h\n    {ca_line}\ncontexts:\n- name: c\n  context: {{cluster: c}}\ncurrent-context: c\n"
+        )
+    };
+    let not_der = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+    std::fs::write(dir.join("ca.pem"), not_der).unwrap();
+    std::fs::write(dir.join("empty.pem"), "not a certificate").unwrap();
+    let path = dir.join("config");
+    std::fs::write(&path, yaml("certificate-authority: ca.pem")).unwrap();
+    let err = load(&Kubeconfig::read_from(&path).unwrap(), None).unwrap_err();
+    let text = err.to_string();
+    assert!(err.is_config(), "{text}");
+    let file = dir.join("ca.pem");
+    assert!(
+        text.contains(&format!(
+            "cannot parse the certificate-authority file {}",
+            file.display()
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("peer"), "{text}");
+    std::fs::write(&path, yaml("certificate-authority: empty.pem")).unwrap();
+    let text = load(&Kubeconfig::read_from(&path).unwrap(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("no certificate found in the certificate-authority file"),
+        "{text}"
+    );
+    let data = format!("certificate-authority-data: {}", b64(not_der));
+    let k = Kubeconfig::from_yaml(&yaml(&data), None).unwrap();
+    let text = load(&k, None).unwrap_err().to_string();
+    assert!(
+        text.contains("cannot parse the certificate-authority-data"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_invalid_file_is_named_once() {
+    let dir = temp_dir("garbage");
+    let path = dir.join("config");
+    std::fs::write(&path, "garbage: [").unwrap();
+    let err = Kubeconfig::read_from(&path).unwrap_err();
+    let mut line = err.to_string();
+    let mut cause = std::error::Error::source(&err);
+    while let Some(c) = cause {
+        line = format!("{line}: {c}");
+        cause = c.source();
+    }
+    assert_eq!(line.matches("invalid kubeconfig").count(), 1, "{line}");
+    assert!(line.contains(&path.display().to_string()), "{line}");
 }
 
 #[test]
