@@ -1,9 +1,12 @@
-//! The HTTP transport (hyper-util's pooled client over [`connector::Connector`]) and the full
-//! layer stack a [`Config`] describes.
+//! The HTTP transport (lanes of hyper-util clients over [`connector::Connector`], as many as the
+//! server's stream limit needs: [`pool`]) and the full layer stack a [`Config`] describes.
 
 mod connector;
+mod h2_settings;
+mod pool;
 mod proxy;
 mod single_h2;
+mod stream;
 mod tls;
 
 pub(crate) use tls::parse_certs;
@@ -28,9 +31,9 @@ use crate::layers::{
 /// client-go's `MaxIdleConnsPerHost`.
 const MAX_IDLE_PER_HOST: usize = 25;
 
-/// The hyper-util client for `config`, as a type-erased service.
+/// The client's transport for `config`: a [`pool::Pool`] of hyper-util clients.
 fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<HttpService> {
-    let tls = tls::client_config(&tls::TlsSettings {
+    let tls = Arc::new(tls::client_config(&tls::TlsSettings {
         root_ca: config.root_ca.as_deref(),
         identity: config
             .identity
@@ -39,7 +42,7 @@ fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<Ht
         accept_invalid_certs: config.accepts_invalid_certs(),
         http2: config.http2,
         cert_slot,
-    })?;
+    })?);
     let server_name = config
         .tls_server_name
         .as_deref()
@@ -50,17 +53,41 @@ fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<Ht
         .as_deref()
         .map(proxy::Proxy::parse)
         .transpose()?;
-    let connector =
-        connector::Connector::new(config.connect_timeout, Arc::new(tls), server_name, proxy);
+    // Prior knowledge is for cleartext only; over TLS, ALPN decides.
+    let plain_h2 = config.http2_prior_knowledge && config.cluster_url.scheme_str() == Some("http");
+    let connect_timeout = config.connect_timeout;
+    let keep_alive = (
+        config.http2_keepalive_interval,
+        config.http2_keepalive_timeout,
+    );
+    let pool = pool::Pool::new(move |capacity| {
+        let connector = connector::Connector::new(
+            connect_timeout,
+            Arc::clone(&tls),
+            server_name.clone(),
+            proxy.clone(),
+            plain_h2,
+            capacity,
+        );
+        lane_client(connector, plain_h2, keep_alive)
+    });
+    Ok(pool.into_service())
+}
+
+/// One lane's hyper-util client: one HTTP/2 connection at a time, or pooled HTTP/1.1 ones.
+fn lane_client(
+    connector: connector::Connector,
+    http2_only: bool,
+    (keep_alive_interval, keep_alive_timeout): (Option<std::time::Duration>, std::time::Duration),
+) -> HttpService {
     let mut builder = HyperClient::builder(TokioExecutor::new());
     builder
         .timer(TokioTimer::new())
         .pool_timer(TokioTimer::new())
         .pool_max_idle_per_host(MAX_IDLE_PER_HOST)
-        // Prior knowledge is for cleartext only; over TLS, ALPN decides.
-        .http2_only(config.http2_prior_knowledge && config.cluster_url.scheme_str() == Some("http"))
-        .http2_keep_alive_interval(config.http2_keepalive_interval)
-        .http2_keep_alive_timeout(config.http2_keepalive_timeout)
+        .http2_only(http2_only)
+        .http2_keep_alive_interval(keep_alive_interval)
+        .http2_keep_alive_timeout(keep_alive_timeout)
         .http2_keep_alive_while_idle(true)
         // Large lists over one multiplexed connection need more than the 64 KiB default window
         // (client-go's transport uses 4 MiB per stream). Adaptive windows are avoided: with many
@@ -71,7 +98,7 @@ fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<Ht
     let service = client
         .map_response(|resp| resp.map(boxed))
         .map_err(BoxError::from);
-    Ok(BoxCloneSyncService::new(service))
+    BoxCloneSyncService::new(service)
 }
 
 /// Wraps `transport` in the layers `config` asks for.
