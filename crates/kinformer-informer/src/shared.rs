@@ -204,7 +204,24 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         Ok(())
     }
 
-    /// Sets a callback for every list or watch failure (they are retried either way).
+    /// Sets a callback for every list or watch failure (they are recovered from either way; the
+    /// callback only observes).
+    ///
+    /// The error is a [`kinformer_reflector::Error`] over the source's error type (for a
+    /// `ListWatch`, `kinformer_reflector::Error<kinformer_rest::Error>`; downcast to read it),
+    /// whose variant says which kind of failure it was:
+    /// - `List`: a list failed;
+    /// - `WatchOpen`: the request opening a watch failed (no connection, 5xx, 403, ...);
+    /// - `WatchBroken`: an open watch broke: the connection dropped, an event could not be
+    ///   decoded, a streaming list stalled, or the watch closed within a second without events;
+    /// - `Expired`: the resourceVersion expired (410), as an answer or an `ERROR` event;
+    /// - `ErrorEvent`: any other `ERROR` event, with the server's `Status`;
+    /// - `Throttled`: 429, with the server's retry-after when it gave one;
+    /// - `Store`: the cache rejected a list or a resync.
+    ///
+    /// A watch that ends cleanly (the server's timeout, a normal close) is not a failure.
+    /// client-go's handler sees only the list failures and the watch requests not retried in
+    /// place; kinformer's sees every kind.
     ///
     /// # Errors
     /// [`Error::AlreadyStarted`] once [`run`](Self::run) was called.

@@ -38,7 +38,7 @@ mod tests;
 // The public interface is:
 pub use backoff::BackoffConfig;
 pub use config::{Config, MIN_WATCH_TIMEOUT};
-pub use error::Error;
+pub use error::{Cause, Error, WatchBreak};
 pub use handle::ResourceVersionHandle;
 pub use metrics::{Counters, CountersSnapshot, Metrics, NoMetrics};
 pub use reflector::{Reflector, ShouldResync, WatchErrorHandler};

@@ -9,8 +9,9 @@ use futures_util::future::{Either, select};
 use kinformer_core::{ApiError, Lister, ListerWatcher, Object, Store};
 use tracing::Instrument;
 
+use crate::classify::Failure;
 use crate::config::Config;
-use crate::error::Error;
+use crate::error::{Error, WatchBreak};
 use crate::handle::ResourceVersionHandle;
 use crate::metrics::{Metrics, NoMetrics};
 use crate::runner::Runner;
@@ -19,7 +20,8 @@ use crate::type_check::TypeCheck;
 /// Decides, at each resync tick, whether to call `Store::resync` (client-go's `ShouldResync`).
 pub type ShouldResync = Arc<dyn Fn() -> bool + Send + Sync>;
 
-/// Receives list failures and failures to open a watch (client-go's `WatchErrorHandler`).
+/// Receives every failure the reflector meets, typed by [`Error`]'s variant (client-go's
+/// `WatchErrorHandler`, which sees fewer: see [`Reflector::watch_error_handler`]).
 pub type WatchErrorHandler<E> = Arc<dyn Fn(&Error<E>) + Send + Sync>;
 
 /// Keeps a [`Store`] equal to the server: lists (or streams a list), then watches, and recovers
@@ -34,9 +36,10 @@ pub type WatchErrorHandler<E> = Arc<dyn Fn(&Error<E>) + Send + Sync>;
 ///   back paginated; after an `Expired` or too-large-RV list error, an immediate retry at RV `""`;
 /// - watches at the last synced RV with `allowWatchBookmarks=true` and a `timeoutSeconds` drawn
 ///   from `[min, 2 * min]`; a clean end re-watches at once; expiry (HTTP 410, or an `ERROR` event
-///   with code 410 / reason `Expired` or `Gone`) relists after backoff; 429 or a transport failure
-///   when opening a watch backs off and re-watches at the same RV; a watch closing within 1 s
-///   without events, or a malformed frame, relists after backoff;
+///   with code 410 / reason `Expired` or `Gone`) relists after backoff; 429, 5xx or a transport
+///   failure when opening a watch, and a dropped connection, back off and re-watch at the same
+///   RV; a watch closing within 1 s without events, or a malformed frame, relists after backoff;
+/// - every failure reaches the [`watch_error_handler`](Self::watch_error_handler), typed by kind;
 /// - every accepted event and bookmark advances the last synced RV and is passed to
 ///   `Store::update_resource_version`; objects failing the [`type_check`](Self::type_check) are
 ///   skipped without moving it;
@@ -157,7 +160,20 @@ where
         self
     }
 
-    /// Replaces the default handler (which logs) for list and watch-open failures.
+    /// Replaces the default handler (which logs each failure at a level that suits its kind).
+    ///
+    /// The handler sees every failure, each once, as an [`Error`] whose variant says which kind:
+    /// a failed list ([`List`](Error::List)), a failed watch request
+    /// ([`WatchOpen`](Error::WatchOpen)), a watch stream that broke
+    /// ([`WatchBroken`](Error::WatchBroken): dropped, malformed, stalled, closed at once), an
+    /// expired resourceVersion ([`Expired`](Error::Expired)), an `ERROR` event
+    /// ([`ErrorEvent`](Error::ErrorEvent)), a 429 ([`Throttled`](Error::Throttled)), a store
+    /// failure ([`Store`](Error::Store)). client-go's handler sees only the list failures and the
+    /// watch requests that are not retried in place; the failures that end an open watch it only
+    /// logs. A watch that ends cleanly is not reported by either.
+    ///
+    /// The handler only observes: the recovery (backoff, re-watch, relist) is the same without
+    /// it. It runs on the reflector's task, so it should return quickly.
     #[must_use]
     pub fn watch_error_handler(
         mut self,
@@ -217,10 +233,22 @@ impl<K, L: ListerWatcher<K>, S> fmt::Debug for Reflector<K, L, S> {
     }
 }
 
-/// client-go's `DefaultWatchErrorHandler`: expiry is routine, anything else is worth a warning.
+/// client-go's `DefaultWatchErrorHandler` and its watch loop's logs: expiry, throttling, a dropped
+/// connection and a refused watch that is retried in place are routine; anything else is worth a
+/// warning.
 fn default_error_handler<E: ApiError>(err: &Error<E>) {
-    if err.is_expired() {
-        tracing::debug!(error = %ErrorChain(err), "watch closed");
+    let routine = match err {
+        Error::Expired(_)
+        | Error::Throttled { .. }
+        | Error::WatchBroken {
+            how: WatchBreak::Dropped,
+            ..
+        } => true,
+        Error::WatchOpen(err) => Failure::of_error(err) == Failure::Retriable,
+        _ => false,
+    };
+    if routine {
+        tracing::debug!(error = %ErrorChain(err), "watch interrupted");
     } else {
         tracing::warn!(error = %ErrorChain(err), "failed to watch");
     }

@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::classify::Failure;
-use crate::reflector::ErrorChain;
+use crate::error::{Error, WatchBreak};
 use crate::runner::{Runner, WatchStream};
 use crate::watch::SHORT_WATCH;
 
@@ -87,7 +87,11 @@ where
         let opened = self.parts.source.watch(&options).instrument(span).await;
         let stream = match opened {
             Ok(stream) => Box::pin(stream),
-            Err(err) => return self.attempt_failed(Failure::of_error(&err), &ErrorChain(&err)),
+            Err(err) => {
+                let failure = Failure::of_error(&err);
+                self.report(&Error::from_watch_request(err));
+                return self.attempt_failed(failure);
+            }
         };
         self.initial_events(stream).await
     }
@@ -112,6 +116,7 @@ where
                         waited = ?patience,
                         "no initial-events-end bookmark: the server does not seem to support streaming lists; using list+watch from now on"
                     );
+                    self.report(&Error::broken(WatchBreak::Stalled));
                     self.streaming = false;
                     return Attempt::FallBack;
                 }
@@ -125,12 +130,14 @@ where
                 }
             };
             let event = match next {
-                None => return self.closed_early(started, events),
-                Some(Err(err)) if Failure::of_error(&err) == Failure::Retriable => {
-                    return self.closed_early(started, events);
-                }
+                None => return self.closed_early(started, events, false),
                 Some(Err(err)) => {
-                    return self.attempt_failed(Failure::of_error(&err), &ErrorChain(&err));
+                    let failure = Failure::of_error(&err);
+                    self.report(&Error::from_stream(err));
+                    if failure == Failure::Retriable {
+                        return self.closed_early(started, events, true);
+                    }
+                    return self.attempt_failed(failure);
                 }
                 Some(Ok(event)) => event,
             };
@@ -157,8 +164,9 @@ where
                 // Only the end bookmark matters before the initial state is complete.
                 WatchEvent::Bookmark(_) => continue,
                 WatchEvent::Error(status) => {
-                    let message = status.message.clone().unwrap_or_default();
-                    return self.attempt_failed(Failure::of_status(&status), &message);
+                    let failure = Failure::of_status(&status);
+                    self.report(&Error::from_event(status));
+                    return self.attempt_failed(failure);
                 }
                 _ => continue,
             }
@@ -181,7 +189,8 @@ where
             "streaming list complete"
         );
         if let Err(err) = self.parts.store.replace(items, rv) {
-            tracing::warn!(error = %ErrorChain(&err), "store rejected the streaming list result; listing instead");
+            self.report(&Error::Store(err));
+            tracing::debug!("store rejected the streaming list result; listing instead");
             return Attempt::FallBack;
         }
         self.rv_unavailable = false;
@@ -190,10 +199,15 @@ where
         Attempt::Synced(stream)
     }
 
-    fn closed_early(&self, started: Instant, events: u64) -> Attempt<K, L> {
+    /// The stream ended before the end bookmark; `reported` says the failure that ended it
+    /// already reached the handler.
+    fn closed_early(&self, started: Instant, events: u64, reported: bool) -> Attempt<K, L> {
         if events == 0 && started.elapsed() < SHORT_WATCH {
             self.parts.metrics.short_watch();
-            tracing::warn!(
+            if !reported {
+                self.report(&Error::broken(WatchBreak::ClosedEarly));
+            }
+            tracing::debug!(
                 "very short streaming list: closed within a second without events; listing instead"
             );
             return Attempt::FallBack;
@@ -205,14 +219,15 @@ where
         Attempt::Retry { backoff: true }
     }
 
-    fn attempt_failed(&mut self, failure: Failure, error: &dyn std::fmt::Display) -> Attempt<K, L> {
+    /// The attempt failed with a failure the handler has seen; pick the recovery.
+    fn attempt_failed(&mut self, failure: Failure) -> Attempt<K, L> {
         match failure {
             Failure::Retriable => {
-                tracing::debug!(%error, "streaming list refused; retrying after backoff");
+                tracing::debug!("streaming list refused; retrying after backoff");
                 Attempt::Retry { backoff: true }
             }
             Failure::Expired | Failure::TooLarge => {
-                tracing::debug!(%error, "streaming list resourceVersion unavailable; retrying at \"\"");
+                tracing::debug!("streaming list resourceVersion unavailable; retrying at \"\"");
                 let already_consistent = self.rv_unavailable;
                 self.rv_unavailable = true;
                 // A consistent read cannot be too old; if it still fails, list instead rather
@@ -224,7 +239,7 @@ where
                 }
             }
             Failure::Other => {
-                tracing::info!(%error, "streaming list rejected; falling back to list+watch");
+                tracing::debug!("streaming list rejected; falling back to list+watch");
                 Attempt::FallBack
             }
         }

@@ -11,8 +11,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::classify::Failure;
-use crate::error::Error;
-use crate::reflector::ErrorChain;
+use crate::error::{Error, WatchBreak};
 use crate::runner::{Phase, Runner, WatchStream};
 
 /// A watch that ends sooner than this without delivering an event is an error.
@@ -46,13 +45,11 @@ where
                 stream: Box::pin(stream),
                 propagate_rv: !(rv.is_empty() || rv == "0"),
             },
-            Err(err) if Failure::of_error(&err) == Failure::Retriable => {
-                tracing::debug!(error = %ErrorChain(&err), "watch refused; backing off and re-watching");
-                Phase::Backoff { relist: false }
-            }
             Err(err) => {
-                self.report(&Error::WatchOpen(err));
-                Phase::Backoff { relist: true }
+                let relist = Failure::of_error(&err) != Failure::Retriable;
+                self.report(&Error::from_watch_request(err));
+                tracing::debug!(relist, "watch refused; backing off");
+                Phase::Backoff { relist }
             }
         }
     }
@@ -94,19 +91,21 @@ where
                     }
                     continue;
                 }
-                // A broken connection is an end of stream, as client-go's stream watcher treats
-                // a probable EOF.
-                Next::Item(None) => return self.watch_closed(started, *events),
-                Next::Item(Some(Err(err))) if Failure::of_error(&err) == Failure::Retriable => {
-                    tracing::debug!(error = %ErrorChain(&err), "watch stream broke");
-                    return self.watch_closed(started, *events);
-                }
+                Next::Item(None) => return self.watch_closed(started, *events, false),
                 Next::Item(Some(Err(err))) => {
-                    return self.watch_failed(Failure::of_error(&err), &ErrorChain(&err));
+                    let failure = Failure::of_error(&err);
+                    self.report(&Error::from_stream(err));
+                    // A broken connection is an end of stream, as client-go's stream watcher
+                    // treats a probable EOF: the watch resumes from the last resourceVersion.
+                    if failure == Failure::Retriable {
+                        return self.watch_closed(started, *events, true);
+                    }
+                    return self.watch_failed(failure);
                 }
                 Next::Item(Some(Ok(WatchEvent::Error(status)))) => {
-                    let message = status.message.clone().unwrap_or_default();
-                    return self.watch_failed(Failure::of_status(&status), &message);
+                    let failure = Failure::of_status(&status);
+                    self.report(&Error::from_event(status));
+                    return self.watch_failed(failure);
                 }
                 Next::Item(Some(Ok(event))) => event,
             };
@@ -116,33 +115,25 @@ where
         }
     }
 
-    fn watch_closed(&self, started: Instant, events: u64) -> Phase<K, L> {
+    /// The stream ended; `reported` says the failure that ended it already reached the handler.
+    fn watch_closed(&self, started: Instant, events: u64, reported: bool) -> Phase<K, L> {
         if events == 0 && started.elapsed() < SHORT_WATCH {
             self.parts.metrics.short_watch();
-            tracing::warn!(
-                "very short watch: unexpected watch close - watch lasted less than a second and no items received"
-            );
+            if !reported {
+                self.report(&Error::broken(WatchBreak::ClosedEarly));
+            }
+            tracing::debug!("very short watch: relisting after backoff");
             return Phase::Backoff { relist: true };
         }
         tracing::debug!(events, "watch ended; re-watching");
         Phase::OpenWatch
     }
 
-    fn watch_failed(&self, failure: Failure, error: &dyn std::fmt::Display) -> Phase<K, L> {
-        match failure {
-            Failure::Expired => {
-                tracing::debug!(%error, "watch expired; relisting at the last resourceVersion");
-                Phase::Backoff { relist: true }
-            }
-            Failure::Retriable => {
-                tracing::debug!(%error, "watch throttled; re-watching after backoff");
-                Phase::Backoff { relist: false }
-            }
-            Failure::TooLarge | Failure::Other => {
-                tracing::warn!(%error, "watch ended with an error; relisting");
-                Phase::Backoff { relist: true }
-            }
-        }
+    /// The watch ended with a failure the handler has seen; pick the recovery.
+    fn watch_failed(&self, failure: Failure) -> Phase<K, L> {
+        let relist = failure != Failure::Retriable;
+        tracing::debug!(?failure, relist, "watch failed; backing off");
+        Phase::Backoff { relist }
     }
 
     /// A resync tick: ask `should_resync`, then `Store::resync`. An error ends the watch.
@@ -157,7 +148,8 @@ where
         }
         tracing::trace!("resync");
         self.parts.store.resync().map_err(|err| {
-            tracing::warn!(error = %ErrorChain(&err), "resync failed; relisting");
+            self.report(&Error::Store(err));
+            tracing::debug!("resync failed; relisting");
         })
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use kinformer_core::{DynamicObject, ListOptions, Lister, ListerWatcher, ObjectList, Watcher};
 use tokio::time::Instant;
 
-use super::{SECOND, reflector, reflector_with, run_for};
+use super::{SECOND, recording_errors, reflector, reflector_with, run_for};
 use crate::testing::{
     Call, RecordingStore, Reply, ScriptedSource, Step, TestError, api_error, list,
 };
@@ -41,7 +41,7 @@ async fn resync_runs_every_period_when_should_resync_allows_and_sends_nothing() 
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_handler_sees_list_and_watch_open_failures_but_not_retried_watches() {
+async fn the_handler_sees_every_failure_typed_by_kind_and_recovery_is_unchanged() {
     let source = ScriptedSource::new(vec![
         Reply::List(Err(api_error(500, "InternalError"))),
         Reply::List(Ok(list("10", &[]))),
@@ -51,18 +51,30 @@ async fn the_handler_sees_list_and_watch_open_failures_but_not_retried_watches()
         Reply::Watch(Ok(vec![Step::Hang])),
     ]);
     let store = Arc::new(RecordingStore::default());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    let r = reflector(&source, &store).watch_error_handler(move |e| {
-        log.lock().unwrap().push(match e {
-            crate::Error::List(_) => "list",
-            crate::Error::WatchOpen(_) => "watch",
-            _ => "other",
-        });
-    });
+    let (r, seen) = recording_errors(reflector(&source, &store));
     run_for(r, SECOND * 60).await;
-    assert_eq!(*seen.lock().unwrap(), ["list", "watch"]);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["list", "watch open", "throttled (response)"]
+    );
     assert_eq!(source.remaining(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_clean_end_of_a_watch_is_not_an_error() {
+    let source = ScriptedSource::new(vec![
+        Reply::List(Ok(list("10", &[]))),
+        // The server's timeout: long, without events.
+        Reply::Watch(Ok(vec![Step::Wait(SECOND * 300)])),
+        // A normal close soon after an event.
+        Reply::Watch(Ok(vec![Step::Event(crate::testing::bookmark("11"))])),
+        Reply::Watch(Ok(vec![Step::Hang])),
+    ]);
+    let store = Arc::new(RecordingStore::default());
+    let (r, seen) = recording_errors(reflector(&source, &store));
+    run_for(r, SECOND * 400).await;
+    assert_eq!(source.remaining(), 0);
+    assert!(seen.lock().unwrap().is_empty(), "{seen:?}");
 }
 
 #[tokio::test(start_paused = true)]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use kinformer_core::WatchEvent;
 
-use super::{SECOND, gap, reflector, run_for};
+use super::{SECOND, gap, recording_errors, reflector, run_for};
 use crate::testing::{
     Call, RecordingStore, Reply, ScriptedSource, Step, api_error, list, obj, too_large,
 };
@@ -115,9 +115,7 @@ async fn expired_or_too_large_list_retries_at_once_with_empty_rv() {
         Reply::Watch(Ok(vec![Step::Hang])),
     ]);
     let store = Arc::new(RecordingStore::default());
-    let errors = Arc::new(std::sync::Mutex::new(0));
-    let seen = Arc::clone(&errors);
-    let r = reflector(&source, &store).watch_error_handler(move |_| *seen.lock().unwrap() += 1);
+    let (r, seen) = recording_errors(reflector(&source, &store));
     run_for(r, Duration::from_secs(60)).await;
     assert_eq!(
         source.queries(),
@@ -136,9 +134,9 @@ async fn expired_or_too_large_list_retries_at_once_with_empty_rv() {
     assert_eq!(gap(&source, 3, 4), Duration::ZERO);
     assert!(gap(&source, 2, 3) >= SECOND * 4 / 5);
     assert_eq!(
-        *errors.lock().unwrap(),
-        0,
-        "a recovered list is not an error"
+        *seen.lock().unwrap(),
+        ["expired (event)", "expired (event)"],
+        "the watches' expiry is reported; a recovered list is not an error"
     );
 }
 

@@ -1,11 +1,11 @@
 //! Rule-by-rule tests against a scripted source on a paused clock: each asserts the exact
 //! requests, their parameters and their timing.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::testing::{RecordingStore, ScriptedSource};
-use crate::{Config, Reflector};
+use crate::testing::{RecordingStore, ScriptedSource, TestError};
+use crate::{Cause, Config, Error, Reflector, WatchBreak};
 
 mod config;
 mod lifecycle;
@@ -29,6 +29,39 @@ pub(crate) fn reflector_with(
     config: Config,
 ) -> TestReflector {
     Reflector::new(Arc::clone(source), Arc::clone(store), config)
+}
+
+/// What the watch-error handler saw, one short name per failure.
+pub(crate) type Seen = Arc<Mutex<Vec<String>>>;
+
+/// Installs a watch-error handler that records each failure's kind (see [`kind`]).
+pub(crate) fn recording_errors(reflector: TestReflector) -> (TestReflector, Seen) {
+    let seen = Seen::default();
+    let log = Arc::clone(&seen);
+    let reflector = reflector.watch_error_handler(move |e| log.lock().unwrap().push(kind(e)));
+    (reflector, seen)
+}
+
+/// A failure's variant, with where an expiry or a 429 came from and how a watch broke.
+pub(crate) fn kind(e: &Error<TestError>) -> String {
+    let from = |cause: &Cause<TestError>| match cause {
+        Cause::Response(_) => "response",
+        Cause::Event(_) => "event",
+    };
+    match e {
+        Error::List(_) => "list".into(),
+        Error::WatchOpen(_) => "watch open".into(),
+        Error::WatchBroken { how, .. } => match how {
+            WatchBreak::Dropped => "dropped".into(),
+            WatchBreak::Malformed => "malformed".into(),
+            WatchBreak::Stalled => "stalled".into(),
+            WatchBreak::ClosedEarly => "closed early".into(),
+        },
+        Error::Expired(cause) => format!("expired ({})", from(cause)),
+        Error::ErrorEvent(status) => format!("error event {}", status.code.unwrap_or(0)),
+        Error::Throttled { cause, .. } => format!("throttled ({})", from(cause)),
+        Error::Store(_) => "store".into(),
+    }
 }
 
 /// Runs the reflector for `duration` of (paused) time, then drops it.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use kinformer_core::WatchEvent;
 
-use super::{SECOND, gap, reflector, reflector_with, run_for};
+use super::{SECOND, gap, recording_errors, reflector, reflector_with, run_for};
 use crate::Config;
 use crate::testing::{
     Call, RecordingStore, Reply, ScriptedSource, Step, api_error, bookmark, end_bookmark, list,
@@ -160,7 +160,9 @@ async fn a_server_that_never_sends_the_end_bookmark_falls_back_after_a_bounded_w
     let config = Config::default()
         .seed(1)
         .initial_events_timeout(SECOND * 10);
-    run_for(reflector_with(&source, &store, config), SECOND * 60).await;
+    let (r, seen) = recording_errors(reflector_with(&source, &store, config));
+    run_for(r, SECOND * 60).await;
+    assert_eq!(*seen.lock().unwrap(), ["stalled", "expired (event)"]);
     assert_eq!(
         source.queries(),
         [
@@ -196,7 +198,9 @@ async fn an_empty_streaming_list_closed_at_once_is_a_short_watch_and_falls_back(
         Reply::Watch(Ok(vec![Step::Hang])),
     ]);
     let store = Arc::new(RecordingStore::default());
-    run_for(reflector(&source, &store), SECOND * 10).await;
+    let (r, seen) = recording_errors(reflector(&source, &store));
+    run_for(r, SECOND * 10).await;
+    assert_eq!(*seen.lock().unwrap(), ["closed early"]);
     assert_eq!(
         source.queries(),
         [
@@ -216,7 +220,12 @@ async fn an_unusable_rv_at_empty_falls_back_instead_of_looping() {
         Reply::Watch(Ok(vec![Step::Hang])),
     ]);
     let store = Arc::new(RecordingStore::default());
-    run_for(reflector(&source, &store), SECOND * 10).await;
+    let (r, seen) = recording_errors(reflector(&source, &store));
+    run_for(r, SECOND * 10).await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["expired (event)", "expired (event)"]
+    );
     assert_eq!(
         source.queries(),
         [

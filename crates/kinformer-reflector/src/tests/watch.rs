@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use kinformer_core::{DynamicObject, TypeMeta, WatchEvent};
 
-use super::{SECOND, gap, reflector, reflector_with, run_for};
+use super::{SECOND, gap, recording_errors, reflector, reflector_with, run_for};
 use crate::testing::{
     Call, RecordingStore, Reply, ScriptedSource, Step, api_error, bookmark, list, malformed, obj,
     refused, status,
@@ -106,13 +106,7 @@ async fn expired_or_gone_watch_relists_at_the_last_rv_after_backoff() {
         Reply::Watch(Ok(vec![Step::Hang])),
     ]);
     let store = Arc::new(RecordingStore::default());
-    let handled = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&handled);
-    let r = reflector(&source, &store).watch_error_handler(move |e| {
-        seen.lock()
-            .unwrap()
-            .push(matches!(e, crate::Error::WatchOpen(_)) && e.is_expired());
-    });
+    let (r, seen) = recording_errors(reflector(&source, &store));
     run_for(r, SECOND * 120).await;
     assert_eq!(
         source.queries(),
@@ -131,9 +125,8 @@ async fn expired_or_gone_watch_relists_at_the_last_rv_after_backoff() {
         assert!(gap(&source, watch, relist) >= SECOND * 4 / 5);
     }
     assert_eq!(
-        *handled.lock().unwrap(),
-        [true],
-        "only the failure to open a watch reaches the handler"
+        *seen.lock().unwrap(),
+        ["expired (response)", "expired (event)", "expired (event)"]
     );
 }
 
@@ -149,9 +142,7 @@ async fn too_many_requests_or_refused_watch_rewatches_at_the_same_rv_after_backo
         Reply::Watch(Ok(vec![Step::Hang])),
     ]);
     let store = Arc::new(RecordingStore::default());
-    let handled = Arc::new(Mutex::new(0));
-    let seen = Arc::clone(&handled);
-    let r = reflector(&source, &store).watch_error_handler(move |_| *seen.lock().unwrap() += 1);
+    let (r, seen) = recording_errors(reflector(&source, &store));
     run_for(r, SECOND * 60).await;
     assert_eq!(
         source.queries(),
@@ -177,7 +168,48 @@ async fn too_many_requests_or_refused_watch_rewatches_at_the_same_rv_after_backo
         gap(&source, 3, 4) >= SECOND * 16 / 5,
         "the backoff is shared and keeps growing"
     );
-    assert_eq!(*handled.lock().unwrap(), 0);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["throttled (response)", "watch open", "throttled (event)"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_error_event_is_reported_with_its_status_and_a_5xx_one_rewatches() {
+    let source = listed_then(vec![
+        Reply::Watch(Ok(vec![
+            event(WatchEvent::Modified(obj("a", "11"))),
+            event(WatchEvent::Error(Box::new(status(500, "InternalError")))),
+        ])),
+        Reply::Watch(Ok(vec![
+            event(WatchEvent::Modified(obj("a", "12"))),
+            event(WatchEvent::Error(Box::new(status(403, "Forbidden")))),
+        ])),
+        Reply::List(Ok(list("20", &["a"]))),
+        Reply::Watch(Ok(vec![Step::Hang])),
+    ]);
+    let store = Arc::new(RecordingStore::default());
+    let statuses = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&statuses);
+    let r = reflector(&source, &store).watch_error_handler(move |e| {
+        let crate::Error::ErrorEvent(status) = e else {
+            panic!("not an ERROR event: {e}");
+        };
+        assert_eq!(e.status(), Some(&**status));
+        log.lock().unwrap().push(status.reason.clone().unwrap());
+    });
+    run_for(r, SECOND * 60).await;
+    assert_eq!(*statuses.lock().unwrap(), ["InternalError", "Forbidden"]);
+    assert_eq!(
+        source.queries(),
+        [
+            "LIST resourceVersion=0&limit=500",
+            "WATCH resourceVersion=10&allowWatchBookmarks=true",
+            "WATCH resourceVersion=11&allowWatchBookmarks=true",
+            "LIST resourceVersion=12",
+            "WATCH resourceVersion=20&allowWatchBookmarks=true",
+        ]
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -191,8 +223,9 @@ async fn a_watch_closing_within_a_second_without_events_relists_after_backoff() 
     ]);
     let store = Arc::new(RecordingStore::default());
     let counters = Arc::new(Counters::default());
-    let r = reflector(&source, &store).metrics(counters.clone());
+    let (r, seen) = recording_errors(reflector(&source, &store).metrics(counters.clone()));
     run_for(r, SECOND * 60).await;
+    assert_eq!(*seen.lock().unwrap(), ["closed early"]);
     assert_eq!(
         source.queries(),
         [
@@ -225,7 +258,9 @@ async fn a_malformed_frame_ends_the_watch_and_relists_but_a_broken_connection_re
         Reply::Watch(Ok(vec![Step::Hang])),
     ]);
     let store = Arc::new(RecordingStore::default());
-    run_for(reflector(&source, &store), SECOND * 60).await;
+    let (r, seen) = recording_errors(reflector(&source, &store));
+    run_for(r, SECOND * 60).await;
+    assert_eq!(*seen.lock().unwrap(), ["dropped", "malformed"]);
     assert_eq!(
         source.queries(),
         [
