@@ -176,8 +176,13 @@ impl Request {
     /// malformed event, or one over [`max_watch_frame`](Self::max_watch_frame), yields one error
     /// and ends the stream.
     ///
+    /// A connection that breaks or times out before the response is retried (any method, as
+    /// client-go's `Watch`). When the last retry fails too, the transport error is returned,
+    /// where client-go returns an empty, closed watch: a caller that resumes watches (the
+    /// reflector) then re-watches from its resourceVersion and can report why.
+    ///
     /// # Errors
-    /// A builder error, a transport error, or a non-200 status.
+    /// A builder error, a transport error (after the retries), or a non-200 status.
     ///
     /// # Cancel safety
     /// Dropping the future or the stream closes the watch.
