@@ -19,10 +19,16 @@
 //!   handler delays only itself; a handler added after start first receives a synthetic add for
 //!   every cached object.
 //!
+//! Beyond client-go: nothing owed to a handler is skipped without a word. When a compact cache's
+//! object fails to decode, the handler gets [`EventHandler::on_decode_error`] (with the key and
+//! the call missed) in place of the call, and the informer logs and counts it.
+//!
 //! `metadata.managedFields` is skipped while decoding, by the list-watch source (the factory's
 //! sources do so unless told to keep them).
 //!
-//! With feature `rest`, [`factory`] builds informers for any resource over one REST client.
+//! With feature `rest`, [`factory`] builds informers for any resource over one REST client, each
+//! with per-resource options if asked (`ResourceOptions`: cache mode, indexes, transform),
+//! reporting to the factory's metrics, and forgets one on request.
 //!
 //! # Feature flags
 //! - `rest`: the [`factory`] module (`SharedInformerFactory`), over `kinformer-rest`.

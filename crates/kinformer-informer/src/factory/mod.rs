@@ -29,9 +29,13 @@ pub use resource::ResourceOptions;
 /// Creates and shares informers: one per resource type, all over one [`Client`] (so one
 /// HTTP/2 connection), with common options (client-go's `SharedInformerFactory`).
 ///
-/// Asking twice for the same type returns the same informer. [`start`](Self::start) runs every
-/// informer not yet running; [`wait_for_cache_sync`](Self::wait_for_cache_sync) reports which
-/// synced; [`shutdown`](Self::shutdown) stops them all and waits.
+/// Asking twice for the same type returns the same informer;
+/// [`informer_with`](Self::informer_with) creates one with its own [`ResourceOptions`] (cache
+/// mode, indexes, transform), and [`forget`](Self::forget) stops and drops one.
+/// [`start`](Self::start) runs every informer not yet running;
+/// [`wait_for_cache_sync`](Self::wait_for_cache_sync) reports which synced;
+/// [`shutdown`](Self::shutdown) stops them all and waits. With
+/// [`FactoryConfig::metrics`], every informer it creates reports its metrics.
 ///
 /// Cloning gives another handle to the same factory.
 pub struct SharedInformerFactory {
@@ -143,7 +147,7 @@ impl SharedInformerFactory {
     /// resource and object type ([`informer_for`](Self::informer_for) and the like) return it.
     ///
     /// # Errors
-    /// [`Error::Options`]: [`Conflict::AlreadyCreated`] when the factory holds that informer
+    /// [`Error::Options`](crate::Error::Options): [`Conflict::AlreadyCreated`] when the factory holds that informer
     /// already (the options would be ignored), [`Conflict::ProjectedWithManagedFields`] for a
     /// projection while the factory keeps managedFields.
     ///
