@@ -156,7 +156,8 @@ pub(crate) struct MirrorArgs {
     /// Dump only namespace, name, uid and resourceVersion of each object.
     #[arg(long)]
     pub(crate) summary: bool,
-    /// Serve the informer's Prometheus metrics (client-go's names) at `http://ADDR/metrics`.
+    /// Serve the informer's and the REST client's Prometheus metrics (client-go's names:
+    /// `reflector_*`, `informer_*`, `rest_client_*`) at `http://ADDR/metrics`.
     #[arg(long, value_name = "ADDR")]
     pub(crate) metrics: Option<std::net::SocketAddr>,
 }

@@ -1,14 +1,19 @@
 //! Connecting: a kubeconfig as kubectl reads it, or the in-cluster configuration.
 
-use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions};
+use std::sync::Arc;
+
+use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, RequestMetrics};
 
 use crate::args::ClusterArgs;
 use crate::error::CliError;
 
-/// A client for the cluster the arguments name.
+/// A client for the cluster the arguments name, reporting its requests to `metrics` when given.
 ///
 /// `--kubeconfig` wins; else `$KUBECONFIG` / `~/.kube/config`; else in-cluster.
-pub(crate) fn client(args: &ClusterArgs) -> Result<Client, CliError> {
+pub(crate) fn client(
+    args: &ClusterArgs,
+    metrics: Option<Arc<dyn RequestMetrics>>,
+) -> Result<Client, CliError> {
     let options = args
         .context
         .as_ref()
@@ -20,7 +25,11 @@ pub(crate) fn client(args: &ClusterArgs) -> Result<Client, CliError> {
         (None, Some(_)) => Config::from_kubeconfig(&options),
         (None, None) => Config::infer(),
     }
-    .map_err(CliError::Client)?;
+    .map_err(CliError::Config)?;
+    let config = match metrics {
+        Some(metrics) => config.metrics(metrics),
+        None => config,
+    };
     Client::from_config(&config).map_err(CliError::Client)
 }
 

@@ -7,9 +7,18 @@ use std::process::ExitCode;
 /// Everything that can stop a command.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
-    /// Loading the kubeconfig or building the client.
+    /// Loading the kubeconfig (its own message says which file and what is wrong).
+    #[error(transparent)]
+    Config(kinformer_rest::Error),
+    /// Building the client from a loaded configuration.
     #[error("cannot connect")]
     Client(#[source] kinformer_rest::Error),
+    /// The cache never synced before the command was stopped.
+    #[error("the cache never synced{}", last_error.as_ref().map_or_else(String::new, |e| format!(": last error: {e}")))]
+    NeverSynced {
+        /// The last list or watch failure, on one line.
+        last_error: Option<String>,
+    },
     /// A request to the server failed.
     #[error("request to the server failed")]
     Request(#[source] kinformer_rest::Error),

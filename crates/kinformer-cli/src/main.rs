@@ -52,8 +52,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr; `RUST_LOG` wins over `-v`.
+/// Logs go to stderr, coloured only when it is a terminal; `RUST_LOG` wins over `-v`.
 fn init_tracing(verbose: u8) {
+    use std::io::IsTerminal as _;
+
     let default = match verbose {
         0 => "warn",
         1 => "info,kinformer=debug",
@@ -64,5 +66,6 @@ fn init_tracing(verbose: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }

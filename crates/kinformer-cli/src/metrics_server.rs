@@ -1,4 +1,4 @@
-//! `--metrics ADDR`: the informer's Prometheus metrics over HTTP, at `/metrics`.
+//! `--metrics ADDR`: the informer's and the client's Prometheus metrics over HTTP, at `/metrics`.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -3,6 +3,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use kinformer_core::{
     DeletedState, DynamicObject, Object, PartialObjectMetadata, StoreRead as _, object_key,
 };
 use kinformer_reflector::Counters;
+use kinformer_rest::RestClientMetrics;
 use prometheus_client::registry::Registry;
 use serde::Serialize;
 use tokio::time::Instant;
@@ -26,8 +28,12 @@ use crate::{cluster, discovery, rss, signal};
 #[derive(Debug, Serialize)]
 struct Report {
     resource: String,
+    /// False when the command was stopped before the cache synced: `objects` is then what the
+    /// cache held, not the server's state.
+    synced: bool,
     objects: usize,
-    seconds_to_sync: f64,
+    /// `null` when it never synced.
+    seconds_to_sync: Option<f64>,
     events: u64,
     handler_calls: u64,
     lists: u64,
@@ -40,7 +46,12 @@ struct Report {
 /// Syncs, waits for `--duration` or a signal, dumps the cache and prints the report.
 pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
     let started = Instant::now();
-    let client = cluster::client(&args.cluster)?;
+    // One registry for the client's request metrics and the informer's.
+    let mut registry = args.metrics.map(|_| Registry::default());
+    let request_metrics = registry
+        .as_mut()
+        .map(|r| Arc::new(RestClientMetrics::register(r)) as _);
+    let client = cluster::client(&args.cluster, request_metrics)?;
     let resource = discovery::resolve(&client, &args.scope.resource).await?;
     let mut setup = Setup::new(resource);
     setup.namespace = args.scope.namespace.clone();
@@ -54,29 +65,44 @@ pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
     setup.metadata_only = args.scope.metadata_only;
     setup.compact = args.scope.compact;
     // Pods get the typed fast path; everything else is dynamic.
+    let run = Run {
+        setup: &setup,
+        args: &args,
+        started,
+        registry,
+    };
     if setup.metadata_only {
-        mirror::<PartialObjectMetadata>(client, &setup, &args, started).await
+        mirror::<PartialObjectMetadata>(client, run).await
     } else if setup.resource.group.is_empty() && setup.resource.plural == "pods" {
-        mirror::<Pod>(client, &setup, &args, started).await
+        mirror::<Pod>(client, run).await
     } else {
-        mirror::<DynamicObject>(client, &setup, &args, started).await
+        mirror::<DynamicObject>(client, run).await
     }
 }
 
-async fn mirror<K>(
-    client: kinformer_rest::Client,
-    setup: &Setup,
-    args: &MirrorArgs,
+/// What a mirror of any object type runs with.
+struct Run<'a> {
+    setup: &'a Setup,
+    args: &'a MirrorArgs,
     started: Instant,
-) -> Result<(), CliError>
+    /// With `--metrics`: the registry, holding the client's request metrics so far.
+    registry: Option<Registry>,
+}
+
+async fn mirror<K>(client: kinformer_rest::Client, run: Run<'_>) -> Result<(), CliError>
 where
     K: Cached,
 {
+    let Run {
+        setup,
+        args,
+        started,
+        registry,
+    } = run;
     let counters = Arc::new(Counters::default());
     let mut hooks: Arc<dyn Metrics> = Arc::clone(&counters) as _;
     let mut exported = None;
-    if let Some(addr) = args.metrics {
-        let mut registry = Registry::default();
+    if let (Some(addr), Some(mut registry)) = (args.metrics, registry) {
         let metrics = InformerMetrics::register(&mut registry);
         let name = setup.resource.plural.clone();
         hooks = Arc::new(Both {
@@ -89,6 +115,8 @@ where
         exported = Some((metrics, name, server));
     }
     let informer = informer::build::<K>(client, setup, hooks);
+    let last_error = Arc::new(Mutex::new(None));
+    informer.set_watch_error_handler(remember(&last_error))?;
     let calls = Arc::new(AtomicU64::new(0));
     let registration = informer.add_event_handler(counting_handler(&calls))?;
     if let Some((metrics, name, _)) = &exported {
@@ -99,7 +127,7 @@ where
         synced = informer.wait_for_cache_sync() => synced,
         () = signal::interrupted_or(None) => false,
     };
-    let seconds_to_sync = started.elapsed().as_secs_f64();
+    let seconds_to_sync = synced.then(|| started.elapsed().as_secs_f64());
     if synced {
         signal::interrupted_or(args.duration.map(Duration::from_secs_f64)).await;
     }
@@ -114,6 +142,7 @@ where
     let snapshot = counters.snapshot();
     let report = Report {
         resource: setup.resource.plural.clone(),
+        synced,
         objects,
         seconds_to_sync,
         events: snapshot.events,
@@ -129,7 +158,33 @@ where
         "{}",
         serde_json::to_string(&report)?
     )?;
+    if !synced {
+        let last_error = last_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        return Err(CliError::NeverSynced { last_error });
+    }
     Ok(())
+}
+
+/// A watch error handler keeping the last failure, on one line, for the never-synced error.
+fn remember(
+    last: &Arc<Mutex<Option<String>>>,
+) -> impl Fn(&(dyn std::error::Error + 'static)) + Send + Sync + 'static {
+    let last = Arc::clone(last);
+    move |error| {
+        let mut line = error.to_string();
+        let mut cause = error.source();
+        while let Some(c) = cause {
+            line.push_str(": ");
+            line.push_str(&c.to_string());
+            cause = c.source();
+        }
+        *last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(line);
+    }
 }
 
 fn counting_handler<K: Object>(calls: &Arc<AtomicU64>) -> HandlerFns<K> {

@@ -15,7 +15,7 @@ use crate::{cluster, discovery, signal};
 
 /// Runs until Ctrl-C (or `--duration`).
 pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
-    let client = cluster::client(&args.cluster)?;
+    let client = cluster::client(&args.cluster, None)?;
     let resource = discovery::resolve(&client, &args.scope.resource).await?;
     let mut setup = Setup::new(resource);
     setup.namespace = args.scope.namespace.clone();

@@ -1,4 +1,5 @@
-//! `kinformer mirror --metrics ADDR` serves client-go's informer metrics over HTTP.
+//! `kinformer mirror --metrics ADDR` serves client-go's informer and REST client metrics over
+//! HTTP.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -69,6 +70,23 @@ async fn mirror_serves_informer_metrics() {
     assert!(scraped.contains(lists), "{scraped}");
     let handler = r#"informer_pending_notifications{name="pods",group="",version="v1",resource="pods",handler="mirror"}"#;
     assert!(scraped.contains(handler), "{scraped}");
+    // The client's requests, beside the informer's metrics, under client-go's names.
+    let host = sim
+        .url()
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let requests =
+        format!(r#"rest_client_requests_total{{code="200",method="GET",host="{host}"}}"#);
+    assert!(scraped.contains(&requests), "{scraped}");
+    for family in [
+        "rest_client_request_duration_seconds_count",
+        "rest_client_rate_limiter_duration_seconds_count",
+        "rest_client_response_size_bytes_count",
+        "rest_client_request_size_bytes_count",
+    ] {
+        let series = format!(r#"{family}{{verb="GET",host="{host}"}}"#);
+        assert!(scraped.contains(&series), "{series}: {scraped}");
+    }
     assert!(get(&addr, "/other").await.starts_with("HTTP/1.1 404"));
 
     child.kill().await.unwrap();
