@@ -14,7 +14,7 @@ use tokio::time::{Instant, sleep, timeout};
 
 use crate::Options;
 use crate::control::Control;
-use crate::measure::{Report, rss};
+use crate::measure::{Report, TICKS_PER_SEC, cpu_ticks, rss};
 
 /// How long every informer has to sync (kube-apiserver's trial in the issue allowed 60 s).
 pub(crate) const SYNC_DEADLINE: Duration = Duration::from_secs(60);
@@ -172,18 +172,4 @@ where
         failed.load(std::sync::atomic::Ordering::Relaxed),
     );
     Ok(())
-}
-
-/// Clock ticks per second of `/proc/self/stat`'s CPU times (Linux's USER_HZ).
-const TICKS_PER_SEC: f64 = 100.0;
-
-/// The process's user plus system CPU time, in clock ticks.
-fn cpu_ticks() -> Option<u64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name may hold spaces; the fields after it are space-separated.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let mut fields = rest.split_whitespace().skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
-    Some(user + system)
 }

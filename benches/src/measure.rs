@@ -32,6 +32,27 @@ fn status_field(name: &str) -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
+/// Clock ticks per second of `/proc/self/stat`'s CPU times (Linux's USER_HZ).
+pub(crate) const TICKS_PER_SEC: f64 = 100.0;
+
+/// The process's user plus system CPU time so far, in clock ticks.
+pub(crate) fn cpu_ticks() -> Option<u64> {
+    Some(stat_field(11)? + stat_field(12)?)
+}
+
+/// Page faults so far that needed no I/O: nearly all of them a first touch of fresh memory.
+pub(crate) fn minor_faults() -> Option<u64> {
+    stat_field(7)
+}
+
+/// Field `n` (0 is the state, `stat`'s third field) of `/proc/self/stat`.
+fn stat_field(n: usize) -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name may hold spaces; the fields after it are space-separated.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split_whitespace().nth(n)?.parse().ok()
+}
+
 /// With `--exit-after-sync`: prints `report` and exits at once, dropping nothing (a profile of the
 /// process is then a profile of the sync alone).
 pub(crate) fn exit_after_sync(options: &crate::Options, report: &Report) {
@@ -43,7 +64,7 @@ pub(crate) fn exit_after_sync(options: &crate::Options, report: &Report) {
     }
 }
 
-/// Reports the sync (time, pods, peak RSS), exits there with `--exit-after-sync`, and reports the
+/// Reports the sync (time, the process's CPU time, pods, peak RSS), exits there with `--exit-after-sync`, and reports the
 /// steady RSS a second later.
 pub(crate) async fn report_sync(
     options: &crate::Options,
@@ -52,6 +73,15 @@ pub(crate) async fn report_sync(
     pods: usize,
 ) {
     report.set("sync_secs", sync.as_secs_f64());
+    // The client's own CPU: on a shared machine, or with the server as the bottleneck, the
+    // wall-clock sync says less about the client.
+    if let Some(ticks) = cpu_ticks() {
+        report.set("sync_cpu_secs", ticks as f64 / TICKS_PER_SEC);
+    }
+    // Each fault is a page touched for the first time: what memory costs in time beside its size.
+    if let Some(faults) = minor_faults() {
+        report.set("sync_minor_faults", faults);
+    }
     report.set("pods", pods);
     report.set("sync_peak_rss", peak_rss());
     exit_after_sync(options, report);

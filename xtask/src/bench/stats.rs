@@ -70,6 +70,18 @@ pub(crate) fn sync_secs_per_kpod(run: &Run) -> Option<f64> {
     (pods > 0.0).then(|| field(run, "sync_secs").map(|s| s * 1000.0 / pods))?
 }
 
+/// The client's CPU seconds (user + system) up to the sync, per 1,000 pods.
+pub(crate) fn sync_cpu_secs_per_kpod(run: &Run) -> Option<f64> {
+    let pods = field(run, "pods")?;
+    (pods > 0.0).then(|| field(run, "sync_cpu_secs").map(|s| s * 1000.0 / pods))?
+}
+
+/// Minor page faults (pages touched for the first time) up to the sync, per pod.
+pub(crate) fn sync_faults_per_pod(run: &Run) -> Option<f64> {
+    let pods = field(run, "pods")?;
+    (pods > 0.0).then(|| field(run, "sync_minor_faults").map(|f| f / pods))?
+}
+
 /// Peak RSS during a forced relist, as a multiple of the RSS just before it.
 pub(crate) fn relist_peak_ratio(run: &Run) -> Option<f64> {
     Some(field(run, "relist_peak_rss")? / field(run, "steady_rss_before_relist")?)
