@@ -17,6 +17,8 @@ pub(crate) fn temp_dir(name: &str) -> PathBuf {
 
 /// One answer of a [`scripted`] transport.
 #[derive(Clone, Debug)]
+// Only the Prometheus metrics' tests script open and broken answers.
+#[cfg_attr(not(feature = "prometheus"), allow(dead_code))]
 pub(crate) enum Answer {
     /// This status, headers and body.
     Status(u16, Vec<(&'static str, &'static str)>, &'static str),

@@ -87,10 +87,11 @@ impl SettingsReader {
 fn stream_limit(payload: &[u8]) -> StreamLimit {
     payload
         .chunks_exact(6)
-        .filter(|p| u16::from_be_bytes([p[0], p[1]]) == SETTINGS_MAX_CONCURRENT_STREAMS)
-        .map(|p| StreamLimit::Set(u32::from_be_bytes([p[2], p[3], p[4], p[5]])))
-        .last()
-        .unwrap_or(StreamLimit::Unchanged)
+        .rev()
+        .find(|p| u16::from_be_bytes([p[0], p[1]]) == SETTINGS_MAX_CONCURRENT_STREAMS)
+        .map_or(StreamLimit::Unchanged, |p| {
+            StreamLimit::Set(u32::from_be_bytes([p[2], p[3], p[4], p[5]]))
+        })
 }
 
 #[cfg(test)]

@@ -152,10 +152,10 @@ impl Shared {
                 // Never connected, or its dial failed: the next request dials it.
                 UNKNOWN if in_flight == 0 => idle_unknown = idle_unknown.or(Some(index)),
                 UNKNOWN => setting_up = true,
-                limit if in_flight < limit => {
-                    if roomiest.is_none_or(|(_, least)| in_flight < least) {
-                        roomiest = Some((index, in_flight));
-                    }
+                limit
+                    if in_flight < limit && roomiest.is_none_or(|(_, least)| in_flight < least) =>
+                {
+                    roomiest = Some((index, in_flight));
                 }
                 _ => {}
             }

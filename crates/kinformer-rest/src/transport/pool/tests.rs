@@ -17,17 +17,20 @@ enum Server {
     Refuses,
 }
 
+/// The open ends of the fake responses' bodies: dropping one ends its body.
+type BodyEnds = Arc<StdMutex<Vec<mpsc::Sender<Result<Frame<Bytes>, BoxError>>>>>;
+
 /// A pool of fake lanes: each request gets a body that stays open until the test ends it.
 struct Harness {
     pool: Pool,
     service: HttpService,
-    ends: Arc<StdMutex<Vec<mpsc::Sender<Result<Frame<Bytes>, BoxError>>>>>,
+    ends: BodyEnds,
     server: Arc<StdMutex<Server>>,
 }
 
 impl Harness {
     fn new(server: Server) -> Self {
-        let ends = Arc::new(StdMutex::new(Vec::new()));
+        let ends: BodyEnds = Arc::default();
         let server = Arc::new(StdMutex::new(server));
         let pool = Pool::new({
             let ends = Arc::clone(&ends);
