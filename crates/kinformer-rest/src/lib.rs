@@ -18,7 +18,7 @@
 //! [`Config::metrics`]), `RetryLayer` (`Retry-After` and transport failures as client-go
 //! retries them, optional [`UrlBackoff`]), `RateLimitLayer` (a shared [`ClientRateLimiter`], QPS 5
 //! / burst 10), `UserAgentLayer`, `WarningLayer`, impersonation headers, `AuthLayer` (basic,
-//! bearer, token file, exec), `DecompressionLayer` (gzip), then hyper-util's pooled client over
+//! bearer, token file, exec, oidc), `DecompressionLayer` (gzip), then hyper-util's pooled client over
 //! rustls (ALPN `h2` and
 //! `http/1.1`, HTTP/2 keepalive pings). Auth and rate limiting run again on every retry.
 //!
@@ -78,7 +78,7 @@ mod test_util;
 mod transport;
 
 // The public interface is:
-pub use auth::{Auth, ExecConfig, InteractiveMode, Secret};
+pub use auth::{Auth, ExecConfig, InteractiveMode, OidcConfig, Secret};
 pub use body::Body;
 pub use client::Client;
 pub use config::{

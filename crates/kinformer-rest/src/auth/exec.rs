@@ -273,7 +273,7 @@ fn program(command: &str, env: &[(String, Secret)]) -> std::path::PathBuf {
 }
 
 /// The wall clock in Unix seconds (credential expiry is wall-clock time).
-fn unix_now() -> i64 {
+pub(crate) fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))

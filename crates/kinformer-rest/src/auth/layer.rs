@@ -9,6 +9,7 @@ use http::header::AUTHORIZATION;
 use tower::ServiceExt;
 
 use super::exec::ExecAuth;
+use super::oidc::OidcAuth;
 use super::token_file::TokenFile;
 use super::{Auth, CertSlot};
 use crate::body::{Body, clone_request};
@@ -29,6 +30,7 @@ enum Source {
     Static(HeaderValue),
     TokenFile(TokenFile),
     Exec(ExecAuth),
+    Oidc(Arc<OidcAuth>),
 }
 
 impl Source {
@@ -38,17 +40,19 @@ impl Source {
             Self::Static(v) => Ok(Some(v.clone())),
             Self::TokenFile(f) => f.header().await.map(Some),
             Self::Exec(e) => e.header().await,
+            Self::Oidc(o) => o.header().await.map(Some),
         }
     }
 
     fn refreshable(&self) -> bool {
-        matches!(self, Self::TokenFile(_) | Self::Exec(_))
+        matches!(self, Self::TokenFile(_) | Self::Exec(_) | Self::Oidc(_))
     }
 
     async fn invalidate(&self, used: &HeaderValue) {
         match self {
             Self::TokenFile(f) => f.invalidate(used).await,
             Self::Exec(e) => e.invalidate(used).await,
+            Self::Oidc(o) => o.invalidate(used).await,
             Self::None | Self::Static(_) => {}
         }
     }
@@ -56,7 +60,7 @@ impl Source {
 
 /// Puts credentials on every request that has no `Authorization` header yet.
 ///
-/// Token files and exec plugins are refreshed when they expire; a 401 drops the credential that
+/// Token files, exec plugins and OIDC id-tokens are refreshed when they expire; a 401 drops the credential that
 /// was used and, when a fresh one differs, resends the request once with it.
 #[derive(Clone)]
 pub struct AuthLayer {
@@ -88,6 +92,7 @@ impl AuthLayer {
             Auth::Bearer(token) => Source::Static(bearer(token.expose())?),
             Auth::TokenFile(path) => Source::TokenFile(TokenFile::new(path.clone())?),
             Auth::Exec(config) => Source::Exec(ExecAuth::new((**config).clone(), certs)),
+            Auth::Oidc(config) => Source::Oidc(OidcAuth::shared(config)?),
         };
         Ok(Self {
             source: Arc::new(source),
@@ -102,6 +107,7 @@ impl fmt::Debug for AuthLayer {
             Source::Static(_) => "static",
             Source::TokenFile(_) => "token file",
             Source::Exec(_) => "exec",
+            Source::Oidc(_) => "oidc",
         };
         f.debug_struct("AuthLayer").field("source", &kind).finish()
     }

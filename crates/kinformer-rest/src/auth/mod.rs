@@ -3,12 +3,14 @@
 mod cert_slot;
 mod exec;
 mod layer;
+mod oidc;
 mod secret;
 mod token_file;
 
 pub(crate) use cert_slot::CertSlot;
 pub use exec::{ExecConfig, InteractiveMode};
 pub use layer::{AuthLayer, AuthService};
+pub use oidc::OidcConfig;
 pub use secret::Secret;
 
 use std::path::PathBuf;
@@ -37,4 +39,6 @@ pub enum Auth {
     TokenFile(PathBuf),
     /// A `client.authentication.k8s.io` exec credential plugin.
     Exec(Box<ExecConfig>),
+    /// The `oidc` auth-provider: an id-token refreshed at the issuer when it expires.
+    Oidc(Box<OidcConfig>),
 }

@@ -130,6 +130,9 @@ pub(crate) struct Named<T> {
     pub(crate) name: String,
     #[serde(alias = "cluster", alias = "user", alias = "context")]
     pub(crate) value: Option<T>,
+    /// The file the entry was read from (where refreshed OIDC tokens are written back).
+    #[serde(skip)]
+    pub(crate) file: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -144,6 +147,26 @@ pub(crate) struct ClusterEntry {
     pub(crate) proxy_url: Option<String>,
     #[serde(default)]
     pub(crate) disable_compression: bool,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub(crate) extensions: Vec<NamedExtension>,
+}
+
+/// An entry of `extensions`: client-go keeps them for extenders; only the cluster's
+/// `client.authentication.k8s.io/exec` extension is read (it goes to exec plugins).
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct NamedExtension {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) extension: serde_json::Value,
+}
+
+/// A user's `auth-provider`: a plugin name and its string settings.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub(crate) struct AuthProviderEntry {
+    #[serde(default)]
+    pub(crate) name: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub(crate) config: std::collections::BTreeMap<String, Secret>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -159,7 +182,7 @@ pub(crate) struct UserEntry {
     pub(crate) username: Option<String>,
     pub(crate) password: Option<Secret>,
     pub(crate) exec: Option<ExecEntry>,
-    pub(crate) auth_provider: Option<serde::de::IgnoredAny>,
+    pub(crate) auth_provider: Option<AuthProviderEntry>,
     #[serde(rename = "as")]
     pub(crate) impersonate: Option<String>,
     #[serde(rename = "as-uid")]
@@ -235,11 +258,15 @@ impl Kubeconfig {
             .with_source(e)
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        Self::parse(
+        let mut config = Self::parse(
             &text,
             Some(dir),
             &format!("invalid kubeconfig {}", path.display()),
-        )
+        )?;
+        for user in &mut config.auth_infos {
+            user.file = Some(path.to_path_buf());
+        }
+        Ok(config)
     }
 
     /// Merges `other` under `self`: entries and `current-context` already set here win

@@ -4,9 +4,11 @@ use std::path::Path;
 
 use base64::Engine as _;
 
-use super::kubeconfig::{ClusterEntry, ExecEntry, Kubeconfig, KubeconfigOptions, Named, UserEntry};
+use super::kubeconfig::{
+    AuthProviderEntry, ClusterEntry, ExecEntry, Kubeconfig, KubeconfigOptions, Named, UserEntry,
+};
 use super::{Config, Identity, Impersonate};
-use crate::auth::{Auth, ExecConfig, InteractiveMode, Secret};
+use crate::auth::{Auth, ExecConfig, InteractiveMode, OidcConfig, Secret};
 use crate::error::{Error, Kind, Result};
 
 fn config_error(message: impl Into<String>) -> Error {
@@ -95,6 +97,11 @@ pub(super) fn from_kubeconfig(
         Some(name) => find(&kubeconfig.auth_infos, name, "user")?.clone(),
         None => UserEntry::default(),
     };
+    // The first file defining the user is the one it was merged from.
+    let user_file = user_name.and_then(|name| {
+        let entry = kubeconfig.auth_infos.iter().find(|u| u.name == name)?;
+        entry.file.clone()
+    });
 
     let server = cluster
         .server
@@ -110,6 +117,13 @@ pub(super) fn from_kubeconfig(
     }
     apply_cluster(&mut config, cluster)?;
     apply_user(&mut config, &user, cluster)?;
+    if let Some(provider) = &user.auth_provider {
+        let mut oidc = oidc_config(provider)?;
+        if let (Some(file), Some(name)) = (user_file, user_name) {
+            oidc = oidc.persist_to(file, name);
+        }
+        config.auth = Auth::Oidc(Box::new(oidc));
+    }
     Ok(config)
 }
 
@@ -139,9 +153,10 @@ fn apply_cluster(config: &mut Config, cluster: &ClusterEntry) -> Result<()> {
 }
 
 fn apply_user(config: &mut Config, user: &UserEntry, cluster: &ClusterEntry) -> Result<()> {
-    if user.auth_provider.is_some() {
+    if user.auth_provider.is_some() && user.exec.is_some() {
+        // client-go refuses this combination too.
         return Err(config_error(
-            "auth-provider plugins are not supported; use an exec credential plugin",
+            "users[].user.auth-provider and users[].user.exec may not both be set",
         ));
     }
     let cert = data_or_file(
@@ -234,7 +249,77 @@ fn exec_config(exec: &ExecEntry, cluster: &ClusterEntry, config: &Config) -> Res
             "insecure-skip-tls-verify": cluster.insecure_skip_tls_verify,
             "certificate-authority-data": ca,
             "proxy-url": cluster.proxy_url,
+            "disable-compression": cluster.disable_compression,
+            "config": exec_extension(cluster),
         }));
     }
     Ok(out)
+}
+
+/// The cluster's `client.authentication.k8s.io/exec` extension, which client-go hands to exec
+/// plugins as `spec.cluster.config`.
+fn exec_extension(cluster: &ClusterEntry) -> Option<serde_json::Value> {
+    cluster
+        .extensions
+        .iter()
+        .find(|e| e.name == "client.authentication.k8s.io/exec")
+        .map(|e| e.extension.clone())
+}
+
+/// The `oidc` auth-provider's settings. Other providers (`gcp`, `azure`) were removed from
+/// client-go in favour of exec plugins, so they are refused.
+fn oidc_config(provider: &AuthProviderEntry) -> Result<OidcConfig> {
+    if provider.name != "oidc" {
+        return Err(config_error(format!(
+            "users[].user.auth-provider {:?} is not supported (only \"oidc\" is); client-go removed \
+             its other providers: use an exec credential plugin (users[].user.exec), such as \
+             kubelogin or gke-gcloud-auth-plugin",
+            provider.name
+        )));
+    }
+    let get = |key: &str| {
+        provider
+            .config
+            .get(key)
+            .map(Secret::expose)
+            .filter(|v| !v.is_empty())
+    };
+    let mut oidc = OidcConfig::new(
+        get("idp-issuer-url").unwrap_or_default(),
+        get("client-id").unwrap_or_default(),
+    );
+    for (value, key) in [
+        (&oidc.issuer_url, "idp-issuer-url"),
+        (&oidc.client_id, "client-id"),
+    ] {
+        if value.is_empty() {
+            return Err(config_error(format!(
+                "users[].user.auth-provider oidc needs {key}"
+            )));
+        }
+    }
+    let secret = |key: &str| get(key).map(Secret::new);
+    oidc.client_secret = secret("client-secret");
+    oidc.id_token = secret("id-token");
+    oidc.refresh_token = secret("refresh-token");
+    oidc.extra_scopes = get("extra-scopes")
+        .map(|s| {
+            s.split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    // As client-go, a relative idp-certificate-authority is relative to the working directory
+    // (clientcmd does not resolve auth-provider settings against the kubeconfig's folder).
+    let ca = data_or_file(
+        get("idp-certificate-authority-data"),
+        get("idp-certificate-authority").map(Path::new),
+        "idp-certificate-authority",
+    )?;
+    if let Some(pem) = &ca {
+        check_roots(pem, "the oidc idp-certificate-authority")?;
+    }
+    oidc.certificate_authority = ca;
+    Ok(oidc)
 }

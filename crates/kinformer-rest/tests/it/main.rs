@@ -3,7 +3,9 @@
 
 mod capture;
 mod exec;
+mod kubeconfig_fields;
 mod limits;
+mod oidc;
 mod secrets;
 mod server;
 mod sim;

@@ -111,7 +111,7 @@ impl TestServer {
     }
 }
 
-fn tls_acceptor(options: &Options) -> Option<tokio_rustls::TlsAcceptor> {
+pub(crate) fn tls_acceptor(options: &Options) -> Option<tokio_rustls::TlsAcceptor> {
     let (cert, key) = options.tls.as_ref()?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let certs = CertificateDer::pem_slice_iter(cert.as_bytes())

@@ -213,11 +213,12 @@ fn basic_auth_conflicts_and_unsupported_providers() {
             .to_string()
             .contains("may not both be set")
     );
+    // An oidc provider without its issuer is refused, naming the missing setting.
     assert!(
         load(&k, Some("provider"))
             .unwrap_err()
             .to_string()
-            .contains("auth-provider")
+            .contains("users[].user.auth-provider oidc needs idp-issuer-url")
     );
     let err = load(&k, Some("nope")).unwrap_err();
     assert!(err.is_config() && err.to_string().contains("\"nope\" not found"));
