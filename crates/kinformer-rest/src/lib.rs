@@ -22,6 +22,16 @@
 //! rustls (ALPN `h2` and
 //! `http/1.1`, HTTP/2 keepalive pings). Auth and rate limiting run again on every retry.
 //!
+//! # Proxies
+//! As client-go: [`Config::proxy_url`] (a kubeconfig's `proxy-url`) carries every request,
+//! through an `http://` proxy (`CONNECT` tunnels, absolute-form requests for `http://` servers),
+//! an `https://` one (the same inside TLS to the proxy) or a `socks5://` one (RFC 1928, with
+//! RFC 1929 username/password from the URL; host names resolved by the proxy). Unset,
+//! `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` apply as Go's `ProxyFromEnvironment` reads them, never
+//! for `localhost` or loopback addresses; they are read when the client is built, or taken from
+//! [`Config::proxy_env`] ([`ProxyEnv`]). The server's TLS, and HTTP/2 by ALPN, run inside the
+//! tunnel.
+//!
 //! # Examples
 //! A client from a kubeconfig (here the in-process simulator's, with TLS and a token), a typed
 //! list, and a watch from the list's resourceVersion:
@@ -97,6 +107,7 @@ pub use layers::{
 };
 pub use request::Request;
 pub use rest_client::{Getter, PatchType, RestClient};
+pub use transport::ProxyEnv;
 
 /// The decoders behind [`Request::list_as`] and [`Request::watch_as`], for callers that hold
 /// raw bytes (benchmarks, fuzzing, a body read elsewhere).

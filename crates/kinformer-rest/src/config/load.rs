@@ -148,6 +148,9 @@ fn apply_cluster(config: &mut Config, cluster: &ClusterEntry) -> Result<()> {
     config.accept_invalid_certs = cluster.insecure_skip_tls_verify;
     config.tls_server_name = cluster.tls_server_name.clone().filter(|s| !s.is_empty());
     config.proxy_url = cluster.proxy_url.clone().filter(|s| !s.is_empty());
+    if let Some(url) = &config.proxy_url {
+        crate::transport::check_proxy_url(url)?;
+    }
     config.disable_compression = cluster.disable_compression;
     Ok(())
 }

@@ -22,6 +22,7 @@ use crate::layers::{
     ClientRateLimiter, DedupWarningLogger, RequestMetrics, UrlBackoff, WarningHandler,
     default_user_agent,
 };
+use crate::transport::ProxyEnv;
 
 /// client-go's `DefaultQPS`.
 pub const DEFAULT_QPS: f32 = 5.0;
@@ -62,10 +63,15 @@ pub struct Config {
     pub auth: Auth,
     /// Act as another user (`Impersonate-*` headers).
     pub impersonate: Option<Impersonate>,
-    /// An HTTP proxy (`http://[user:password@]host:port`, the kubeconfig's `proxy-url`):
-    /// `CONNECT` tunnels to `https://` servers, absolute-form requests to `http://` ones.
-    /// Proxy credentials are sent with `CONNECT` only; environment proxies (`HTTPS_PROXY`) are
-    /// not read.
+    /// The proxy for every request (the kubeconfig's `proxy-url`, client-go's `Proxy`):
+    /// `http://[user:password@]host[:port]` (`CONNECT` tunnels to `https://` servers,
+    /// absolute-form requests to `http://` ones, credentials as `Proxy-Authorization`),
+    /// `https://...` (the same inside TLS to the proxy, verified with this configuration's
+    /// certificate authorities) or `socks5://[user:password@]host[:port]` (RFC 1928; RFC 1929
+    /// username/password when given; host names resolved by the proxy). Unset, the
+    /// environment's `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` apply (see [`ProxyEnv`]). Another
+    /// scheme or a malformed URL fails the client's construction with a config error naming
+    /// `proxy-url`.
     pub proxy_url: Option<String>,
     /// Requests per second of the client-side rate limiter: 0 means 5, negative disables it.
     pub qps: f32,
@@ -111,6 +117,8 @@ pub struct Config {
     /// Receives `Warning` headers; the default logs each distinct warning once.
     pub warning_handler: Arc<dyn WarningHandler>,
     accept_invalid_certs: bool,
+    /// Set with [`proxy_env`](Self::proxy_env); `None` reads the process environment.
+    pub(crate) proxy_env: Option<ProxyEnv>,
     /// Set with [`metrics`](Self::metrics); read by the stack.
     pub(crate) request_metrics: Option<Arc<dyn RequestMetrics>>,
 }
@@ -157,6 +165,7 @@ impl Config {
             max_list_body: None,
             warning_handler: Arc::new(DedupWarningLogger::default()),
             accept_invalid_certs: false,
+            proxy_env: None,
             request_metrics: None,
         }
     }
@@ -172,6 +181,24 @@ impl Config {
     /// True when server certificates are not verified.
     pub fn accepts_invalid_certs(&self) -> bool {
         self.accept_invalid_certs
+    }
+
+    /// The proxy variables clients built from this configuration read when
+    /// [`proxy_url`](Self::proxy_url) is unset, instead of the process environment's (read
+    /// when each client is built). `ProxyEnv::default()` turns environment proxies off.
+    ///
+    /// ```
+    /// use kinformer_rest::{Config, ProxyEnv};
+    ///
+    /// let config = Config::new("https://10.0.0.1:6443".parse()?)
+    ///     .proxy_env(ProxyEnv::from_vars([("HTTPS_PROXY", "socks5://127.0.0.1:1080")]));
+    /// # let _ = config;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn proxy_env(mut self, env: ProxyEnv) -> Self {
+        self.proxy_env = Some(env);
+        self
     }
 
     /// Reports every request of the clients built from this configuration to `metrics`: each
@@ -283,6 +310,7 @@ impl fmt::Debug for Config {
                 "proxy_url",
                 &self.proxy_url.as_deref().map(without_userinfo),
             )
+            .field("proxy_env", &self.proxy_env)
             .field("qps", &self.qps)
             .field("burst", &self.burst)
             .field("timeout", &self.timeout)

@@ -1,4 +1,5 @@
-//! [`Connector`]: TCP (hyper-util's `HttpConnector`) plus rustls for `https://`.
+//! [`Connector`]: TCP (hyper-util's `HttpConnector`), through a proxy when one applies, plus
+//! rustls for `https://`.
 
 use std::io;
 use std::pin::Pin;
@@ -12,7 +13,7 @@ use rustls_pki_types::ServerName;
 use tokio_rustls::TlsConnector;
 
 use super::pool::Capacity;
-use super::proxy::Proxy;
+use super::proxy::{Link, ProxyDialer, Target};
 use super::single_h2::SingleH2;
 use super::stream::{H2Tap, Stream, Tapped};
 use crate::error::{BoxError, Error, Kind};
@@ -25,7 +26,7 @@ pub(crate) struct Connector {
     http: HttpConnector,
     tls: TlsConnector,
     server_name: Option<ServerName<'static>>,
-    proxy: Option<Proxy>,
+    proxy: ProxyDialer,
     /// Set when ALPN offers `h2`: TLS dials then take turns (see [`SingleH2`]).
     single_h2: Option<Arc<SingleH2>>,
     /// Cleartext connections speak HTTP/2 (prior knowledge).
@@ -39,7 +40,7 @@ impl Connector {
         connect_timeout: Duration,
         tls: Arc<rustls::ClientConfig>,
         server_name: Option<ServerName<'static>>,
-        proxy: Option<Proxy>,
+        proxy: ProxyDialer,
         plain_h2: bool,
         capacity: Arc<Capacity>,
     ) -> Self {
@@ -78,14 +79,20 @@ impl tower::Service<http::Uri> for Connector {
             (None, None) => Err(Error::new(Kind::Config, "the server URL has no host")),
         };
         let tls = self.tls.clone();
-        let proxy = self.proxy.clone();
-        let target = uri.authority().map(|a| {
-            let port = a.port_u16().unwrap_or(if https { 443 } else { 80 });
-            format!("{}:{port}", a.host())
-        });
-        let dial = proxy
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let host = uri
+            .host()
+            .map(|h| h.trim_start_matches('[').trim_end_matches(']').to_owned());
+        let target = host
+            .as_deref()
+            .map(|host| super::proxy::host_port(host, port));
+        let dialer = self.proxy.clone();
+        let route = host
+            .as_deref()
+            .and_then(|host| dialer.route(&Target { host, port, https }));
+        let dial = route
             .as_ref()
-            .map_or_else(|| uri.clone(), |p| p.uri.clone());
+            .map_or_else(|| uri.clone(), |p| p.dial.clone());
         // Dialled inside the future, after this dial's turn; `HttpConnector` is always ready.
         let mut http = self.http.clone();
         let single_h2 = self.single_h2.clone().filter(|_| https);
@@ -96,7 +103,16 @@ impl tower::Service<http::Uri> for Connector {
                 Some(gate) => Some(gate.turn().await?),
                 None => None,
             };
-            let tcp = tower::Service::<http::Uri>::call(&mut http, dial).await?;
+            let tcp = tower::Service::<http::Uri>::call(&mut http, dial)
+                .await?
+                .into_inner();
+            let (link, forwarded) = match (&route, host.as_deref()) {
+                (Some(proxy), Some(host)) => {
+                    let target = Target { host, port, https };
+                    dialer.open(proxy, tcp, &target).await?
+                }
+                _ => (Link::Tcp(tcp), false),
+            };
             if !https {
                 let tap = if plain_h2 {
                     Some(H2Tap::new(capacity, None))
@@ -104,18 +120,11 @@ impl tower::Service<http::Uri> for Connector {
                     capacity.http1();
                     None
                 };
-                let tcp = Tapped::new(tcp.into_inner(), tap);
-                return Ok(Stream::Plain(TokioIo::new(tcp), proxy.is_some()));
+                let link = Tapped::new(link, tap);
+                return Ok(Stream::Plain(TokioIo::new(link), forwarded));
             }
             let name = name?;
-            let mut tcp = tcp.into_inner();
-            if let Some(proxy) = &proxy {
-                let target = target
-                    .as_deref()
-                    .ok_or_else(|| Error::new(Kind::Config, "the server URL has no host"))?;
-                proxy.connect(&mut tcp, target).await?;
-            }
-            let handshake = tls.connect(name, tcp);
+            let handshake = tls.connect(name, link);
             let stream = tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake)
                 .await
                 .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "TLS handshake timed out"))?

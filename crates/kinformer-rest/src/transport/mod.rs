@@ -9,6 +9,7 @@ mod single_h2;
 mod stream;
 mod tls;
 
+pub use proxy::ProxyEnv;
 pub(crate) use tls::parse_certs;
 
 use std::sync::Arc;
@@ -48,11 +49,15 @@ fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<Ht
         .as_deref()
         .map(tls::server_name)
         .transpose()?;
-    let proxy = config
-        .proxy_url
-        .as_deref()
-        .map(proxy::Proxy::parse)
-        .transpose()?;
+    // The process environment is read here, once per client, unless the config carries one.
+    let proxies = proxy::Proxies::new(config.proxy_url.as_deref(), || {
+        config
+            .proxy_env
+            .clone()
+            .unwrap_or_else(ProxyEnv::from_process)
+    })?;
+    let forwarding_authorization = forwarding_authorization(config, &proxies)?;
+    let dialer = proxy::ProxyDialer::new(proxies, &tls);
     // Prior knowledge is for cleartext only; over TLS, ALPN decides.
     let plain_h2 = config.http2_prior_knowledge && config.cluster_url.scheme_str() == Some("http");
     let connect_timeout = config.connect_timeout;
@@ -65,13 +70,58 @@ fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<Ht
             connect_timeout,
             Arc::clone(&tls),
             server_name.clone(),
-            proxy.clone(),
+            dialer.clone(),
             plain_h2,
             capacity,
         );
         lane_client(connector, plain_h2, keep_alive)
     });
-    Ok(pool.into_service())
+    let service = pool.into_service();
+    Ok(match forwarding_authorization {
+        Some(value) => BoxCloneSyncService::new(service.map_request(
+            move |mut request: http::Request<Body>| {
+                request
+                    .headers_mut()
+                    .insert(http::header::PROXY_AUTHORIZATION, value.clone());
+                request
+            },
+        )),
+        None => service,
+    })
+}
+
+/// `Proxy-Authorization` for every request when the server is `http://` and its proxy an HTTP
+/// one with credentials (requests then go to the proxy in absolute form).
+fn forwarding_authorization(
+    config: &Config,
+    proxies: &proxy::Proxies,
+) -> Result<Option<http::HeaderValue>> {
+    let url = &config.cluster_url;
+    if url.scheme_str() != Some("http") {
+        return Ok(None);
+    }
+    let host = url
+        .host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let Some(value) = proxies.forwarding_authorization(host, url.port_u16().unwrap_or(80)) else {
+        return Ok(None);
+    };
+    let mut value = http::HeaderValue::try_from(value).map_err(|e| {
+        crate::error::Error::new(
+            crate::error::Kind::Config,
+            "proxy credentials are not a valid header value",
+        )
+        .with_source(e)
+    })?;
+    value.set_sensitive(true);
+    Ok(Some(value))
+}
+
+/// Checks a `proxy-url` as the kubeconfig is loaded (client-go's `parseProxyURL`).
+pub(crate) fn check_proxy_url(url: &str) -> Result<()> {
+    proxy::ProxyUrl::parse_setting(url).map(drop)
 }
 
 /// One lane's hyper-util client: one HTTP/2 connection at a time, or pooled HTTP/1.1 ones.

@@ -9,19 +9,19 @@ use std::task::{Context, Poll};
 use hyper_util::client::legacy::connect::{Connected, Connection};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
 use super::h2_settings::SettingsReader;
 use super::pool::Capacity;
+use super::proxy::Link;
 use super::single_h2::LiveH2;
 
 /// A plain or TLS connection.
 pub(crate) enum Stream {
     /// A cleartext connection; `true` when it goes to a proxy (requests use absolute URIs).
-    Plain(TokioIo<Tapped<TcpStream>>, bool),
+    Plain(TokioIo<Tapped<Link>>, bool),
     /// A TLS connection.
-    Tls(Box<TokioIo<Tapped<TlsStream<TcpStream>>>>),
+    Tls(Box<TokioIo<Tapped<TlsStream<Link>>>>),
 }
 
 /// A connection's IO; an HTTP/2 one has its reads followed for the server's SETTINGS.

@@ -6,6 +6,8 @@ mod exec;
 mod kubeconfig_fields;
 mod limits;
 mod oidc;
+mod proxies;
+mod proxy;
 mod secrets;
 mod server;
 mod sim;

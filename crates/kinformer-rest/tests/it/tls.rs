@@ -20,7 +20,7 @@ async fn tls_server(cert: (String, String)) -> TestServer {
 }
 
 /// The error and every cause, as a person reading a log would see them.
-fn chain(err: &kinformer_rest::Error) -> String {
+pub(crate) fn chain(err: &kinformer_rest::Error) -> String {
     let mut text = err.to_string();
     let mut cause = std::error::Error::source(err);
     while let Some(e) = cause {
