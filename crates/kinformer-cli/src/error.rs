@@ -19,9 +19,9 @@ pub(crate) enum CliError {
         /// The last list or watch failure, on one line.
         last_error: Option<String>,
     },
-    /// A request to the server failed.
-    #[error("request to the server failed")]
-    Request(#[source] kinformer_rest::Error),
+    /// Discovering the server's resources failed, or a resource name is ambiguous.
+    #[error("discovery")]
+    Discovery(#[source] kinformer_discovery::Error),
     /// The resource name matched nothing the server serves.
     #[error("the server has no resource {0:?} (try a plural, singular, kind or short name)")]
     UnknownResource(String),

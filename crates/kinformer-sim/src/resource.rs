@@ -20,6 +20,9 @@ pub struct CustomResource {
     pub kind: String,
     /// Namespaced or cluster-scoped.
     pub scope: Scope,
+    /// Short names discovery lists for it (`kubectl get wd`), as a CRD's `names.shortNames`.
+    #[serde(default, rename = "shortNames", skip_serializing_if = "Vec::is_empty")]
+    pub short_names: Vec<String>,
 }
 
 impl CustomResource {
@@ -44,7 +47,23 @@ impl CustomResource {
             plural: plural.into(),
             kind: kind.into(),
             scope,
+            short_names: Vec::new(),
         }
+    }
+
+    /// Sets the short names discovery lists for it.
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::{CustomResource, Scope};
+    /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    ///     .with_short_names(["wd"]);
+    /// assert_eq!(cr.short_names, ["wd"]);
+    /// ```
+    #[must_use]
+    pub fn with_short_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.short_names = names.into_iter().map(Into::into).collect();
+        self
     }
 }
 
@@ -59,7 +78,7 @@ pub(crate) struct ResourceDef {
     pub(crate) namespaced: bool,
     /// Built-in list items omit `kind`/`apiVersion`; custom resource items carry them.
     pub(crate) builtin: bool,
-    pub(crate) short_names: &'static [&'static str],
+    pub(crate) short_names: Vec<String>,
     /// Field-selector fields beyond `metadata.name`/`metadata.namespace`, as JSON paths.
     pub(crate) fields: &'static [&'static str],
     /// The zero-value body a bookmark carries after `metadata` (pods: `"spec":{"containers":null},"status":{}`).
@@ -114,7 +133,7 @@ fn builtin(
         kind: kind.to_owned(),
         namespaced,
         builtin: true,
-        short_names,
+        short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
         fields,
         bookmark_tail,
         id: id_for(group, plural),
@@ -246,7 +265,7 @@ impl Registry {
             kind: cr.kind.clone(),
             namespaced: cr.scope == Scope::Namespaced,
             builtin: false,
-            short_names: &[],
+            short_names: cr.short_names.clone(),
             fields: &[],
             bookmark_tail: "",
             id: id_for(&cr.group, &cr.plural),
@@ -264,16 +283,60 @@ impl Registry {
         Some(self.defs.remove(index))
     }
 
-    /// Every (group, version) pair served under `/apis`, in registration order.
-    pub(crate) fn group_versions(&self) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = Vec::new();
+    /// Every group served under `/apis`, in registration order, each with its versions in
+    /// the API server's priority order (the first is the preferred version).
+    pub(crate) fn groups(&self) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
         for d in self.defs.iter().filter(|d| !d.group.is_empty()) {
-            let gv = (d.group.clone(), d.version.clone());
-            if !out.contains(&gv) {
-                out.push(gv);
+            match out.iter_mut().find(|(g, _)| *g == d.group) {
+                Some((_, versions)) if versions.contains(&d.version) => {}
+                Some((_, versions)) => versions.push(d.version.clone()),
+                None => out.push((d.group.clone(), vec![d.version.clone()])),
             }
         }
+        for (_, versions) in &mut out {
+            versions.sort_by_key(|v| version_priority(v));
+        }
         out
+    }
+}
+
+/// The sort key of a version as the API server orders a group's versions: GA before beta
+/// before alpha, a higher major and then minor number first, other names last alphabetically.
+fn version_priority(version: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
+    let parsed = version.strip_prefix('v').and_then(|rest| {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let major: u64 = rest[..digits].parse().ok()?;
+        let tail = &rest[digits..];
+        let (stage, minor) = if tail.is_empty() {
+            (0, "0")
+        } else if let Some(m) = tail.strip_prefix("beta") {
+            (1, m)
+        } else {
+            (2, tail.strip_prefix("alpha")?)
+        };
+        let minor: u64 = if minor.is_empty() {
+            0
+        } else {
+            minor.parse().ok()?
+        };
+        Some((stage, major, minor))
+    });
+    match parsed {
+        Some((stage, major, minor)) => (
+            stage,
+            std::cmp::Reverse(major),
+            std::cmp::Reverse(minor),
+            String::new(),
+        ),
+        None => (
+            3,
+            std::cmp::Reverse(0),
+            std::cmp::Reverse(0),
+            version.to_owned(),
+        ),
     }
 }
 
@@ -297,10 +360,28 @@ mod tests {
         );
         assert!(r.by_name("widgets").is_some());
         assert_eq!(
-            r.group_versions(),
+            r.groups(),
             vec![
-                ("apps".into(), "v1".into()),
-                ("example.com".into(), "v1".into())
+                ("apps".into(), vec!["v1".into()]),
+                ("example.com".into(), vec!["v1".into()])
+            ]
+        );
+    }
+
+    #[test]
+    fn versions_in_priority_order() {
+        let mut r = Registry::default();
+        for v in [
+            "v1alpha1", "v1beta1", "v2beta1", "v1", "v2", "foo", "v1beta2",
+        ] {
+            let cr = CustomResource::new("example.com", v, "widgets", "Widget", Scope::Namespaced);
+            r.register(&cr).unwrap();
+        }
+        let versions = &r.groups()[1].1;
+        assert_eq!(
+            versions,
+            &[
+                "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "foo"
             ]
         );
     }

@@ -11,7 +11,8 @@
 //!
 //! The building blocks are re-exported: [`core`] (objects, options, watch events, deltas, store
 //! traits), [`selector`], [`pager`], [`indexer`], [`deltafifo`], [`reflector`], and with feature
-//! `rest` the REST client and `listwatch`, with `sim` the simulator.
+//! `rest` the REST client, `listwatch` and `discovery` (resource names as kubectl accepts them,
+//! kinds to resources), with `sim` the simulator.
 //!
 //! # Examples
 //! A small controller: an informer turns changes into keys on a rate-limited work queue, and
@@ -77,7 +78,8 @@
 //! ```
 //!
 //! # Feature flags
-//! - `rest` (default): the REST client, as `kinformer::rest`.
+//! - `rest` (default): the REST client, as `kinformer::rest`, the informer factory, and
+//!   discovery with a REST mapper, as `kinformer::discovery`.
 //! - `sim`: the in-process API server, as `kinformer::sim`.
 //! - `prometheus`: `workqueue::PrometheusMetrics` and `informer::InformerMetrics` (over
 //!   `prometheus-client`), with client-go's metric names where it has them.
@@ -92,6 +94,9 @@
 // The public interface is:
 pub use kinformer_core as core;
 pub use kinformer_deltafifo as deltafifo;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use kinformer_discovery as discovery;
 pub use kinformer_indexer as indexer;
 pub use kinformer_informer as informer;
 #[cfg(feature = "rest")]

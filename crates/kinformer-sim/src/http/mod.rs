@@ -1,5 +1,6 @@
 //! The HTTP front: routing, authentication, fault checks and the request log.
 
+mod aggregated;
 mod control;
 mod discovery;
 mod list;
@@ -103,10 +104,11 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         return Ok(resp);
     }
     authenticate(shared, &req)?;
-    let media = media::negotiate(req.headers())?;
-    if let Some(resp) = discovery::serve(shared, &path) {
-        return Ok(resp);
+    // Discovery negotiates its own forms (the aggregated one among them).
+    if let Some(resp) = discovery::serve(shared, &path, req.headers()) {
+        return resp;
     }
+    let media = media::negotiate(req.headers())?;
     let target = parse_path(shared, &path)?;
     let mut params = Params::parse(req.uri().query());
     params.watch |= target.legacy_watch;

@@ -236,3 +236,73 @@ async fn kubectl_over_https_with_ca_and_token() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx\n";
+
+/// kubectl discovers the built-ins and a custom resource through aggregated discovery (two
+/// requests, no per-group document) and resolves short names with it.
+#[tokio::test]
+async fn kubectl_uses_aggregated_discovery() {
+    let sim = Sim::builder()
+        .tls(true)
+        .token("discovery-token")
+        .start()
+        .await
+        .unwrap();
+    sim.register(
+        kinformer_sim::CustomResource::new(
+            "example.com",
+            "v1",
+            "widgets",
+            "Widget",
+            kinformer_sim::Scope::Namespaced,
+        )
+        .with_short_names(["wd"]),
+    )
+    .await
+    .unwrap();
+    let Some(k) = Kubectl::new(&sim, "discovery") else {
+        return;
+    };
+    let listing = k.run(&["api-resources"]).await;
+    for row in [
+        ["pods", "po", "v1", "true", "Pod"],
+        ["nodes", "no", "v1", "false", "Node"],
+        ["deployments", "deploy", "apps/v1", "true", "Deployment"],
+        ["widgets", "wd", "example.com/v1", "true", "Widget"],
+    ] {
+        assert!(
+            listing
+                .lines()
+                .any(|l| l.split_whitespace().eq(row.iter().copied())),
+            "{row:?} in:\n{listing}"
+        );
+    }
+    let discovery: Vec<String> = sim
+        .requests()
+        .await
+        .into_iter()
+        .map(|r| r.path.split('?').next().unwrap_or_default().to_owned())
+        .filter(|p| p.starts_with("/api"))
+        .collect();
+    assert!(
+        discovery.contains(&"/api".to_owned()) && discovery.contains(&"/apis".to_owned()),
+        "{discovery:?}"
+    );
+    assert!(
+        !discovery.iter().any(|p| p == "/api/v1" || p == "/apis/apps/v1"),
+        "legacy documents were fetched: {discovery:?}"
+    );
+
+    let file = k.write("deploy.yaml", DEPLOYMENT);
+    k.run(&["create", "--validate=false", "-f", path_str(&file)])
+        .await;
+    let table = k.run(&["get", "deploy", "-A"]).await;
+    assert!(
+        table.lines().any(|l| l.starts_with("default") && l.contains("web")),
+        "{table}"
+    );
+    let names = k.run(&["get", "deployments.apps", "-A", "-o", "name"]).await;
+    assert_eq!(names.trim(), "deployment.apps/web");
+    assert_eq!(k.run(&["get", "wd", "-A", "-o", "name"]).await.trim(), "");
+}
