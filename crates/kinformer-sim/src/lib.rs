@@ -3,7 +3,8 @@
 //! `kinformer-sim` is what every kinformer crate is tested against: a hyper server that behaves like
 //! kube-apiserver on every path a list-watch client touches.
 //!
-//! - **Resources**: core/v1 pods, configmaps, secrets, namespaces, nodes; apps/v1 deployments; and
+//! - **Resources**: core/v1 pods, configmaps, secrets, namespaces, nodes, events; apps/v1
+//!   deployments; coordination.k8s.io/v1 leases; events.k8s.io/v1 events; and
 //!   custom resources registered at run time ([`SimHandle::register`]).
 //! - **MVCC store**: one global revision for every write, per-key history, an event log per resource,
 //!   compaction on demand and every few minutes. Each revision is serialized once; list pages and
@@ -14,7 +15,10 @@
 //! - **WATCH**: synthetic ADDED for `""`/`"0"`, resume from `N`, 410 ERROR events, bookmarks (periodic
 //!   and before the timeout), streaming lists ending in the `k8s.io/initial-events-end` bookmark, and
 //!   selector transitions as ADDED/DELETED.
-//! - **Writes**: POST, GET, PUT (409 on a stale resourceVersion), PATCH (merge), DELETE.
+//! - **Writes**: POST, GET, PUT (409 on a stale resourceVersion; custom resources require one),
+//!   PATCH (JSON patch, merge, strategic merge, server-side apply with field ownership, conflicts
+//!   and `force`), DELETE (uid/resourceVersion preconditions); `dryRun=All` on each; the `status`
+//!   subresource; `metadata.generation` bumped on spec changes; `managedFields` kept per manager.
 //! - **Transport**: HTTP/1.1 and h2c on one port, or TLS with ALPN (a generated CA; [`SimHandle::ca_pem`]),
 //!   an optional bearer token, and an in-process [`SimService`] with no socket at all.
 //! - **Control API**, as [`SimHandle`] methods and under `/_control/` (plain JSON, no auth):
@@ -78,6 +82,7 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod apply;
 mod audit;
 mod body;
 mod churn;
@@ -92,6 +97,7 @@ mod handle;
 mod http;
 mod kubeconfig;
 mod managed_fields;
+mod patch;
 mod resource;
 mod rng;
 mod select;
@@ -103,7 +109,9 @@ mod status;
 mod store;
 mod tls;
 mod token;
+mod validation;
 mod watcher;
+mod write_rules;
 
 // The public interface is:
 pub use audit::{AuditEntry, AuditKind};

@@ -24,7 +24,7 @@ pub enum ManagedFieldsShape {
 }
 
 /// Keyed lists: the list's field name and the fields of an item's key (strategic merge keys).
-const KEYED: &[(&str, &[&str])] = &[
+pub(crate) const KEYED: &[(&str, &[&str])] = &[
     ("containers", &["name"]),
     ("initContainers", &["name"]),
     ("ports", &["containerPort", "protocol"]),

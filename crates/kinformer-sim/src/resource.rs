@@ -113,6 +113,20 @@ const POD_FIELDS: &[&str] = &[
     "status.nominatedNodeName",
 ];
 
+/// The field selectors core/v1 Events take beyond name and namespace.
+const EVENT_FIELDS: &[&str] = &[
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "type",
+];
+
 #[allow(clippy::too_many_arguments)] // a table of built-ins reads best as positional rows
 fn builtin(
     group: &str,
@@ -207,6 +221,36 @@ impl Default for Registry {
                 &["deploy"],
                 &[],
                 r#","spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"strategy":{}},"status":{}"#,
+            ),
+            builtin(
+                "coordination.k8s.io",
+                "leases",
+                "lease",
+                "Lease",
+                true,
+                &[],
+                &[],
+                r#","spec":{}"#,
+            ),
+            builtin(
+                "events.k8s.io",
+                "events",
+                "event",
+                "Event",
+                true,
+                &["ev"],
+                &[],
+                r#","eventTime":null"#,
+            ),
+            builtin(
+                "",
+                "events",
+                "event",
+                "Event",
+                true,
+                &["ev"],
+                EVENT_FIELDS,
+                "",
             ),
         ];
         Self {
@@ -363,6 +407,8 @@ mod tests {
             r.groups(),
             vec![
                 ("apps".into(), vec!["v1".into()]),
+                ("coordination.k8s.io".into(), vec!["v1".into()]),
+                ("events.k8s.io".into(), vec!["v1".into()]),
                 ("example.com".into(), vec!["v1".into()])
             ]
         );
@@ -377,7 +423,8 @@ mod tests {
             let cr = CustomResource::new("example.com", v, "widgets", "Widget", Scope::Namespaced);
             r.register(&cr).unwrap();
         }
-        let versions = &r.groups()[1].1;
+        let groups = r.groups();
+        let versions = &groups.iter().find(|(g, _)| g == "example.com").unwrap().1;
         assert_eq!(
             versions,
             &[

@@ -90,6 +90,8 @@ struct Target {
     def: Arc<ResourceDef>,
     namespace: Option<String>,
     name: Option<String>,
+    /// `status` for `/status`; other subresources are not served.
+    subresource: Option<String>,
     legacy_watch: bool,
 }
 
@@ -170,7 +172,6 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         Some(other) => watch_fault = Some(other),
     }
     let ns = target.namespace.as_deref();
-    let body = req.body();
     match verb {
         "watch" => {
             watch::serve(
@@ -185,34 +186,11 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
             .await
         }
         "list" => list::serve(shared, &target.def, ns, &params, media).await,
-        "get" => write::get(
-            shared,
-            &target.def,
-            ns,
-            target.name.as_deref().unwrap_or_default(),
-            media,
-        ),
-        "create" => write::create(shared, &target.def, ns, body),
-        "update" => write::update(
-            shared,
-            &target.def,
-            ns,
-            target.name.as_deref().unwrap_or_default(),
-            body,
-        ),
-        "patch" => write::patch(
-            shared,
-            &target.def,
-            ns,
-            target.name.as_deref().unwrap_or_default(),
-            body,
-        ),
-        _ => write::delete(
-            shared,
-            &target.def,
-            ns,
-            target.name.as_deref().unwrap_or_default(),
-        ),
+        "get" => write::get(shared, &target, media),
+        "create" => write::create(shared, &target, &req),
+        "update" => write::update(shared, &target, &req),
+        "patch" => write::patch(shared, &target, &req),
+        _ => write::delete(shared, &target, &req),
     }
 }
 
@@ -258,7 +236,16 @@ fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
         def,
         namespace: namespace.map(str::to_owned),
         name: name.map(decode),
+        subresource: None,
         legacy_watch,
+    };
+    let with_sub = |mut t: Target, sub: &str| {
+        if crate::write_rules::serves_subresource(&t.def, sub) && !legacy_watch {
+            t.subresource = Some(sub.to_owned());
+            Ok(t)
+        } else {
+            Err(not_found())
+        }
     };
     // `/namespaces/{ns}/{plural}...` names a namespaced collection; `/namespaces/{ns}[/{sub}]` the
     // namespace object itself.
@@ -267,7 +254,8 @@ fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
     {
         return match tail {
             [] => Ok(target(def, Some(ns), None)),
-            [name] | [name, _] => Ok(target(def, Some(ns), Some(name))),
+            [name] => Ok(target(def, Some(ns), Some(name))),
+            [name, sub] => with_sub(target(def, Some(ns), Some(name)), sub),
             _ => Err(not_found()),
         };
     }
@@ -275,10 +263,14 @@ fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
         [plural] => find(plural)
             .map(|d| target(d, None, None))
             .ok_or_else(not_found),
-        [plural, name] | [plural, name, _] => find(plural)
+        [plural, name] => find(plural)
             .filter(|d| !d.namespaced)
             .map(|d| target(d, None, Some(name)))
             .ok_or_else(not_found),
+        [plural, name, sub] => find(plural)
+            .filter(|d| !d.namespaced)
+            .ok_or_else(not_found)
+            .and_then(|d| with_sub(target(d, None, Some(name)), sub)),
         _ => Err(not_found()),
     }
 }

@@ -1,16 +1,28 @@
-//! GET of one object, and the writes: POST, PUT, PATCH (merge; strategic treated as merge), DELETE.
+//! GET of one object, and the writes: POST, PUT, PATCH (every patch type and server-side apply,
+//! in [`patch`]) and DELETE, through the main resource or its `status` subresource, with
+//! `dryRun`, preconditions and managedFields as the API server keeps them.
+
+mod options;
+mod patch;
 
 use std::sync::Arc;
 
-use http::Response;
+use bytes::Bytes;
+use http::{Request, Response};
 use serde_json::{Map, Value};
 
+use super::Target;
 use super::media::Media;
+use crate::apply::{self, Writer};
 use crate::body::SimBody;
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
 use crate::status::{ApiError, json_response};
-use crate::store::key_of;
+use crate::store::{Precondition, key_of};
+use crate::{validation, write_rules};
+use options::WriteOptions;
+
+pub(super) use patch::patch;
 
 fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     match serde_json::from_slice::<Value>(body) {
@@ -51,15 +63,46 @@ fn namespace_for(
     }
 }
 
+/// A body naming another object than the URL: 400, worded as the API server words it.
+fn check_name(obj: &Map<String, Value>, name: &str) -> Result<(), ApiError> {
+    match obj
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+    {
+        Some(body_name) if !body_name.is_empty() && body_name != name => {
+            Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn writer(def: &ResourceDef, target: &Target, opts: &WriteOptions) -> Writer {
+    Writer {
+        manager: opts.manager.clone(),
+        subresource: target.subresource.clone().unwrap_or_default(),
+        api_version: def.api_version(),
+    }
+}
+
+fn as_map(v: Value) -> Result<Map<String, Value>, ApiError> {
+    match v {
+        Value::Object(m) => Ok(m),
+        _ => Err(ApiError::bad_request("the result is not a JSON object")),
+    }
+}
+
 pub(super) fn get(
     shared: &Shared,
-    def: &Arc<ResourceDef>,
-    ns: Option<&str>,
-    name: &str,
+    target: &Target,
     media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
+    let def = &target.def;
+    let name = target.name.as_deref().unwrap_or_default();
     let media = media.check(false)?;
-    let key = key_of(def, ns.unwrap_or_default(), name);
+    let key = key_of(def, target.namespace.as_deref().unwrap_or_default(), name);
     let record = shared
         .store
         .get(def, &key)
@@ -78,67 +121,73 @@ pub(super) fn get(
 
 pub(super) fn create(
     shared: &Shared,
-    def: &Arc<ResourceDef>,
-    ns: Option<&str>,
-    body: &[u8],
+    target: &Target,
+    req: &Request<Bytes>,
 ) -> Result<Response<SimBody>, ApiError> {
-    let obj = parse_object(body)?;
-    let ns = namespace_for(def, ns, &obj)?;
-    let record = shared.store.create(def, Some(&ns), obj)?;
+    let def = &target.def;
+    let opts = WriteOptions::parse(req)?;
+    let obj = parse_object(req.body())?;
+    let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
+    validation::validate(def, &obj)?;
+    let mut obj = Value::Object(obj);
+    apply::record_update(None, &mut obj, &writer(def, target, &opts));
+    let record = shared
+        .store
+        .create_with(def, Some(&ns), as_map(obj)?, opts.dry_run)?;
     Ok(json_response(201, record.object()))
 }
 
 pub(super) fn update(
     shared: &Shared,
-    def: &Arc<ResourceDef>,
-    ns: Option<&str>,
-    name: &str,
-    body: &[u8],
+    target: &Target,
+    req: &Request<Bytes>,
 ) -> Result<Response<SimBody>, ApiError> {
-    let obj = parse_object(body)?;
-    let ns = namespace_for(def, ns, &obj)?;
-    if let Some(body_name) = obj
+    let def = &target.def;
+    let name = target.name.as_deref().unwrap_or_default();
+    let opts = WriteOptions::parse(req)?;
+    let obj = parse_object(req.body())?;
+    let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
+    check_name(&obj, name)?;
+    validation::validate(def, &obj)?;
+    let pre = match obj
         .get("metadata")
-        .and_then(|m| m.get("name"))
+        .and_then(|m| m.get("resourceVersion"))
         .and_then(Value::as_str)
-        && body_name != name
     {
-        return Err(ApiError::bad_request(
-            "the name of the object does not match the name on the URL",
-        ));
-    }
-    let record = shared.store.update(def, &ns, name, obj)?;
-    Ok(json_response(200, record.object()))
-}
-
-pub(super) fn patch(
-    shared: &Shared,
-    def: &Arc<ResourceDef>,
-    ns: Option<&str>,
-    name: &str,
-    body: &[u8],
-) -> Result<Response<SimBody>, ApiError> {
-    let patch: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("the patch is not valid JSON: {e}")))?;
-    if patch.is_array() {
-        return Err(ApiError::new(
-            415,
-            "UnsupportedMediaType",
-            "json patch is not supported by the simulator; use a merge patch",
-        ));
-    }
+        Some(rv) if !rv.is_empty() => Precondition::Revision(
+            rv.parse()
+                .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?,
+        ),
+        // Custom resources do not allow unconditional updates.
+        _ if !def.builtin => return Err(options::resource_version_required(def, name)),
+        _ => Precondition::None,
+    };
+    let writer = writer(def, target, &opts);
+    let sub = target.subresource.as_deref();
     let record = shared
         .store
-        .patch(def, ns.unwrap_or_default(), name, &patch)?;
+        .modify_with(def, &ns, name, pre, opts.dry_run, |old| {
+            let mut new = Value::Object(obj.clone());
+            write_rules::restrict(def, sub, &old, &mut new);
+            apply::record_update(Some(&old), &mut new, &writer);
+            as_map(new)
+        })?;
     Ok(json_response(200, record.object()))
 }
 
 pub(super) fn delete(
     shared: &Shared,
-    def: &Arc<ResourceDef>,
-    ns: Option<&str>,
-    name: &str,
+    target: &Target,
+    req: &Request<Bytes>,
 ) -> Result<Response<SimBody>, ApiError> {
-    let record = shared.store.delete(def, ns.unwrap_or_default(), name)?;
+    let def: &Arc<ResourceDef> = &target.def;
+    let name = target.name.as_deref().unwrap_or_default();
+    let opts = options::delete_options(req)?;
+    let record = shared.store.delete_with(
+        def,
+        target.namespace.as_deref().unwrap_or_default(),
+        name,
+        &opts,
+    )?;
     Ok(json_response(200, record.object()))
 }

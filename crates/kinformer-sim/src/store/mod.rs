@@ -2,6 +2,7 @@
 //! event log, all of whose entries are pre-serialized [`Record`]s.
 
 mod compaction;
+mod delete;
 mod metadata;
 mod partial;
 mod read;
@@ -18,9 +19,11 @@ use tokio::sync::watch;
 use crate::audit::Audit;
 use crate::resource::ResourceDef;
 
+pub(crate) use delete::DeleteOptions;
 pub(crate) use partial::partial_event_line;
 pub(crate) use read::{ListPage, ReadAt, ReadError};
 pub(crate) use record::{EventType, Meta, Record, RecordRef};
+pub(crate) use write::Precondition;
 
 /// One entry of a key's history.
 #[derive(Debug, Clone)]

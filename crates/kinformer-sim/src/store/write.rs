@@ -11,6 +11,7 @@ use crate::clock;
 use crate::resource::ResourceDef;
 use crate::rng::{self, Rng};
 use crate::status::ApiError;
+use crate::write_rules;
 
 /// What an update requires of the current object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub(crate) enum Precondition {
 }
 
 /// How many times an unconditional read-modify-write retries a lost race before giving up.
-const MAX_RETRIES: usize = 64;
+pub(super) const MAX_RETRIES: usize = 64;
 
 impl Store {
     /// Creates an object. The namespace comes from the path (or the object, when the path has none).
@@ -30,7 +31,19 @@ impl Store {
         &self,
         def: &Arc<ResourceDef>,
         namespace: Option<&str>,
+        obj: Map<String, Value>,
+    ) -> Result<RecordRef, ApiError> {
+        self.create_with(def, namespace, obj, false)
+    }
+
+    /// Creates an object, or with `dry_run` answers what would be created (without a
+    /// resourceVersion, as the API server answers) and writes nothing.
+    pub(crate) fn create_with(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: Option<&str>,
         mut obj: Map<String, Value>,
+        dry_run: bool,
     ) -> Result<RecordRef, ApiError> {
         let md = metadata_mut(&mut obj)?;
         let mut name = md
@@ -67,13 +80,19 @@ impl Store {
         };
         md.insert("creationTimestamp".into(), json!(clock::now_rfc3339()));
         md.remove("deletionTimestamp");
-        if obj.contains_key("spec") || !def.builtin {
+        md.remove("resourceVersion");
+        if write_rules::starts_generation(def, &obj) {
             metadata_mut(&mut obj)?.insert("generation".into(), json!(1));
         }
         let key = key_of(def, &ns, &name);
         let mut inner = self.write_lock();
         if current(&inner, def, &key).is_some() {
             return Err(ApiError::already_exists(def, &name));
+        }
+        if dry_run {
+            let uid = rng::uuid(&mut Rng::derive(self.salt, inner.uid_counter + 1));
+            metadata_mut(&mut obj)?.insert("uid".into(), json!(uid));
+            return Ok(Arc::new(Record::build(def, EventType::Added, 0, &mut obj)));
         }
         inner.uid_counter += 1;
         let uid = rng::uuid(&mut Rng::derive(self.salt, inner.uid_counter));
@@ -128,14 +147,14 @@ impl Store {
             // Labels and annotations: keep spec and status as stored bytes.
             return self.update_metadata(def, namespace, name, |md| {
                 let mut v = Value::Object(std::mem::take(md));
-                merge_patch(&mut v, md_patch);
+                crate::patch::merge::merge_patch(&mut v, md_patch);
                 if let Value::Object(m) = v {
                     *md = m;
                 }
             });
         }
         self.modify(def, namespace, name, pre, |mut current| {
-            merge_patch(&mut current, patch);
+            crate::patch::merge::merge_patch(&mut current, patch);
             match current {
                 Value::Object(m) => Ok(m),
                 _ => Err(ApiError::bad_request("the patch must be a JSON object")),
@@ -150,6 +169,21 @@ impl Store {
         namespace: &str,
         name: &str,
         pre: Precondition,
+        f: impl FnMut(Value) -> Result<Map<String, Value>, ApiError>,
+    ) -> Result<RecordRef, ApiError> {
+        self.modify_with(def, namespace, name, pre, false, f)
+    }
+
+    /// [`Store::modify`]; with `dry_run`, answers the object as it would be stored (at the current
+    /// resourceVersion) and writes nothing. A change that leaves the object as it is writes nothing
+    /// either and answers the stored object, as etcd's storage skips identical writes.
+    pub(crate) fn modify_with(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: &str,
+        name: &str,
+        pre: Precondition,
+        dry_run: bool,
         mut f: impl FnMut(Value) -> Result<Map<String, Value>, ApiError>,
     ) -> Result<RecordRef, ApiError> {
         let key = key_of(def, namespace, name);
@@ -162,7 +196,7 @@ impl Store {
                 return Err(ApiError::conflict(def, name));
             }
             let old_map = old.to_map();
-            let old_spec = old_map.get("spec").cloned();
+            let old_content = old_map.clone();
             let old_md = old_map
                 .get("metadata")
                 .cloned()
@@ -182,9 +216,29 @@ impl Store {
                     None => md.remove(f),
                 };
             }
-            if let Some(generation) = old_md.get("generation").and_then(Value::as_i64) {
-                let bump = i64::from(new.get("spec") != old_spec.as_ref());
-                metadata_mut(&mut new)?.insert("generation".into(), json!(generation + bump));
+            match old_md.get("generation").and_then(Value::as_i64) {
+                Some(generation) => {
+                    let bump = i64::from(write_rules::bumps_generation(def, &old_content, &new));
+                    metadata_mut(&mut new)?.insert("generation".into(), json!(generation + bump));
+                }
+                None => drop(metadata_mut(&mut new)?.remove("generation")),
+            }
+            new.remove("kind");
+            new.remove("apiVersion");
+            set_resource_version(&mut new, old.rev);
+            let mut unchanged = old_content;
+            unchanged.remove("kind");
+            unchanged.remove("apiVersion");
+            if new == unchanged {
+                return Ok(old);
+            }
+            if dry_run {
+                return Ok(Arc::new(Record::build(
+                    def,
+                    EventType::Modified,
+                    old.rev,
+                    &mut new,
+                )));
             }
             let mut inner = self.write_lock();
             match current(&inner, def, &key) {
@@ -206,40 +260,9 @@ impl Store {
         Err(ApiError::conflict(def, name))
     }
 
-    /// Deletes an object at once (no graceful period). Returns its last state at the delete's revision.
-    pub(crate) fn delete(
-        &self,
-        def: &Arc<ResourceDef>,
-        namespace: &str,
-        name: &str,
-    ) -> Result<RecordRef, ApiError> {
-        let key = key_of(def, namespace, name);
-        for _ in 0..MAX_RETRIES {
-            let old =
-                current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
-            let mut map = old.to_map();
-            let mut inner = self.write_lock();
-            match current(&inner, def, &key) {
-                Some(now) if now.rev == old.rev => {
-                    return Ok(self.commit(
-                        &mut inner,
-                        def,
-                        &key,
-                        EventType::Deleted,
-                        Some(old),
-                        &mut map,
-                    ));
-                }
-                Some(_) => {}
-                None => return Err(ApiError::not_found(def, name)),
-            }
-        }
-        Err(ApiError::conflict(def, name))
-    }
-
     /// Appends one revision. `obj` gets `metadata.resourceVersion`; the lock is held throughout so
     /// revisions reach the log in order.
-    fn commit(
+    pub(super) fn commit(
         &self,
         inner: &mut Inner,
         def: &Arc<ResourceDef>,
@@ -317,7 +340,9 @@ pub(crate) fn set_resource_version(obj: &mut Map<String, Value>, rev: u64) {
     }
 }
 
-fn metadata_mut(obj: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, ApiError> {
+pub(super) fn metadata_mut(
+    obj: &mut Map<String, Value>,
+) -> Result<&mut Map<String, Value>, ApiError> {
     obj.entry("metadata")
         .or_insert_with(|| json!({}))
         .as_object_mut()
@@ -344,37 +369,5 @@ fn metadata_only(patch: &Value) -> Option<&Value> {
     match (map.len(), map.get("metadata")) {
         (1, Some(md)) if md.is_object() => Some(md),
         _ => None,
-    }
-}
-
-/// RFC 7386 JSON merge patch. Strategic merge patches are applied the same way.
-pub(crate) fn merge_patch(target: &mut Value, patch: &Value) {
-    let Value::Object(patch_map) = patch else {
-        *target = patch.clone();
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(Map::new());
-    }
-    if let Value::Object(t) = target {
-        for (k, v) in patch_map {
-            if v.is_null() {
-                t.remove(k);
-            } else {
-                merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merge_patch_follows_rfc7386() {
-        let mut t = json!({"a": {"b": 1, "c": 2}, "d": [1]});
-        merge_patch(&mut t, &json!({"a": {"b": null, "e": 3}, "d": [2]}));
-        assert_eq!(t, json!({"a": {"c": 2, "e": 3}, "d": [2]}));
     }
 }

@@ -9,7 +9,7 @@ use kinformer_sim::{Churn, Sim, SimHandle};
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 
-struct Kubectl {
+pub(crate) struct Kubectl {
     dir: PathBuf,
 }
 
@@ -17,7 +17,7 @@ impl Kubectl {
     /// Writes the kubeconfig into a fresh directory; `None` (with a notice) when kubectl is
     /// missing on a developer's machine. Under CI (`CI` set) a missing kubectl fails the test:
     /// a conformance check that silently skips proves nothing.
-    fn new(sim: &SimHandle, tag: &str) -> Option<Self> {
+    pub(crate) fn new(sim: &SimHandle, tag: &str) -> Option<Self> {
         if std::process::Command::new("kubectl")
             .arg("version")
             .arg("--client")
@@ -41,7 +41,7 @@ impl Kubectl {
         Some(Self { dir })
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new("kubectl");
         cmd.arg("--kubeconfig")
             .arg(self.dir.join("kubeconfig"))
@@ -54,7 +54,7 @@ impl Kubectl {
     }
 
     /// Runs kubectl to completion (30 s at most) and returns stdout; panics with stderr on failure.
-    async fn run(&self, args: &[&str]) -> String {
+    pub(crate) async fn run(&self, args: &[&str]) -> String {
         let out = tokio::time::timeout(Duration::from_secs(30), self.command(args).output())
             .await
             .unwrap_or_else(|_| panic!("kubectl {args:?} timed out"))
@@ -67,7 +67,7 @@ impl Kubectl {
         String::from_utf8(out.stdout).unwrap()
     }
 
-    fn write(&self, name: &str, content: &str) -> PathBuf {
+    pub(crate) fn write(&self, name: &str, content: &str) -> PathBuf {
         let p = self.dir.join(name);
         std::fs::write(&p, content).unwrap();
         p
@@ -80,7 +80,7 @@ impl Drop for Kubectl {
     }
 }
 
-fn path_str(p: &Path) -> &str {
+pub(crate) fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
@@ -290,7 +290,9 @@ async fn kubectl_uses_aggregated_discovery() {
         "{discovery:?}"
     );
     assert!(
-        !discovery.iter().any(|p| p == "/api/v1" || p == "/apis/apps/v1"),
+        !discovery
+            .iter()
+            .any(|p| p == "/api/v1" || p == "/apis/apps/v1"),
         "legacy documents were fetched: {discovery:?}"
     );
 
@@ -299,10 +301,14 @@ async fn kubectl_uses_aggregated_discovery() {
         .await;
     let table = k.run(&["get", "deploy", "-A"]).await;
     assert!(
-        table.lines().any(|l| l.starts_with("default") && l.contains("web")),
+        table
+            .lines()
+            .any(|l| l.starts_with("default") && l.contains("web")),
         "{table}"
     );
-    let names = k.run(&["get", "deployments.apps", "-A", "-o", "name"]).await;
+    let names = k
+        .run(&["get", "deployments.apps", "-A", "-o", "name"])
+        .await;
     assert_eq!(names.trim(), "deployment.apps/web");
     assert_eq!(k.run(&["get", "wd", "-A", "-o", "name"]).await.trim(), "");
 }

@@ -1,0 +1,158 @@
+//! Deletes: at once (no graceful period or finalizers), with `DeleteOptions` preconditions and
+//! dry runs.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::write::{MAX_RETRIES, current};
+use super::{EventType, RecordRef, Store, key_of};
+use crate::resource::ResourceDef;
+use crate::status::ApiError;
+
+/// What a delete requires and whether it writes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DeleteOptions {
+    /// `preconditions.uid`: the object must have this uid.
+    pub(crate) uid: Option<String>,
+    /// `preconditions.resourceVersion`: the object must be at this version.
+    pub(crate) resource_version: Option<String>,
+    pub(crate) dry_run: bool,
+}
+
+impl Store {
+    /// Deletes an object at once (no graceful period). Returns its last state at the delete's revision.
+    pub(crate) fn delete(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: &str,
+        name: &str,
+    ) -> Result<RecordRef, ApiError> {
+        self.delete_with(def, namespace, name, &DeleteOptions::default())
+    }
+
+    /// [`Store::delete`] with preconditions (409 when one does not hold) and dry runs (the object
+    /// as it is, nothing written).
+    pub(crate) fn delete_with(
+        &self,
+        def: &Arc<ResourceDef>,
+        namespace: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<RecordRef, ApiError> {
+        let key = key_of(def, namespace, name);
+        for _ in 0..MAX_RETRIES {
+            let old =
+                current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
+            check_preconditions(def, name, &old, opts)?;
+            if opts.dry_run {
+                return Ok(old);
+            }
+            let mut map = old.to_map();
+            let mut inner = self.write_lock();
+            match current(&inner, def, &key) {
+                Some(now) if now.rev == old.rev => {
+                    return Ok(self.commit(
+                        &mut inner,
+                        def,
+                        &key,
+                        EventType::Deleted,
+                        Some(old),
+                        &mut map,
+                    ));
+                }
+                Some(_) => {}
+                None => return Err(ApiError::not_found(def, name)),
+            }
+        }
+        Err(ApiError::conflict(def, name))
+    }
+}
+
+fn check_preconditions(
+    def: &ResourceDef,
+    name: &str,
+    old: &RecordRef,
+    opts: &DeleteOptions,
+) -> Result<(), ApiError> {
+    let failed = |what: &str, wanted: &str, actual: &str| {
+        let resource = if def.group.is_empty() {
+            def.plural.clone()
+        } else {
+            format!("{}.{}", def.plural, def.group)
+        };
+        let mut e = ApiError::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {resource} \"{name}\": Precondition failed: {what} in precondition: {wanted}, {what} in object meta: {actual}"
+            ),
+        );
+        e.details = Some(json!({"name": name, "group": def.group, "kind": def.plural}));
+        e
+    };
+    if let Some(uid) = opts.uid.as_deref().filter(|u| *u != &*old.meta.uid) {
+        return Err(failed("UID", uid, &old.meta.uid));
+    }
+    let rev = old.rev.to_string();
+    if let Some(rv) = opts.resource_version.as_deref().filter(|rv| *rv != rev) {
+        return Err(failed("ResourceVersion", rv, &rev));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::resource::Registry;
+
+    #[test]
+    fn preconditions_and_dry_runs() {
+        let reg = Registry::default();
+        let def = reg.by_name("configmaps").unwrap();
+        let store = Store::new(1, 0);
+        let Value::Object(obj) = json!({"metadata": {"name": "c"}}) else {
+            unreachable!()
+        };
+        let created = store.create(&def, Some("ns"), obj).unwrap();
+        let wrong_uid = DeleteOptions {
+            uid: Some("x".into()),
+            ..Default::default()
+        };
+        let err = store.delete_with(&def, "ns", "c", &wrong_uid).unwrap_err();
+        assert_eq!(err.code, 409);
+        assert!(
+            err.message
+                .contains("Precondition failed: UID in precondition: x"),
+            "{}",
+            err.message
+        );
+        let stale = DeleteOptions {
+            resource_version: Some("1".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            store.delete_with(&def, "ns", "c", &stale).unwrap_err().code,
+            409
+        );
+        let dry = DeleteOptions {
+            dry_run: true,
+            uid: Some(created.meta.uid.to_string()),
+            ..Default::default()
+        };
+        let before = store.revision();
+        assert_eq!(
+            store.delete_with(&def, "ns", "c", &dry).unwrap().rev,
+            created.rev
+        );
+        assert_eq!(store.revision(), before, "a dry run writes nothing");
+        let exact = DeleteOptions {
+            resource_version: Some(created.rev.to_string()),
+            ..Default::default()
+        };
+        assert!(store.delete_with(&def, "ns", "c", &exact).is_ok());
+        assert_eq!(store.delete(&def, "ns", "c").unwrap_err().code, 404);
+    }
+}

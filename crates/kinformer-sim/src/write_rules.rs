@@ -1,0 +1,139 @@
+//! What a write may change, by resource and subresource: the status subresource's split of an
+//! object, and when `metadata.generation` counts a change.
+
+use serde_json::Value;
+
+use crate::resource::ResourceDef;
+
+/// Whether writes to the main resource leave `status` alone and `/status` writes only `status`.
+pub(crate) fn has_status_subresource(def: &ResourceDef) -> bool {
+    def.builtin
+        && matches!(
+            def.plural.as_str(),
+            "pods" | "namespaces" | "nodes" | "deployments"
+        )
+}
+
+/// Whether `sub` (a path's trailing segment) is served for `def`.
+pub(crate) fn serves_subresource(def: &ResourceDef, sub: &str) -> bool {
+    sub == "status" && has_status_subresource(def)
+}
+
+/// Takes from `old` what a write through `subresource` may not change: a main-resource write
+/// keeps the stored status, a status write keeps everything but the status (and the field owners,
+/// which the write itself records).
+pub(crate) fn restrict(def: &ResourceDef, subresource: Option<&str>, old: &Value, new: &mut Value) {
+    if !has_status_subresource(def) {
+        return;
+    }
+    let (Some(old_map), Some(new_map)) = (old.as_object(), new.as_object_mut()) else {
+        return;
+    };
+    if subresource == Some("status") {
+        let status = new_map.remove("status");
+        let managed = new_map
+            .get("metadata")
+            .and_then(|m| m.get("managedFields"))
+            .cloned();
+        *new_map = old_map.clone();
+        match status {
+            Some(s) => new_map.insert("status".into(), s),
+            None => new_map.remove("status"),
+        };
+        if let Some(md) = new_map.get_mut("metadata").and_then(Value::as_object_mut) {
+            match managed {
+                Some(m) => md.insert("managedFields".into(), m),
+                None => md.remove("managedFields"),
+            };
+        }
+    } else {
+        match old_map.get("status") {
+            Some(s) => new_map.insert("status".into(), s.clone()),
+            None => new_map.remove("status"),
+        };
+    }
+}
+
+/// Whether a new object starts counting generations (at 1): built-ins with a spec, except
+/// Leases, and every custom resource.
+pub(crate) fn starts_generation(def: &ResourceDef, obj: &serde_json::Map<String, Value>) -> bool {
+    if def.builtin {
+        obj.contains_key("spec") && def.plural != "leases"
+    } else {
+        true
+    }
+}
+
+/// Whether an update from `old` to `new` bumps the generation: a built-in's spec changed; for a
+/// custom resource, anything but its metadata.
+pub(crate) fn bumps_generation(
+    def: &ResourceDef,
+    old: &serde_json::Map<String, Value>,
+    new: &serde_json::Map<String, Value>,
+) -> bool {
+    if def.builtin {
+        return old.get("spec") != new.get("spec");
+    }
+    let content = |m: &serde_json::Map<String, Value>| {
+        m.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "metadata" | "kind" | "apiVersion"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<serde_json::Map<String, Value>>()
+    };
+    content(old) != content(new)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::resource::Registry;
+
+    #[test]
+    fn status_and_main_writes_split_the_object() {
+        let reg = Registry::default();
+        let deploy = reg.by_name("deployments").unwrap();
+        let old = json!({"metadata": {"name": "d", "labels": {"a": "1"}}, "spec": {"replicas": 1}, "status": {"replicas": 1}});
+        let mut main = json!({"metadata": {"name": "d", "labels": {"a": "2"}}, "spec": {"replicas": 3}, "status": {"replicas": 9}});
+        restrict(&deploy, None, &old, &mut main);
+        assert_eq!(
+            main,
+            json!({"metadata": {"name": "d", "labels": {"a": "2"}}, "spec": {"replicas": 3}, "status": {"replicas": 1}})
+        );
+        let mut status = json!({"metadata": {"name": "d", "labels": {"a": "3"}}, "spec": {"replicas": 5}, "status": {"observedGeneration": 2}});
+        restrict(&deploy, Some("status"), &old, &mut status);
+        assert_eq!(
+            status,
+            json!({"metadata": {"name": "d", "labels": {"a": "1"}}, "spec": {"replicas": 1}, "status": {"observedGeneration": 2}})
+        );
+        let cm = reg.by_name("configmaps").unwrap();
+        let mut plain = json!({"status": "kept"});
+        restrict(&cm, None, &old, &mut plain);
+        assert_eq!(plain, json!({"status": "kept"}));
+        assert!(serves_subresource(&deploy, "status") && !serves_subresource(&cm, "status"));
+    }
+
+    #[test]
+    fn generation_counts_spec_changes() {
+        let reg = Registry::default();
+        let deploy = reg.by_name("deployments").unwrap();
+        let m = |v: Value| v.as_object().unwrap().clone();
+        let old = m(json!({"metadata": {"labels": {}}, "spec": {"replicas": 1}, "status": {}}));
+        assert!(!bumps_generation(
+            &deploy,
+            &old,
+            &m(json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 1}}))
+        ));
+        assert!(bumps_generation(
+            &deploy,
+            &old,
+            &m(json!({"spec": {"replicas": 2}}))
+        ));
+        assert!(starts_generation(&deploy, &old));
+        assert!(!starts_generation(
+            &reg.by_name("configmaps").unwrap(),
+            &m(json!({"data": {}}))
+        ));
+    }
+}

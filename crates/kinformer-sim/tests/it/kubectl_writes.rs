@@ -1,0 +1,181 @@
+//! kubectl's writes against the simulator over TLS with a token: server-side apply with its
+//! conflicts, the three patch types, a server-side dry run, and Leases. Skipped, with a notice,
+//! only when kubectl is not installed and `CI` is not set.
+
+use std::time::Duration;
+
+use kinformer_sim::Sim;
+
+use crate::kubectl::{Kubectl, path_str};
+
+const APPLIED: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: default\ndata:\n  k: one\n";
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: app\n        image: app:1\n      - name: side\n        image: side:1\n";
+
+/// Runs kubectl and returns whether it succeeded, with stderr.
+async fn attempt(k: &Kubectl, args: &[&str]) -> (bool, String) {
+    let out = tokio::time::timeout(Duration::from_secs(30), k.command(args).output())
+        .await
+        .unwrap_or_else(|_| panic!("kubectl {args:?} timed out"))
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn kubectl_apply_patch_dry_run_and_leases() {
+    let sim = Sim::builder()
+        .tls(true)
+        .token("writes-token")
+        .start()
+        .await
+        .unwrap();
+    let Some(k) = Kubectl::new(&sim, "writes") else {
+        return;
+    };
+    let file = k.write("applied.yaml", APPLIED);
+    let out = k
+        .run(&[
+            "apply",
+            "--server-side",
+            "--validate=false",
+            "-f",
+            path_str(&file),
+        ])
+        .await;
+    assert!(
+        out.contains("configmap/applied serverside-applied"),
+        "{out}"
+    );
+    let managers = k
+        .run(&[
+            "get",
+            "cm",
+            "applied",
+            "--show-managed-fields",
+            "-o",
+            "jsonpath={.metadata.managedFields[*].manager}/{.metadata.managedFields[*].operation}",
+        ])
+        .await;
+    assert_eq!(managers, "kubectl/Apply");
+    let changed = k.write("changed.yaml", &APPLIED.replace("k: one", "k: two"));
+    let (ok, err) = attempt(
+        &k,
+        &[
+            "apply",
+            "--server-side",
+            "--validate=false",
+            "--field-manager=other",
+            "-f",
+            path_str(&changed),
+        ],
+    )
+    .await;
+    assert!(
+        !ok && err.contains("conflict with \"kubectl\"") && err.contains(".data.k"),
+        "{err}"
+    );
+    k.run(&[
+        "apply",
+        "--server-side",
+        "--validate=false",
+        "--field-manager=other",
+        "--force-conflicts",
+        "-f",
+        path_str(&changed),
+    ])
+    .await;
+    assert_eq!(
+        k.run(&["get", "cm", "applied", "-o", "jsonpath={.data.k}"])
+            .await,
+        "two"
+    );
+
+    k.run(&[
+        "patch",
+        "cm",
+        "applied",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"add","path":"/data/j","value":"json"}]"#,
+    ])
+    .await;
+    k.run(&[
+        "patch",
+        "cm",
+        "applied",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"data":{"m":"merge"}}"#,
+    ])
+    .await;
+    assert_eq!(
+        k.run(&["get", "cm", "applied", "-o", "jsonpath={.data.j}/{.data.m}"])
+            .await,
+        "json/merge"
+    );
+    let (ok, err) = attempt(
+        &k,
+        &[
+            "patch",
+            "cm",
+            "applied",
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"test","path":"/data/k","value":"nope"}]"#,
+        ],
+    )
+    .await;
+    assert!(!ok && err.contains("test failed"), "{err}");
+
+    let deploy = k.write("deploy.yaml", DEPLOYMENT);
+    k.run(&["create", "--validate=false", "-f", path_str(&deploy)])
+        .await;
+    k.run(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type",
+        "strategic",
+        "-p",
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app:2"}]}}}}"#,
+    ])
+    .await;
+    let images = k
+        .run(&[
+            "get",
+            "deployment",
+            "web",
+            "-o",
+            "jsonpath={.spec.template.spec.containers[*].image}",
+        ])
+        .await;
+    assert_eq!(images, "app:2 side:1", "containers merge by name");
+
+    let dry = k.write("dry.yaml", &APPLIED.replace("name: applied", "name: dry"));
+    let out = k
+        .run(&[
+            "create",
+            "--validate=false",
+            "--dry-run=server",
+            "-f",
+            path_str(&dry),
+        ])
+        .await;
+    assert!(
+        out.contains("configmap/dry created (server dry run)"),
+        "{out}"
+    );
+    let (found, _) = attempt(&k, &["get", "cm", "dry"]).await;
+    assert!(!found, "a server-side dry run creates nothing");
+
+    let lease = k.write("lease.yaml", "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: leader\n  namespace: default\nspec:\n  holderIdentity: one\n  leaseDurationSeconds: 15\n");
+    k.run(&["create", "--validate=false", "-f", path_str(&lease)])
+        .await;
+    let leases = k.run(&["get", "lease", "-A", "-o", "name"]).await;
+    assert_eq!(leases.trim(), "lease.coordination.k8s.io/leader");
+}
