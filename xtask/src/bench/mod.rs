@@ -13,7 +13,7 @@
 //! Every run but `--scale` ends with the many-informers run: 500 namespace-scoped informers and
 //! one cluster-wide one on one client against a sim at kube-apiserver's stream limit, kinformer
 //! beside kube-rs (`--informers` runs only that; `--informer-count N` changes the 500;
-//! `--no-informers` skips it).
+//! `--no-informers` skips it). `--no-build` runs the release binaries already built.
 //!
 //! `cargo xtask bench profile [--pods N] [--modes a,b]` profiles the initial sync under callgrind
 //! into `target/bench/profile.md`.
@@ -57,6 +57,8 @@ pub(crate) struct Options {
     pub(crate) many_informers: bool,
     /// Namespace-scoped informers in the many-informers run (plus one cluster-wide).
     pub(crate) informers: usize,
+    /// Use the release binaries already built (`--no-build`).
+    pub(crate) build: bool,
 }
 
 /// kinformer in each cache mode, kube-rs with its defaults and stripping managedFields, and the
@@ -89,6 +91,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         shapes: vec!["realistic".to_owned(), "small".to_owned()],
         many_informers: true,
         informers: 500,
+        build: true,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -123,6 +126,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 options.many_informers = true;
             }
             "--no-informers" => options.many_informers = false,
+            "--no-build" => options.build = false,
             "--informer-count" => {
                 options.informers = value()?
                     .parse()
@@ -172,7 +176,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         _ => {}
     }
     let mut options = parse(args)?;
-    build_release()?;
+    if options.build {
+        build_release()?;
+    }
     options.load_at_start = report::load_average();
     std::fs::create_dir_all(&options.out_dir).map_err(|e| format!("creating output dir: {e}"))?;
     let mut sections = Vec::new();
