@@ -1,7 +1,8 @@
 //! The controller pattern: informer -> rate-limited workqueue -> two workers reconciling configmaps.
 //!
 //! Reconciling a configmap stamps the annotation `example.kinformer.dev/reconciled` with its
-//! `data` size, through the REST client. The stamp itself comes back as an update, is seen to be
+//! `data` size, by a server-side apply of that one annotation through the typed `Api`, as the
+//! controller's own field manager. The stamp itself comes back as an update, is seen to be
 //! current, and is not written again: reconciliation is idempotent, as a controller's must be.
 //!
 //! The informer and the queue report to one Prometheus registry, printed at the end as a
@@ -13,10 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer::core::{ApiResource, DeletedState, StoreRead as _, object_key};
+use kinformer::api::{Api, Patch, PatchParams};
+use kinformer::core::{ApiResource, DeletedState, ObjectMeta, StoreRead as _, object_key};
 use kinformer::informer::{Config, HandlerFns, InformerMetrics, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
-use kinformer::rest::{Client, PatchType, RestClient};
+use kinformer::rest::Client;
 use kinformer::sim::Sim;
 use kinformer::workqueue::{
     PrometheusMetrics, QueueConfig, RateLimitingQueue, default_controller_rate_limiter,
@@ -25,6 +27,8 @@ use kinformer_examples::connect;
 use prometheus_client::registry::Registry;
 
 const ANNOTATION: &str = "example.kinformer.dev/reconciled";
+/// The field manager this controller applies as: it owns the annotation, nothing else.
+const MANAGER: &str = "configmap-stamper";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -155,14 +159,19 @@ async fn reconcile(
     ) else {
         return Ok(false);
     };
-    let patch = serde_json::json!({"metadata": {"annotations": {ANNOTATION: stamp(&cm)}}});
-    RestClient::new(client.clone(), "", "v1")
-        .patch(PatchType::Merge)
-        .namespace(ns)
-        .resource("configmaps")
-        .name(name)
-        .json_body(&patch)
-        .do_raw()
+    // The apply names only the field this controller owns; the rest of the object is left to
+    // whoever manages it.
+    let desired = ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            annotations: Some([(ANNOTATION.to_owned(), stamp(&cm))].into()),
+            ..ObjectMeta::default()
+        },
+        ..ConfigMap::default()
+    };
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), ns);
+    configmaps
+        .patch(name, &PatchParams::apply(MANAGER), &Patch::Apply(&desired))
         .await?;
     Ok(true)
 }

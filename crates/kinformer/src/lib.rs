@@ -11,8 +11,9 @@
 //!
 //! The building blocks are re-exported: [`core`] (objects, options, watch events, deltas, store
 //! traits), [`selector`], [`pager`], [`indexer`], [`deltafifo`], [`reflector`], and with feature
-//! `rest` the REST client, `listwatch` and `discovery` (resource names as kubectl accepts them,
-//! kinds to resources), with `sim` the simulator.
+//! `rest` the REST client, `api` (`Api<K>`: typed get, list, create, replace, patch and
+//! server-side apply, delete, status and scale), `listwatch` and `discovery` (resource names as
+//! kubectl accepts them, kinds to resources), with `sim` the simulator.
 //!
 //! # Examples
 //! A small controller: an informer turns changes into keys on a rate-limited work queue, and
@@ -78,7 +79,8 @@
 //! ```
 //!
 //! # Feature flags
-//! - `rest` (default): the REST client, as `kinformer::rest`, the informer factory, and
+//! - `rest` (default): the REST client, as `kinformer::rest`, the typed resource API
+//!   (`Api<K>`, `Patch`, `retry_on_conflict`), as `kinformer::api`, the informer factory, and
 //!   discovery with a REST mapper, as `kinformer::discovery`.
 //! - `sim`: the in-process API server, as `kinformer::sim`.
 //! - `prometheus`: `workqueue::PrometheusMetrics` and `informer::InformerMetrics` (over
@@ -92,6 +94,9 @@
 #![doc(test(attr(deny(warnings))))]
 
 // The public interface is:
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use kinformer_api as api;
 pub use kinformer_core as core;
 pub use kinformer_deltafifo as deltafifo;
 #[cfg(feature = "rest")]
