@@ -3,6 +3,7 @@
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_api::{Api, DeleteParams, Either, Error, PostParams};
 use kinformer_core::ListOptions;
+use kinformer_sim::{Fault, FaultKind};
 
 use crate::common::{NS, configmap, configmaps, rv, sim};
 
@@ -155,4 +156,27 @@ async fn one_namespaced_object_through_api_all_is_refused_unsent() {
         Err(Error::Usage(_))
     ));
     assert!(sim.requests().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_refused_write_is_forbidden_and_other_failures_keep_the_rest_error() {
+    let (sim, client) = sim().await;
+    let api = configmaps(&client);
+    sim.add_faults([Fault::new(FaultKind::status(403))
+        .verbs(["create"])
+        .count(1)])
+        .await;
+    let err = api
+        .create(&PostParams::default(), &configmap("a", &[]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Forbidden(_)), "{err:?}");
+
+    sim.add_faults([Fault::new(FaultKind::status(500)).verbs(["get"]).count(1)])
+        .await;
+    let err = api.get("a").await.unwrap_err();
+    let Error::Api(rest) = &err else {
+        panic!("expected Error::Api, got {err:?}");
+    };
+    assert!(rest.is_internal_error());
 }
