@@ -70,10 +70,10 @@ where
                 let rv = reflector.resource_version_handle();
                 inner.set_resource_version_source(Box::new(move || rv.get()));
                 let mut reflector_stop = stop.clone();
-                let reflector = reflector.run_until(async move {
+                let reflector = Box::pin(reflector.run_until(async move {
                     // An error means the informer is gone: stop as well.
                     drop(reflector_stop.wait_for(|stop| *stop).await);
-                });
+                }));
                 run_loop(inner, queue, written, reflector, stop, metrics).await;
             }
             .instrument(span),

@@ -82,8 +82,10 @@ where
 
     async fn step(&mut self, phase: Phase<K, L>) -> Phase<K, L> {
         match phase {
-            Phase::Sync => self.sync().await,
-            Phase::OpenWatch => self.open_watch().await,
+            // Listing and opening a watch are rare and their futures large (the request, the
+            // pager, the decoder): boxed, they do not inflate what an idle watch keeps.
+            Phase::Sync => Box::pin(self.sync()).await,
+            Phase::OpenWatch => Box::pin(self.open_watch()).await,
             Phase::Watch {
                 stream,
                 propagate_rv,

@@ -48,7 +48,15 @@ fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender
                     .unwrap();
                 }
             };
-            run_loop(parts.inner, queue, written, reflector, parts.stop, None).await;
+            run_loop(
+                parts.inner,
+                queue,
+                written,
+                Box::pin(reflector),
+                parts.stop,
+                None,
+            )
+            .await;
         })
     });
     let informer = SharedIndexInformer::from_parts(
