@@ -29,6 +29,8 @@
 //!   connection and serves the same store on the same port after a pause; with
 //!   [`SimBuilder::audit`], [`SimHandle::audit`] lists every write's identity and labels, even
 //!   after compaction, so a test can tell which deletes really happened.
+//! - **Proxies**, in [`proxy`]: an HTTP `CONNECT` proxy (optionally over TLS, with credentials) and
+//!   a SOCKS5 proxy on loopback, each recording the tunnels it opened and the bytes it relayed.
 //!
 //! # The control API
 //!
@@ -98,6 +100,7 @@ mod http;
 mod kubeconfig;
 mod managed_fields;
 mod patch;
+pub mod proxy;
 mod resource;
 mod rng;
 mod select;

@@ -6,7 +6,6 @@ mod exec;
 mod kubeconfig_fields;
 mod limits;
 mod oidc;
-mod proxies;
 mod proxy;
 mod secrets;
 mod server;

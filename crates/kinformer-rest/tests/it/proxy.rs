@@ -10,8 +10,9 @@ use kinformer_core::ListOptions;
 use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, ProxyEnv, RestClient};
 use kinformer_sim::{Sim, SimHandle};
 
-use crate::proxies::{HttpProxyOptions, PROXY_ONLY_HOST, TestProxy, http_proxy, socks5_proxy};
-use crate::server::{Handler, Options, Pki, respond, serve, tls_acceptor};
+use kinformer_sim::proxy::{HttpProxy, PROXY_ONLY_HOST, ProxyHandle, Socks5Proxy};
+
+use crate::server::{Handler, Options, respond, serve};
 use crate::tls::chain;
 use crate::transport::get_cm;
 
@@ -61,15 +62,15 @@ fn sim_ca(sim: &SimHandle) -> Vec<u8> {
 #[tokio::test]
 async fn http_connect_proxy_carries_tls_and_http2() {
     let sim = tls_sim().await;
-    let proxy = http_proxy(HttpProxyOptions {
-        require_authorization: Some("Basic YWxpY2U6czNjcmV0"),
-        ..HttpProxyOptions::default()
-    })
-    .await;
+    let proxy = HttpProxy::new()
+        .credentials("alice", "s3cret")
+        .start()
+        .await
+        .unwrap();
     let config =
-        kubeconfig_with_proxy(&sim, &format!("http://alice:s3cret@{}", proxy.addr)).unwrap();
+        kubeconfig_with_proxy(&sim, &format!("http://alice:s3cret@{}", proxy.addr())).unwrap();
     list_and_multiplex(&sim, &config).await;
-    let heads = proxy.seen();
+    let heads = proxy.requests();
     assert_eq!(heads.len(), 1, "one tunnel: {heads:?}");
     assert!(
         heads[0].starts_with(&format!("CONNECT {} HTTP/1.1\r\n", sim.addr())),
@@ -81,13 +82,13 @@ async fn http_connect_proxy_carries_tls_and_http2() {
 #[tokio::test]
 async fn an_http_proxy_refusing_connect_is_a_transport_error() {
     let sim = tls_sim().await;
-    let proxy = http_proxy(HttpProxyOptions {
-        require_authorization: Some("Basic YWxpY2U6czNjcmV0"),
-        ..HttpProxyOptions::default()
-    })
-    .await;
+    let proxy = HttpProxy::new()
+        .credentials("alice", "s3cret")
+        .start()
+        .await
+        .unwrap();
     let config =
-        kubeconfig_with_proxy(&sim, &format!("http://alice:wrong@{}", proxy.addr)).unwrap();
+        kubeconfig_with_proxy(&sim, &format!("http://alice:wrong@{}", proxy.addr())).unwrap();
     let pods = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
     let err = pods.get().resource("pods").list::<Pod>().await.unwrap_err();
     assert!(err.is_transport(), "{err:?}");
@@ -102,27 +103,31 @@ async fn an_http_proxy_refusing_connect_is_a_transport_error() {
 #[tokio::test]
 async fn socks5_proxy_carries_tls_and_http2() {
     let sim = tls_sim().await;
-    let proxy = socks5_proxy(None).await;
-    let config = kubeconfig_with_proxy(&sim, &format!("socks5://{}", proxy.addr)).unwrap();
+    let proxy = Socks5Proxy::new().start().await.unwrap();
+    let config = kubeconfig_with_proxy(&sim, &format!("socks5://{}", proxy.addr())).unwrap();
     list_and_multiplex(&sim, &config).await;
-    assert_eq!(proxy.seen(), [sim.addr().to_string()]);
+    assert_eq!(proxy.connects(), [sim.addr().to_string()]);
 }
 
 #[tokio::test]
 async fn socks5_credentials_are_checked() {
     let sim = tls_sim().await;
-    let proxy = socks5_proxy(Some(("alice", "s3cret"))).await;
+    let proxy = Socks5Proxy::new()
+        .credentials("alice", "s3cret")
+        .start()
+        .await
+        .unwrap();
     let good =
-        kubeconfig_with_proxy(&sim, &format!("socks5://alice:s3cret@{}", proxy.addr)).unwrap();
+        kubeconfig_with_proxy(&sim, &format!("socks5://alice:s3cret@{}", proxy.addr())).unwrap();
     list_and_multiplex(&sim, &good).await;
 
     for (url, says) in [
         (
-            format!("socks5://alice:wrong@{}", proxy.addr),
+            format!("socks5://alice:wrong@{}", proxy.addr()),
             "authentication failed",
         ),
         (
-            format!("socks5://{}", proxy.addr),
+            format!("socks5://{}", proxy.addr()),
             "requires authentication",
         ),
     ] {
@@ -133,7 +138,7 @@ async fn socks5_credentials_are_checked() {
         assert!(text.contains(says) && !text.contains("wrong"), "{text}");
     }
     assert_eq!(
-        proxy.seen().len(),
+        proxy.connects().len(),
         1,
         "only the good credentials got a connection"
     );
@@ -144,19 +149,8 @@ async fn socks5_credentials_are_checked() {
 #[tokio::test]
 async fn https_proxy_carries_tls_and_http2() {
     let sim = tls_sim().await;
-    let proxy_pki = Pki::new("proxy-ca");
-    let acceptor = tls_acceptor(&Options {
-        tls: Some(proxy_pki.leaf(&["127.0.0.1"])),
-        http1_only: true,
-        ..Options::default()
-    });
-    let proxy = http_proxy(HttpProxyOptions {
-        tls: acceptor,
-        ..HttpProxyOptions::default()
-    })
-    .await;
-    let url = format!("https://{}", proxy.addr);
-    let mut config = kubeconfig_with_proxy(&sim, &url).unwrap();
+    let proxy = HttpProxy::new().tls(true).start().await.unwrap();
+    let mut config = kubeconfig_with_proxy(&sim, proxy.url()).unwrap();
     // Trusting only the sim's CA, the proxy's certificate is refused.
     let err = get_cm(&config).await.unwrap_err();
     assert!(err.is_transport(), "{err:?}");
@@ -165,21 +159,21 @@ async fn https_proxy_carries_tls_and_http2() {
         "{}",
         chain(&err)
     );
-    assert!(proxy.seen().is_empty());
+    assert!(proxy.requests().is_empty());
 
     let mut roots = sim_ca(&sim);
-    roots.extend_from_slice(proxy_pki.ca_pem.as_bytes());
+    roots.extend_from_slice(proxy.ca_pem().unwrap().as_bytes());
     config.root_ca = Some(roots);
     list_and_multiplex(&sim, &config).await;
-    assert_eq!(proxy.seen().len(), 1);
-    assert!(proxy.seen()[0].starts_with("CONNECT "));
+    assert_eq!(proxy.connects().len(), 1);
+    assert!(proxy.requests()[0].starts_with("CONNECT "));
 }
 
 /// A server name only the proxy resolves, reached through `HTTPS_PROXY`.
-async fn through_https_proxy_env(sim: &SimHandle, proxy: &TestProxy, scheme: &str) {
+async fn through_https_proxy_env(sim: &SimHandle, proxy: &ProxyHandle) {
     let url = format!("https://{PROXY_ONLY_HOST}:{}", sim.addr().port());
     let env = ProxyEnv::from_vars([
-        ("https_proxy", format!("{scheme}://{}", proxy.addr)),
+        ("https_proxy", proxy.url().to_owned()),
         ("NO_PROXY", "10.0.0.0/8,.svc,localhost".to_owned()),
     ]);
     let mut config = Config::new(url.parse().unwrap()).proxy_env(env);
@@ -192,20 +186,21 @@ async fn through_https_proxy_env(sim: &SimHandle, proxy: &TestProxy, scheme: &st
 #[tokio::test]
 async fn https_proxy_from_the_environment_resolves_the_server_name() {
     let sim = tls_sim().await;
-    let proxy = http_proxy(HttpProxyOptions::default()).await;
-    through_https_proxy_env(&sim, &proxy, "http").await;
+    let proxy = HttpProxy::new().start().await.unwrap();
+    through_https_proxy_env(&sim, &proxy).await;
     let target = format!("{PROXY_ONLY_HOST}:{}", sim.addr().port());
     assert!(
-        proxy.seen()[0].starts_with(&format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n")),
+        proxy.requests()[0]
+            .starts_with(&format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n")),
         "{:?}",
-        proxy.seen()
+        proxy.requests()
     );
 
     let sim = tls_sim().await;
-    let socks = socks5_proxy(None).await;
-    through_https_proxy_env(&sim, &socks, "socks5").await;
+    let socks = Socks5Proxy::new().start().await.unwrap();
+    through_https_proxy_env(&sim, &socks).await;
     assert_eq!(
-        socks.seen(),
+        socks.connects(),
         [format!("{PROXY_ONLY_HOST}:{}", sim.addr().port())],
         "the name goes to the proxy unresolved"
     );
@@ -214,24 +209,24 @@ async fn https_proxy_from_the_environment_resolves_the_server_name() {
 #[tokio::test]
 async fn environment_proxies_skip_loopback_and_yield_to_proxy_url() {
     let sim = tls_sim().await;
-    let env_proxy = http_proxy(HttpProxyOptions::default()).await;
-    let env = || ProxyEnv::from_vars([("HTTPS_PROXY", format!("http://{}", env_proxy.addr))]);
+    let env_proxy = HttpProxy::new().start().await.unwrap();
+    let env = || ProxyEnv::from_vars([("HTTPS_PROXY", format!("http://{}", env_proxy.addr()))]);
 
     // The sim is on 127.0.0.1: never proxied from the environment.
     let mut direct = Config::new(sim.url().parse().unwrap()).proxy_env(env());
     direct.root_ca = Some(sim_ca(&sim));
     list_and_multiplex(&sim, &direct).await;
-    assert!(env_proxy.seen().is_empty());
+    assert!(env_proxy.requests().is_empty());
 
     // proxy-url applies to every request, loopback included, and wins over the environment.
     let sim = tls_sim().await;
-    let socks = socks5_proxy(None).await;
-    let config = kubeconfig_with_proxy(&sim, &format!("socks5://{}", socks.addr))
+    let socks = Socks5Proxy::new().start().await.unwrap();
+    let config = kubeconfig_with_proxy(&sim, &format!("socks5://{}", socks.addr()))
         .unwrap()
         .proxy_env(env());
     list_and_multiplex(&sim, &config).await;
-    assert_eq!(socks.seen().len(), 1);
-    assert!(env_proxy.seen().is_empty());
+    assert_eq!(socks.connects().len(), 1);
+    assert!(env_proxy.requests().is_empty());
 }
 
 #[tokio::test]
@@ -240,11 +235,11 @@ async fn http_servers_go_through_http_proxies_in_absolute_form() {
         r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"ns"}}"#;
     let handler: Handler = Arc::new(|_req| respond(200, CM));
     let plain = serve(Options::default(), handler).await;
-    let proxy = http_proxy(HttpProxyOptions::default()).await;
+    let proxy = HttpProxy::new().start().await.unwrap();
     let mut config = Config::new(plain.url("http"));
-    config.proxy_url = Some(format!("http://user:pw@{}", proxy.addr));
+    config.proxy_url = Some(format!("http://user:pw@{}", proxy.addr()));
     get_cm(&config).await.unwrap();
-    let forwarded = &proxy.seen()[0];
+    let forwarded = &proxy.requests()[0];
     assert!(
         forwarded.starts_with(&format!(
             "GET http://{}/api/v1/namespaces/ns/configmaps/cm HTTP/1.1\r\n",
@@ -256,11 +251,15 @@ async fn http_servers_go_through_http_proxies_in_absolute_form() {
         forwarded.contains("proxy-authorization: Basic dXNlcjpwdw==\r\n"),
         "{forwarded}"
     );
+    // The server gets it in origin form, without the proxy's credentials.
+    let received = plain.seen().last().unwrap().clone();
+    assert_eq!(received.uri, "/api/v1/namespaces/ns/configmaps/cm");
+    assert!(received.headers.get("proxy-authorization").is_none());
     // Through SOCKS5 the requests are the server's own.
-    let socks = socks5_proxy(None).await;
-    config.proxy_url = Some(format!("socks5://{}", socks.addr));
+    let socks = Socks5Proxy::new().start().await.unwrap();
+    config.proxy_url = Some(format!("socks5://{}", socks.addr()));
     get_cm(&config).await.unwrap();
-    assert_eq!(socks.seen(), [plain.addr.to_string()]);
+    assert_eq!(socks.connects(), [plain.addr.to_string()]);
     assert_eq!(
         plain.seen().last().unwrap().uri,
         "/api/v1/namespaces/ns/configmaps/cm"
