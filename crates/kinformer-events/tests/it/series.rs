@@ -1,0 +1,199 @@
+//! Events and series as the API server stores them: one create, then patches of the series.
+
+use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kinformer_events::{Config, EventType, Regarding};
+use kinformer_rest::RestClient;
+
+use crate::{CONTROLLER, client, count, event_writes, events, pod, recorder, sim, until};
+
+#[tokio::test(start_paused = true)]
+async fn an_event_is_created_with_the_fields_client_go_sets() {
+    let sim = sim().await;
+    let recorder = recorder(&sim, Config::default());
+    let node = Node {
+        metadata: ObjectMeta {
+            name: Some("node-1".into()),
+            ..ObjectMeta::default()
+        },
+        ..Node::default()
+    };
+    recorder.event(
+        Regarding::from(&pod("web-0")).with_related(&node),
+        EventType::Normal,
+        "Scheduled",
+        "Binding",
+        "assigned shop/web-0 to node-1",
+    );
+    until(&recorder, |stats| stats.written == 1).await;
+
+    let events = events(&sim, "shop").await;
+    assert_eq!(events.len(), 1);
+    let event = &events[0];
+    let name = event.metadata.name.as_deref().unwrap();
+    let (prefix, hex) = name.split_once('.').unwrap();
+    assert_eq!(prefix, "web-0");
+    assert!(u128::from_str_radix(hex, 16).is_ok(), "{name}");
+    assert_eq!(event.type_.as_deref(), Some("Normal"));
+    assert_eq!(event.reason.as_deref(), Some("Scheduled"));
+    assert_eq!(event.action.as_deref(), Some("Binding"));
+    assert_eq!(event.note.as_deref(), Some("assigned shop/web-0 to node-1"));
+    assert_eq!(event.reporting_controller.as_deref(), Some(CONTROLLER));
+    assert_eq!(
+        event.reporting_instance.as_deref(),
+        Some("web-controller-0")
+    );
+    assert!(event.event_time.is_some());
+    assert!(event.series.is_none());
+    let regarding = event.regarding.as_ref().unwrap();
+    assert_eq!(
+        (regarding.api_version.as_deref(), regarding.kind.as_deref()),
+        (Some("v1"), Some("Pod"))
+    );
+    assert_eq!(regarding.uid.as_deref(), Some("uid-web-0"));
+    assert_eq!(regarding.namespace.as_deref(), Some("shop"));
+    let related = event.related.as_ref().unwrap();
+    assert_eq!(
+        (related.kind.as_deref(), related.name.as_deref()),
+        (Some("Node"), Some("node-1"))
+    );
+    assert_eq!(event_writes(&sim).await, ["POST 201"]);
+    recorder.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_repeat_becomes_a_series_patched_in_place() {
+    let sim = sim().await;
+    let recorder = recorder(&sim, Config::default());
+    let web = pod("web-0");
+    recorder.event(
+        &web,
+        EventType::Warning,
+        "BackOff",
+        "Restarting",
+        "back-off 1",
+    );
+    until(&recorder, |stats| stats.written == 1).await;
+    let first = events(&sim, "shop").await.remove(0);
+
+    recorder.event(
+        &web,
+        EventType::Warning,
+        "BackOff",
+        "Restarting",
+        "back-off 2",
+    );
+    until(&recorder, |stats| stats.written == 2).await;
+    let events_now = events(&sim, "shop").await;
+    assert_eq!(events_now.len(), 1, "a repeat is no new event");
+    let series = &events_now[0];
+    assert_eq!(series.metadata.name, first.metadata.name);
+    assert_eq!(count(series), Some(2));
+    let observed = series.series.as_ref().unwrap().last_observed_time.0;
+    assert!(observed >= first.event_time.as_ref().unwrap().0);
+    assert_eq!(
+        series.note.as_deref(),
+        Some("back-off 1"),
+        "the first note stays"
+    );
+    assert_eq!(series.event_time, first.event_time);
+
+    recorder.event(
+        &web,
+        EventType::Warning,
+        "BackOff",
+        "Restarting",
+        "back-off 3",
+    );
+    until(&recorder, |stats| stats.written == 3).await;
+    assert_eq!(count(&events(&sim, "shop").await[0]), Some(3));
+    assert_eq!(
+        event_writes(&sim).await,
+        ["POST 201", "PATCH 200", "PATCH 200"]
+    );
+    let patch = sim
+        .requests()
+        .await
+        .into_iter()
+        .find(|r| r.method == "PATCH")
+        .unwrap();
+    let name = first.metadata.name.as_deref().unwrap();
+    assert!(
+        patch.path.starts_with(&format!(
+            "/apis/events.k8s.io/v1/namespaces/shop/events/{name}"
+        )),
+        "{}",
+        patch.path
+    );
+    recorder.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_series_whose_event_is_gone_is_created_again() {
+    let sim = sim().await;
+    let recorder = recorder(&sim, Config::default());
+    let web = pod("web-0");
+    recorder.event(&web, EventType::Warning, "BackOff", "Restarting", "");
+    until(&recorder, |stats| stats.written == 1).await;
+    let name = events(&sim, "shop").await[0].metadata.name.clone().unwrap();
+    // Expired (events live an hour by default) or deleted by someone.
+    let _: serde_json::Value = RestClient::new(client(&sim), "events.k8s.io", "v1")
+        .delete()
+        .namespace("shop")
+        .resource("events")
+        .name(&name)
+        .into()
+        .await
+        .unwrap();
+
+    recorder.event(&web, EventType::Warning, "BackOff", "Restarting", "");
+    until(&recorder, |stats| stats.written == 2).await;
+    let events = events(&sim, "shop").await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].metadata.name.as_deref(), Some(name.as_str()));
+    assert_eq!(count(&events[0]), Some(2));
+    let writes = event_writes(&sim).await;
+    assert_eq!(&writes[writes.len() - 2..], ["PATCH 404", "POST 201"]);
+    recorder.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_repeat_after_the_series_window_is_a_new_event() {
+    let sim = sim().await;
+    let recorder = recorder(&sim, Config::default());
+    let web = pod("web-0");
+    recorder.event(&web, EventType::Normal, "Synced", "Sync", "");
+    until(&recorder, |stats| stats.written == 1).await;
+    tokio::time::sleep(Config::default().series_window).await;
+    recorder.event(&web, EventType::Normal, "Synced", "Sync", "");
+    until(&recorder, |stats| stats.written == 2).await;
+    let events = events(&sim, "shop").await;
+    assert_eq!(events.len(), 2);
+    assert!(events.iter().all(|event| event.series.is_none()));
+    recorder.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn cluster_scoped_objects_report_in_default_and_long_notes_are_cut() {
+    let sim = sim().await;
+    let recorder = recorder(&sim, Config::default());
+    let node = Node {
+        metadata: ObjectMeta {
+            name: Some("node-1".into()),
+            ..ObjectMeta::default()
+        },
+        ..Node::default()
+    };
+    recorder.event(
+        &node,
+        EventType::Warning,
+        "NodeNotReady",
+        "Checking",
+        "x".repeat(5000),
+    );
+    until(&recorder, |stats| stats.written == 1).await;
+    let events = events(&sim, "default").await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].note.as_deref().map(str::len), Some(1024));
+    recorder.shutdown().await;
+}
