@@ -19,6 +19,10 @@
 //! The many-informers modes, `informers-kinformer` and `informers-kube`, instead start `--informers`
 //! namespace-scoped ConfigMap informers and one cluster-wide one on one client, then issue
 //! `--gets` GETs over `--get-secs` seconds on the same client (see `informers.rs`).
+//!
+//! The proxy modes, `proxy-direct`, `proxy-http` and `proxy-socks5`, sync the pod informer from a
+//! TLS sim directly, through an HTTP `CONNECT` proxy or through a SOCKS5 proxy, and report the
+//! bytes the proxy relayed (see `proxy.rs`).
 
 mod control;
 mod floor;
@@ -29,6 +33,7 @@ mod kinformer_client;
 mod kube_client;
 mod lag;
 mod measure;
+mod proxy;
 mod reads;
 
 use std::process::ExitCode;
@@ -135,6 +140,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Built outside the client's runtime, so it is also dropped outside it.
+    let proxy_runtime = match proxy::runtime(&options.mode) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bench-client: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut report = Report::new(&options.mode);
     let result = runtime.block_on(async {
         match options.mode.as_str() {
@@ -149,6 +162,10 @@ fn main() -> ExitCode {
             "floor-decode" | "floor-bytes" => floor::run(&options, &mut report).await,
             "informers-kinformer" => informers_kinformer::run(&options, &mut report).await,
             "informers-kube" => informers_kube::run(&options, &mut report).await,
+            "proxy-direct" | "proxy-http" | "proxy-socks5" => {
+                let handle = proxy_runtime.as_ref().map(tokio::runtime::Runtime::handle);
+                proxy::run(&options, &mut report, handle).await
+            }
             other => Err(format!("unknown mode {other}")),
         }
     });

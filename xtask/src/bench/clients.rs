@@ -81,6 +81,7 @@ fn summary(run: &Run) -> String {
         "rss_per_informer",
         "tasks_per_informer",
         "connections_opened",
+        "proxy_bytes",
     ]
     .iter()
     .filter_map(|k| run.get(*k).map(|v| format!("{k}={v}")))

@@ -13,7 +13,11 @@
 //! Every run but `--scale` ends with the many-informers run: 500 namespace-scoped informers and
 //! one cluster-wide one on one client against a sim at kube-apiserver's stream limit, kinformer
 //! beside kube-rs (`--informers` runs only that; `--informer-count N` changes the 500;
-//! `--no-informers` skips it). `--no-build` runs the release binaries already built.
+//! `--no-informers` skips it). It also ends with the proxy run: kinformer's pod informer syncs
+//! 10,000 pods from a TLS sim directly, through an HTTP `CONNECT` proxy and through a SOCKS5
+//! proxy, alternating (`--proxy` runs only that; `--no-proxy` skips it). `--informers` and
+//! `--proxy` together run both and nothing else. `--no-build` runs the release binaries already
+//! built.
 //!
 //! `cargo xtask bench profile [--pods N] [--modes a,b]` profiles the initial sync under callgrind
 //! into `target/bench/profile.md`.
@@ -25,6 +29,7 @@ mod callgrind;
 mod clients;
 mod informers;
 mod profile;
+mod proxy;
 mod report;
 mod scale;
 mod sim_process;
@@ -57,6 +62,8 @@ pub(crate) struct Options {
     pub(crate) many_informers: bool,
     /// Namespace-scoped informers in the many-informers run (plus one cluster-wide).
     pub(crate) informers: usize,
+    /// Whether to end with the proxy run.
+    pub(crate) proxy: bool,
     /// Use the release binaries already built (`--no-build`).
     pub(crate) build: bool,
 }
@@ -91,8 +98,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
         shapes: vec!["realistic".to_owned(), "small".to_owned()],
         many_informers: true,
         informers: 500,
+        proxy: true,
         build: true,
     };
+    // `--informers` and `--proxy` each ask for their run alone; given together, for both.
+    let (mut only_informers, mut only_proxy) = (false, false);
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{arg} needs a value"));
@@ -121,11 +131,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--lag-secs" => {
                 options.lag_secs = value()?.parse().map_err(|e| format!("--lag-secs: {e}"))?
             }
-            "--informers" => {
-                options.shapes.clear();
-                options.many_informers = true;
-            }
+            "--informers" => only_informers = true,
             "--no-informers" => options.many_informers = false,
+            "--proxy" => only_proxy = true,
+            "--no-proxy" => options.proxy = false,
             "--no-build" => options.build = false,
             "--informer-count" => {
                 options.informers = value()?
@@ -142,10 +151,16 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 options.rounds = 1;
                 options.sync_only = true;
                 options.many_informers = false;
+                options.proxy = false;
                 options.clients = SCALE_CLIENTS.iter().map(|c| (*c).to_owned()).collect();
             }
             other => return Err(format!("unknown option {other}")),
         }
+    }
+    if only_informers || only_proxy {
+        options.shapes.clear();
+        options.many_informers = only_informers;
+        options.proxy = only_proxy;
     }
     Ok(options)
 }
@@ -198,5 +213,40 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     } else {
         None
     };
-    report::write(&options, &sections, many.as_ref())
+    let proxied = if options.proxy {
+        Some(proxy::run(&options)?)
+    } else {
+        None
+    };
+    report::write(&options, &sections, many.as_ref(), proxied.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Options {
+        parse(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn proxy_and_informers_runs_alone_together_or_skipped() {
+        let full = parsed(&[]);
+        assert_eq!(full.shapes.len(), 2);
+        assert!(full.many_informers && full.proxy);
+
+        let proxy = parsed(&["--proxy", "--no-build"]);
+        assert!(proxy.shapes.is_empty() && !proxy.many_informers && proxy.proxy && !proxy.build);
+
+        let informers = parsed(&["--informers"]);
+        assert!(informers.shapes.is_empty() && informers.many_informers && !informers.proxy);
+
+        let both = parsed(&["--proxy", "--informers"]);
+        assert!(both.shapes.is_empty() && both.many_informers && both.proxy);
+
+        let skipped = parsed(&["--no-proxy"]);
+        assert_eq!(skipped.shapes.len(), 2);
+        assert!(skipped.many_informers && !skipped.proxy);
+        assert!(!parsed(&["--scale"]).proxy);
+    }
 }

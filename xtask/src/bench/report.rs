@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use super::Options;
 use super::clients::Runs;
 use super::informers;
+use super::proxy;
 use super::scale;
 use super::stats::{self, Metric, Summary, summarize};
 use super::svg;
@@ -179,6 +180,7 @@ pub(crate) fn write(
     options: &Options,
     sections: &[(String, Vec<(usize, Runs)>)],
     many_informers: Option<&informers::Section>,
+    proxied: Option<&proxy::Section>,
 ) -> Result<(), String> {
     let mut md = String::from("# kinformer benchmark\n\n");
     let _ = writeln!(
@@ -230,6 +232,10 @@ pub(crate) fn write(
     if let Some(section) = many_informers {
         md.push_str(&informers::table(section));
         let _ = write!(json, ",\"many_informers\":{}", informers::json(section));
+    }
+    if let Some(section) = proxied {
+        md.push_str(&proxy::table(section));
+        let _ = write!(json, ",\"proxy\":{}", proxy::json(section));
     }
     json.push_str("}\n");
     let md_path = options.out_dir.join("report.md");
