@@ -29,7 +29,12 @@
 //! let deployments = discovery.find("deploy").await?;
 //! assert_eq!(deployments.kind, "Deployment");
 //! assert!(deployments.supports("watch"));
-//! assert_eq!(deployments.subresources[0].name, "status");
+//! let subresources: Vec<(&str, &str)> = deployments
+//!     .subresources
+//!     .iter()
+//!     .map(|s| (s.name.as_str(), s.kind.as_str()))
+//!     .collect();
+//! assert_eq!(subresources, [("scale", "Scale"), ("status", "Deployment")]);
 //! # Ok(()) }
 //! ```
 

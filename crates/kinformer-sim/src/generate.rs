@@ -161,7 +161,7 @@ pub(crate) fn object(
         ("", "secrets") => secret(r),
         ("", "nodes") => node(r, index),
         ("", "namespaces") => return namespace(&format!("gen-{}", r.alnum(8))),
-        ("apps", "deployments") => deployment(r),
+        ("apps", plural @ ("deployments" | "replicasets" | "statefulsets")) => workload(r, plural),
         _ => json!({
             "metadata": {"name": format!("{}-{}", def.singular, r.alnum(8)), "labels": labels(r)},
             "spec": {"size": r.below(10), "color": r.pick(&["red", "green", "blue"])},
@@ -350,17 +350,32 @@ fn node(r: &mut Rng, index: usize) -> Value {
     })
 }
 
-fn deployment(r: &mut Rng) -> Value {
+/// A deployment, replica set or stateful set: replicas, a selector and a pod template, with the
+/// rollout strategy of its kind.
+fn workload(r: &mut Rng, plural: &str) -> Value {
     let app = *r.pick(APPS);
     let (c, _) = container(r, app, 0);
     let replicas = 1 + r.below(5);
-    json!({
+    let mut v = json!({
         "metadata": {"name": format!("{app}-{}", r.alnum(6)), "labels": labels(r)},
         "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
-                 "template": {"metadata": {"labels": {"app": app}}, "spec": {"containers": [c]}},
-                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}},
-        "status": {"replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas, "updatedReplicas": replicas, "observedGeneration": 1},
-    })
+                 "template": {"metadata": {"labels": {"app": app}}, "spec": {"containers": [c]}}},
+        "status": {"replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas, "observedGeneration": 1},
+    });
+    match plural {
+        "deployments" => {
+            v["spec"]["strategy"] = json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}});
+            v["status"]["updatedReplicas"] = json!(replicas);
+        }
+        "statefulsets" => {
+            v["spec"]["serviceName"] = json!(app);
+            v["spec"]["updateStrategy"] =
+                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}});
+            v["status"]["currentReplicas"] = json!(replicas);
+        }
+        _ => {}
+    }
+    v
 }
 
 #[cfg(test)]

@@ -126,6 +126,6 @@ pub use faults::{Fault, FaultKind};
 pub use generate::Generate;
 pub use handle::SimHandle;
 pub use managed_fields::ManagedFieldsShape;
-pub use resource::{CustomResource, Scope};
+pub use resource::{CustomResource, ScaleSubresource, Scope};
 pub use service::SimService;
 pub use sim::{DEFAULT_MAX_CONCURRENT_STREAMS, Sim, SimBuilder};

@@ -1,10 +1,15 @@
 //! The resource types the simulator serves: the built-ins and custom resources registered at run time.
 
+mod builtins;
+mod scale;
+
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 pub use kinformer_core::Scope;
+pub use scale::ScaleSubresource;
+pub(crate) use scale::{ScalePaths, SelectorSource};
 
 /// A custom resource to register at run time (the control API's `POST resources`).
 #[non_exhaustive]
@@ -23,6 +28,9 @@ pub struct CustomResource {
     /// Short names discovery lists for it (`kubectl get wd`), as a CRD's `names.shortNames`.
     #[serde(default, rename = "shortNames", skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<String>,
+    /// Its `scale` subresource, as a CRD's `subresources.scale`; none without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<ScaleSubresource>,
 }
 
 impl CustomResource {
@@ -48,6 +56,7 @@ impl CustomResource {
             kind: kind.into(),
             scope,
             short_names: Vec::new(),
+            scale: None,
         }
     }
 
@@ -63,6 +72,21 @@ impl CustomResource {
     #[must_use]
     pub fn with_short_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.short_names = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Serves a `scale` subresource for it (`kubectl scale`, a HorizontalPodAutoscaler's target).
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::{CustomResource, ScaleSubresource, Scope};
+    /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    ///     .with_scale(ScaleSubresource::new(".spec.replicas", ".status.replicas"));
+    /// assert!(cr.scale.is_some());
+    /// ```
+    #[must_use]
+    pub fn with_scale(mut self, scale: ScaleSubresource) -> Self {
+        self.scale = Some(scale);
         self
     }
 }
@@ -85,6 +109,8 @@ pub(crate) struct ResourceDef {
     pub(crate) bookmark_tail: &'static str,
     /// The key used by the control API and the store: `pods`, or `widgets.example.com`.
     pub(crate) id: String,
+    /// What its `scale` subresource shows, when it has one.
+    pub(crate) scale: Option<ScalePaths>,
 }
 
 impl ResourceDef {
@@ -98,59 +124,6 @@ impl ResourceDef {
 
     pub(crate) fn supports_field(&self, field: &str) -> bool {
         field == "metadata.name" || field == "metadata.namespace" || self.fields.contains(&field)
-    }
-}
-
-const POD_FIELDS: &[&str] = &[
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.podIPs",
-    "status.nominatedNodeName",
-];
-
-/// The field selectors core/v1 Events take beyond name and namespace.
-const EVENT_FIELDS: &[&str] = &[
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "type",
-];
-
-#[allow(clippy::too_many_arguments)] // a table of built-ins reads best as positional rows
-fn builtin(
-    group: &str,
-    plural: &str,
-    singular: &str,
-    kind: &str,
-    namespaced: bool,
-    short_names: &'static [&'static str],
-    fields: &'static [&'static str],
-    bookmark_tail: &'static str,
-) -> ResourceDef {
-    let version = "v1";
-    ResourceDef {
-        group: group.to_owned(),
-        version: version.to_owned(),
-        plural: plural.to_owned(),
-        singular: singular.to_owned(),
-        kind: kind.to_owned(),
-        namespaced,
-        builtin: true,
-        short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
-        fields,
-        bookmark_tail,
-        id: id_for(group, plural),
     }
 }
 
@@ -170,91 +143,8 @@ pub(crate) struct Registry {
 
 impl Default for Registry {
     fn default() -> Self {
-        let defs = vec![
-            builtin(
-                "",
-                "pods",
-                "pod",
-                "Pod",
-                true,
-                &["po"],
-                POD_FIELDS,
-                r#","spec":{"containers":null},"status":{}"#,
-            ),
-            builtin(
-                "",
-                "configmaps",
-                "configmap",
-                "ConfigMap",
-                true,
-                &["cm"],
-                &[],
-                "",
-            ),
-            builtin("", "secrets", "secret", "Secret", true, &[], &["type"], ""),
-            builtin(
-                "",
-                "namespaces",
-                "namespace",
-                "Namespace",
-                false,
-                &["ns"],
-                &["status.phase"],
-                r#","spec":{},"status":{}"#,
-            ),
-            builtin(
-                "",
-                "nodes",
-                "node",
-                "Node",
-                false,
-                &["no"],
-                &["spec.unschedulable"],
-                r#","spec":{},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":{"machineID":"","systemUUID":"","bootID":"","kernelVersion":"","osImage":"","containerRuntimeVersion":"","kubeletVersion":"","kubeProxyVersion":"","operatingSystem":"","architecture":""}}"#,
-            ),
-            builtin(
-                "apps",
-                "deployments",
-                "deployment",
-                "Deployment",
-                true,
-                &["deploy"],
-                &[],
-                r#","spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"strategy":{}},"status":{}"#,
-            ),
-            builtin(
-                "coordination.k8s.io",
-                "leases",
-                "lease",
-                "Lease",
-                true,
-                &[],
-                &[],
-                r#","spec":{}"#,
-            ),
-            builtin(
-                "events.k8s.io",
-                "events",
-                "event",
-                "Event",
-                true,
-                &["ev"],
-                &[],
-                r#","eventTime":null"#,
-            ),
-            builtin(
-                "",
-                "events",
-                "event",
-                "Event",
-                true,
-                &["ev"],
-                EVENT_FIELDS,
-                "",
-            ),
-        ];
         Self {
-            defs: defs.into_iter().map(Arc::new).collect(),
+            defs: builtins::all().into_iter().map(Arc::new).collect(),
         }
     }
 }
@@ -301,6 +191,7 @@ impl Registry {
         if let Some(existing) = self.by_path(&cr.group, &cr.version, &cr.plural) {
             return Ok(existing);
         }
+        let scale = cr.scale.as_ref().map(ScaleSubresource::paths).transpose()?;
         let def = Arc::new(ResourceDef {
             group: cr.group.clone(),
             version: cr.version.clone(),
@@ -313,6 +204,7 @@ impl Registry {
             fields: &[],
             bookmark_tail: "",
             id: id_for(&cr.group, &cr.plural),
+            scale,
         });
         self.defs.push(def.clone());
         Ok(def)

@@ -1,5 +1,6 @@
 //! What a write may change, by resource and subresource: the status subresource's split of an
-//! object, and when `metadata.generation` counts a change.
+//! object, which subresources and verbs a resource serves, and when `metadata.generation` counts
+//! a change.
 
 use serde_json::Value;
 
@@ -10,13 +11,23 @@ pub(crate) fn has_status_subresource(def: &ResourceDef) -> bool {
     def.builtin
         && matches!(
             def.plural.as_str(),
-            "pods" | "namespaces" | "nodes" | "deployments"
+            "pods" | "namespaces" | "nodes" | "deployments" | "replicasets" | "statefulsets"
         )
 }
 
 /// Whether `sub` (a path's trailing segment) is served for `def`.
 pub(crate) fn serves_subresource(def: &ResourceDef, sub: &str) -> bool {
-    sub == "status" && has_status_subresource(def)
+    match sub {
+        "status" => has_status_subresource(def),
+        "scale" => def.scale.is_some(),
+        _ => false,
+    }
+}
+
+/// Whether `DELETE` on the collection (`deletecollection`) is served: everywhere but namespaces,
+/// whose storage has no collection delete in kube-apiserver either.
+pub(crate) fn serves_delete_collection(def: &ResourceDef) -> bool {
+    !(def.builtin && def.group.is_empty() && def.plural == "namespaces")
 }
 
 /// Takes from `old` what a write through `subresource` may not change: a main-resource write
@@ -112,6 +123,14 @@ mod tests {
         restrict(&cm, None, &old, &mut plain);
         assert_eq!(plain, json!({"status": "kept"}));
         assert!(serves_subresource(&deploy, "status") && !serves_subresource(&cm, "status"));
+        assert!(serves_subresource(&deploy, "scale") && !serves_subresource(&cm, "scale"));
+        assert!(!serves_subresource(&deploy, "log"));
+        let rs = reg.by_name("replicasets").unwrap();
+        assert!(serves_subresource(&rs, "status") && serves_subresource(&rs, "scale"));
+        assert!(serves_delete_collection(&cm));
+        assert!(!serves_delete_collection(
+            &reg.by_name("namespaces").unwrap()
+        ));
     }
 
     #[test]

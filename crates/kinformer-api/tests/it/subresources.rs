@@ -64,7 +64,6 @@ async fn status_writes_change_status_only_and_main_writes_spec_only() {
 }
 
 #[tokio::test]
-#[ignore = "needs the sim's scale subresource"]
 async fn scale_reads_and_writes_the_replicas() {
     let (_sim, client) = sim().await;
     let api = deployments(&client);

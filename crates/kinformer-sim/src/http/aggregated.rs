@@ -6,7 +6,7 @@ use http::header::{ACCEPT, CONTENT_TYPE, VARY};
 use http::{HeaderMap, HeaderValue, Response};
 use serde_json::{Value, json};
 
-use super::discovery::{STATUS_VERBS, VERBS, categories, subresources};
+use super::discovery::{SUBRESOURCE_VERBS, categories, subresources, verbs};
 use crate::body::SimBody;
 use crate::resource::{Registry, ResourceDef};
 use crate::status::{ApiError, json_response};
@@ -144,14 +144,20 @@ fn resource(d: &ResourceDef) -> Value {
     let kind = json!({"group": d.group, "version": d.version, "kind": d.kind});
     let subresources: Vec<Value> = subresources(d)
         .iter()
-        .map(|sub| json!({"subresource": sub, "responseKind": &kind, "verbs": STATUS_VERBS}))
+        .map(|sub| {
+            json!({
+                "subresource": sub.name,
+                "responseKind": {"group": sub.group, "version": sub.version, "kind": sub.kind},
+                "verbs": SUBRESOURCE_VERBS,
+            })
+        })
         .collect();
     let mut r = json!({
         "resource": d.plural,
         "responseKind": &kind,
         "scope": if d.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": d.singular,
-        "verbs": VERBS,
+        "verbs": verbs(d),
     });
     if !d.short_names.is_empty() {
         r["shortNames"] = json!(d.short_names);

@@ -12,27 +12,77 @@ use crate::body::SimBody;
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
 use crate::status::{ApiError, json_response};
+use crate::write_rules;
 
-/// Every verb the sim serves on a resource.
-pub(super) const VERBS: [&str; 7] = [
+/// Every verb the sim serves on a resource, sorted as the API server lists them.
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// The verbs of a resource without `deletecollection` (namespaces).
+const VERBS_WITHOUT_COLLECTION_DELETE: [&str; 7] = [
     "create", "delete", "get", "list", "patch", "update", "watch",
 ];
 
-/// The verbs of a `status` subresource.
-pub(super) const STATUS_VERBS: [&str; 3] = ["get", "patch", "update"];
-
-/// The subresources discovery lists for a resource: built-ins with a status have `status`.
-pub(super) fn subresources(def: &ResourceDef) -> &'static [&'static str] {
-    if def.builtin && !matches!(def.plural.as_str(), "configmaps" | "secrets") {
-        &["status"]
+/// The verbs discovery lists for a resource.
+pub(super) fn verbs(def: &ResourceDef) -> &'static [&'static str] {
+    if write_rules::serves_delete_collection(def) {
+        &VERBS
     } else {
-        &[]
+        &VERBS_WITHOUT_COLLECTION_DELETE
     }
+}
+
+/// The verbs of the `status` and `scale` subresources.
+pub(super) const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
+
+/// One subresource as discovery lists it: its name and the kind it reads and writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Subresource {
+    pub(super) name: &'static str,
+    pub(super) group: String,
+    pub(super) version: String,
+    pub(super) kind: String,
+}
+
+/// The subresources discovery lists for a resource, sorted by name as the API server lists
+/// them: `scale` (an `autoscaling/v1` `Scale`) and `status` (the resource's own kind).
+pub(super) fn subresources(def: &ResourceDef) -> Vec<Subresource> {
+    let mut out = Vec::new();
+    if def.scale.is_some() {
+        out.push(Subresource {
+            name: "scale",
+            group: "autoscaling".to_owned(),
+            version: "v1".to_owned(),
+            kind: "Scale".to_owned(),
+        });
+    }
+    if write_rules::has_status_subresource(def) {
+        out.push(Subresource {
+            name: "status",
+            group: def.group.clone(),
+            version: def.version.clone(),
+            kind: def.kind.clone(),
+        });
+    }
+    out
 }
 
 /// The categories discovery lists for a resource (`kubectl get all`).
 pub(super) fn categories(def: &ResourceDef) -> &'static [&'static str] {
-    if def.builtin && matches!(def.plural.as_str(), "pods" | "deployments") {
+    if def.builtin
+        && matches!(
+            def.plural.as_str(),
+            "pods" | "deployments" | "replicasets" | "statefulsets"
+        )
+    {
         &["all"]
     } else {
         &[]
@@ -125,17 +175,23 @@ fn resource_list<'a>(group_version: &str, defs: impl Iterator<Item = &'a Resourc
     for d in defs {
         let mut r = json!({
             "name": d.plural, "singularName": d.singular, "namespaced": d.namespaced,
-            "kind": d.kind, "verbs": VERBS, "shortNames": d.short_names,
+            "kind": d.kind, "verbs": verbs(d), "shortNames": d.short_names,
         });
         if !categories(d).is_empty() {
             r["categories"] = json!(categories(d));
         }
         resources.push(r);
         for sub in subresources(d) {
-            resources.push(json!({
-                "name": format!("{}/{sub}", d.plural), "singularName": "",
-                "namespaced": d.namespaced, "kind": d.kind, "verbs": STATUS_VERBS,
-            }));
+            let mut entry = json!({
+                "name": format!("{}/{}", d.plural, sub.name), "singularName": "",
+                "namespaced": d.namespaced, "kind": sub.kind, "verbs": SUBRESOURCE_VERBS,
+            });
+            // Only a subresource of another group or version names them.
+            if sub.group != d.group || sub.version != d.version {
+                entry["group"] = json!(sub.group);
+                entry["version"] = json!(sub.version);
+            }
+            resources.push(entry);
         }
     }
     json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})

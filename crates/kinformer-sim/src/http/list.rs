@@ -114,6 +114,17 @@ pub(super) async fn serve(
     media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
     let media = media.check(true)?;
+    let page = page(shared, def, namespace, params).await?;
+    Ok(list_response(def, &page, media))
+}
+
+/// The page of objects a list with `params` answers (a collection delete deletes it).
+pub(super) async fn page(
+    shared: &Shared,
+    def: &Arc<ResourceDef>,
+    namespace: Option<&str>,
+    params: &Params,
+) -> Result<ListPage, ApiError> {
     validate(params)?;
     let filter = Filter::parse(
         def,
@@ -148,7 +159,7 @@ pub(super) async fn serve(
         }
     };
     let prefix = list_prefix(def, namespace);
-    let page = shared
+    shared
         .store
         .list(
             def,
@@ -169,17 +180,21 @@ pub(super) async fn serve(
                 };
                 ApiError::too_large(rev, current)
             }
-        })?;
+        })
+}
+
+/// A 200 with `page` as a list of `def`, or of its objects' metadata as `media` asks.
+pub(super) fn list_response(def: &ResourceDef, page: &ListPage, media: Media) -> Response<SimBody> {
     let body = match media {
-        Media::PartialList => partial_list_body(&page),
-        _ => list_body(def, &page),
+        Media::PartialList => partial_list_body(page),
+        _ => list_body(def, page),
     };
     let mut response = json_response(200, body);
     response.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static(media.content_type()),
     );
-    Ok(response)
+    response
 }
 
 /// `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",...}`: every item reduced

@@ -1,11 +1,13 @@
 //! The HTTP front: routing, authentication, fault checks and the request log.
 
 mod aggregated;
+mod collection;
 mod control;
 mod discovery;
 mod list;
 mod media;
 mod params;
+mod scale;
 mod watch;
 mod write;
 
@@ -21,6 +23,7 @@ use crate::faults::FaultKind;
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
 use crate::status::ApiError;
+use crate::write_rules;
 
 /// Serves one request whose body has been read.
 pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response<SimBody> {
@@ -90,7 +93,7 @@ struct Target {
     def: Arc<ResourceDef>,
     namespace: Option<String>,
     name: Option<String>,
-    /// `status` for `/status`; other subresources are not served.
+    /// `status` or `scale` for `/status` or `/scale`; other subresources are not served.
     subresource: Option<String>,
     legacy_watch: bool,
 }
@@ -117,14 +120,22 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
     if let Some(err) = params.error.take() {
         return Err(ApiError::bad_request(err));
     }
+    let scale = target.subresource.as_deref() == Some("scale");
+    // A collection delete needs the collection of one namespace (or a cluster-scoped one); the
+    // all-namespaces path serves only list and watch.
+    let collection_delete = write_rules::serves_delete_collection(&target.def)
+        && (target.namespace.is_some() || !target.def.namespaced);
     let verb = match (req.method(), &target.name, params.watch) {
+        // `/scale` serves get, update and patch, whatever the query says.
+        (&Method::GET, _, _) if scale => "get",
         (&Method::GET, _, true) => "watch",
         (&Method::GET, Some(_), false) => "get",
         (&Method::GET, None, false) => "list",
         (&Method::POST, None, _) => "create",
         (&Method::PUT, Some(_), _) => "update",
         (&Method::PATCH, Some(_), _) => "patch",
-        (&Method::DELETE, Some(_), _) => "delete",
+        (&Method::DELETE, Some(_), _) if !scale => "delete",
+        (&Method::DELETE, None, _) if collection_delete => "deletecollection",
         _ => {
             return Err(ApiError::new(
                 405,
@@ -172,6 +183,13 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         Some(other) => watch_fault = Some(other),
     }
     let ns = target.namespace.as_deref();
+    if scale {
+        return match verb {
+            "get" => scale::get(shared, &target),
+            "update" => scale::update(shared, &target, &req),
+            _ => scale::patch(shared, &target, &req),
+        };
+    }
     match verb {
         "watch" => {
             watch::serve(
@@ -190,6 +208,7 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         "create" => write::create(shared, &target, &req),
         "update" => write::update(shared, &target, &req),
         "patch" => write::patch(shared, &target, &req),
+        "deletecollection" => collection::delete(shared, &target, &params, &req, media).await,
         _ => write::delete(shared, &target, &req),
     }
 }

@@ -2,7 +2,7 @@
 //! in [`patch`]) and DELETE, through the main resource or its `status` subresource, with
 //! `dryRun`, preconditions and managedFields as the API server keeps them.
 
-mod options;
+pub(super) mod options;
 mod patch;
 
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use options::WriteOptions;
 
 pub(super) use patch::patch;
 
-fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+pub(super) fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(ApiError::bad_request(
@@ -64,7 +64,7 @@ fn namespace_for(
 }
 
 /// A body naming another object than the URL: 400, worded as the API server words it.
-fn check_name(obj: &Map<String, Value>, name: &str) -> Result<(), ApiError> {
+pub(super) fn check_name(obj: &Map<String, Value>, name: &str) -> Result<(), ApiError> {
     match obj
         .get("metadata")
         .and_then(|m| m.get("name"))
@@ -79,7 +79,7 @@ fn check_name(obj: &Map<String, Value>, name: &str) -> Result<(), ApiError> {
     }
 }
 
-fn writer(def: &ResourceDef, target: &Target, opts: &WriteOptions) -> Writer {
+pub(super) fn writer(def: &ResourceDef, target: &Target, opts: &WriteOptions) -> Writer {
     Writer {
         manager: opts.manager.clone(),
         subresource: target.subresource.clone().unwrap_or_default(),
@@ -87,7 +87,7 @@ fn writer(def: &ResourceDef, target: &Target, opts: &WriteOptions) -> Writer {
     }
 }
 
-fn as_map(v: Value) -> Result<Map<String, Value>, ApiError> {
+pub(super) fn as_map(v: Value) -> Result<Map<String, Value>, ApiError> {
     match v {
         Value::Object(m) => Ok(m),
         _ => Err(ApiError::bad_request("the result is not a JSON object")),

@@ -26,14 +26,20 @@ impl PatchType {
         content_type: &str,
         def: &ResourceDef,
     ) -> Result<Self, ApiError> {
+        Self::for_type(content_type, def.builtin)
+    }
+
+    /// [`PatchType::from_content_type`] for a type that is built in (`Scale` is, whatever it
+    /// scales) or not: only built-in types take strategic merge patches.
+    pub(crate) fn for_type(content_type: &str, builtin: bool) -> Result<Self, ApiError> {
         let media = content_type.split(';').next().unwrap_or_default().trim();
         let kind = match media {
             "application/json-patch+json" => Self::Json,
             "application/merge-patch+json" => Self::Merge,
-            "application/strategic-merge-patch+json" if def.builtin => Self::Strategic,
+            "application/strategic-merge-patch+json" if builtin => Self::Strategic,
             "application/apply-patch+yaml" | "application/apply-patch+cbor" => Self::Apply,
             _ => {
-                let accepted = if def.builtin {
+                let accepted = if builtin {
                     "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
                 } else {
                     "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"

@@ -272,6 +272,8 @@ fn field_value(obj: &Map<String, Value>, path: &str) -> String {
             .to_owned(),
         // A missing boolean field reads as "false", like Go's zero value.
         None if path == "spec.hostNetwork" || path == "spec.unschedulable" => "false".to_owned(),
+        // A replica set's status.replicas is a plain int32: missing reads as 0.
+        None if path == "status.replicas" => "0".to_owned(),
         _ => String::new(),
     }
 }

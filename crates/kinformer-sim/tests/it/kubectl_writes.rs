@@ -1,5 +1,6 @@
 //! kubectl's writes against the simulator over TLS with a token: server-side apply with its
-//! conflicts, the three patch types, a server-side dry run, and Leases. Skipped, with a notice,
+//! conflicts, the three patch types, a server-side dry run, Leases, `kubectl scale` through the
+//! scale subresource, and deletes by label and of a whole collection. Skipped, with a notice,
 //! only when kubectl is not installed and `CI` is not set.
 
 use std::time::Duration;
@@ -178,4 +179,115 @@ async fn kubectl_apply_patch_dry_run_and_leases() {
         .await;
     let leases = k.run(&["get", "lease", "-A", "-o", "name"]).await;
     assert_eq!(leases.trim(), "lease.coordination.k8s.io/leader");
+}
+
+/// A ConfigMap manifest labelled `team: {team}`.
+fn labelled(name: &str, team: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\n  labels:\n    team: {team}\n"
+    )
+}
+
+#[tokio::test]
+async fn kubectl_scale_and_delete_by_label() {
+    let sim = Sim::builder()
+        .tls(true)
+        .token("scale-token")
+        .start()
+        .await
+        .unwrap();
+    let Some(k) = Kubectl::new(&sim, "scale") else {
+        return;
+    };
+    let deploy = k.write("deploy.yaml", DEPLOYMENT);
+    k.run(&["create", "--validate=false", "-f", path_str(&deploy)])
+        .await;
+    // `kubectl scale` finds deployments/scale in discovery and patches it.
+    let out = k.run(&["scale", "deployment", "web", "--replicas=3"]).await;
+    assert!(out.contains("deployment.apps/web scaled"), "{out}");
+    assert_eq!(
+        k.run(&[
+            "get",
+            "deployment",
+            "web",
+            "-o",
+            "jsonpath={.spec.replicas}/{.metadata.generation}"
+        ])
+        .await,
+        "3/2"
+    );
+    // With --current-replicas it reads the Scale and replaces it under its resourceVersion.
+    k.run(&[
+        "scale",
+        "deployment",
+        "web",
+        "--current-replicas=3",
+        "--replicas=1",
+    ])
+    .await;
+    let (ok, err) = attempt(
+        &k,
+        &[
+            "scale",
+            "deployment",
+            "web",
+            "--current-replicas=3",
+            "--replicas=5",
+        ],
+    )
+    .await;
+    assert!(
+        !ok && err.contains("Expected replicas to be 3, was 1"),
+        "{err}"
+    );
+    let scale = k
+        .run(&[
+            "get",
+            "--raw",
+            "/apis/apps/v1/namespaces/default/deployments/web/scale",
+        ])
+        .await;
+    let scale: serde_json::Value = serde_json::from_str(&scale).unwrap();
+    assert_eq!(
+        (
+            &scale["kind"],
+            &scale["spec"]["replicas"],
+            &scale["status"]["selector"]
+        ),
+        (
+            &serde_json::json!("Scale"),
+            &serde_json::json!(1),
+            &serde_json::json!("app=web")
+        )
+    );
+    let (ok, err) = attempt(&k, &["scale", "configmap", "web", "--replicas=2"]).await;
+    assert!(!ok, "a ConfigMap has no scale: {err}");
+
+    for (name, team) in [("a", "red"), ("b", "red"), ("c", "blue"), ("d", "blue")] {
+        let file = k.write(&format!("{name}.yaml"), &labelled(name, team));
+        k.run(&["create", "--validate=false", "-f", path_str(&file)])
+            .await;
+    }
+    // kubectl deletes by label as a list and one DELETE per object.
+    let out = k.run(&["delete", "configmaps", "-l", "team=red"]).await;
+    assert!(
+        out.contains("configmap \"a\" deleted") && out.contains("configmap \"b\" deleted"),
+        "{out}"
+    );
+    assert_eq!(
+        k.run(&["get", "configmaps", "-o", "name"]).await.trim(),
+        "configmap/c\nconfigmap/d"
+    );
+    // A DELETE of the collection itself answers the list of what it deleted.
+    let deleted = k
+        .run(&[
+            "delete",
+            "--raw",
+            "/api/v1/namespaces/default/configmaps?labelSelector=team%3Dblue",
+        ])
+        .await;
+    let deleted: serde_json::Value = serde_json::from_str(&deleted).unwrap();
+    assert_eq!(deleted["kind"], "ConfigMapList");
+    assert_eq!(deleted["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(k.run(&["get", "configmaps", "-o", "name"]).await.trim(), "");
 }

@@ -9,6 +9,7 @@
 )]
 
 mod binary;
+mod collection;
 mod common;
 mod control;
 mod faults;
@@ -17,6 +18,7 @@ mod kubectl_writes;
 mod list;
 mod prop;
 mod restart;
+mod scale;
 mod tls;
 mod verbs;
 mod verbs_apply;

@@ -189,7 +189,8 @@ async fn generation_counts_spec_changes_and_status_is_a_subresource() {
     c.send(Method::POST, CMS, Some(json!({"metadata": {"name": "c"}})))
         .await;
     assert_eq!(c.get(&format!("{CMS}/c/status")).await.status, 404);
-    assert_eq!(c.get(&format!("{path}/scale")).await.status, 404);
+    assert_eq!(c.get(&format!("{CMS}/c/scale")).await.status, 404);
+    assert_eq!(c.get(&format!("{path}/log")).await.status, 404);
 }
 
 #[tokio::test]

@@ -13,17 +13,17 @@ use crate::store::DeleteOptions;
 
 /// A write's query options.
 #[derive(Debug, Clone, Default)]
-pub(super) struct WriteOptions {
-    pub(super) dry_run: bool,
+pub(in crate::http) struct WriteOptions {
+    pub(in crate::http) dry_run: bool,
     /// The `fieldManager`, or the manager the User-Agent names.
-    pub(super) manager: String,
+    pub(in crate::http) manager: String,
     /// Whether `fieldManager` was given (apply requires it).
-    pub(super) manager_given: bool,
-    pub(super) force: bool,
+    pub(in crate::http) manager_given: bool,
+    pub(in crate::http) force: bool,
 }
 
 impl WriteOptions {
-    pub(super) fn parse(req: &Request<Bytes>) -> Result<Self, ApiError> {
+    pub(in crate::http) fn parse(req: &Request<Bytes>) -> Result<Self, ApiError> {
         let mut opts = Self::default();
         let mut field_manager = None;
         for pair in req
@@ -71,7 +71,7 @@ fn dry_run_value(v: &str) -> Result<bool, ApiError> {
 }
 
 /// A DELETE's options: the body's `DeleteOptions` (preconditions, `dryRun`) and the query's `dryRun`.
-pub(super) fn delete_options(req: &Request<Bytes>) -> Result<DeleteOptions, ApiError> {
+pub(in crate::http) fn delete_options(req: &Request<Bytes>) -> Result<DeleteOptions, ApiError> {
     let query = WriteOptions::parse(req)?;
     let body: Value = if req.body().iter().all(u8::is_ascii_whitespace) {
         json!({})
@@ -125,7 +125,7 @@ pub(super) fn resource_version_required(def: &ResourceDef, name: &str) -> ApiErr
 }
 
 /// 422 for an apply without a `fieldManager`.
-pub(super) fn field_manager_required() -> ApiError {
+pub(in crate::http) fn field_manager_required() -> ApiError {
     let mut e = ApiError::new(
         422,
         "Invalid",
