@@ -1,9 +1,9 @@
 //! DELETE on a collection (`deletecollection`) as kube-apiserver answers it: every object the
 //! selectors match deleted (one DELETED event each), the list of them as the answer, dry runs,
-//! preconditions per object, cluster-scoped and custom resources, and discovery's verbs.
+//! preconditions per object, cluster-scoped and custom resources.
 
 use http::Method;
-use kinformer_sim::{CustomResource, Scope, Sim, SimHandle};
+use kinformer_sim::{CustomResource, Scope, Sim};
 use serde_json::{Value, json};
 
 use crate::common::{Client, Resp, cm, in_process, names, rv_of};
@@ -166,72 +166,4 @@ async fn cluster_scoped_and_custom_resources_and_the_paths_without_it() {
     assert_eq!(delete(&c, "/api/v1/namespaces", None).await.status, 405);
     assert_eq!(delete(&c, "/api/v1/configmaps", None).await.status, 405);
     assert_eq!(c.get("/api/v1/namespaces/keep").await.status, 200);
-}
-
-#[tokio::test]
-async fn discovery_lists_deletecollection_where_it_is_served() {
-    let sim = Sim::builder().start().await.unwrap();
-    let c = in_process(&sim);
-    let core = c.get("/api/v1").await.json();
-    let verbs = |name: &str| {
-        core["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == name)
-            .map(|r| r["verbs"].clone())
-            .unwrap()
-    };
-    assert_eq!(
-        verbs("configmaps"),
-        json!([
-            "create",
-            "delete",
-            "deletecollection",
-            "get",
-            "list",
-            "patch",
-            "update",
-            "watch"
-        ])
-    );
-    assert_eq!(
-        verbs("namespaces"),
-        json!([
-            "create", "delete", "get", "list", "patch", "update", "watch"
-        ])
-    );
-    let core = aggregated(&sim, "/api").await;
-    let resources = &core["items"][0]["versions"][0]["resources"];
-    let of = |name: &str| {
-        resources
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["resource"] == name)
-            .map(|r| r["verbs"].clone())
-            .unwrap()
-    };
-    assert_eq!(of("configmaps"), verbs("configmaps"));
-    assert_eq!(of("namespaces"), verbs("namespaces"));
-}
-
-/// The aggregated discovery document at `path` (`/api` or `/apis`), as client-go asks for it.
-pub(crate) async fn aggregated(sim: &SimHandle, path: &str) -> Value {
-    let req = http::Request::get(path)
-        .header(
-            "accept",
-            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
-        )
-        .body(http_body_util::Empty::<bytes::Bytes>::new())
-        .unwrap();
-    let resp = tower_service::Service::call(&mut sim.service(), req)
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let body = http_body_util::BodyExt::collect(resp.into_body())
-        .await
-        .unwrap()
-        .to_bytes();
-    serde_json::from_slice(&body).unwrap()
 }

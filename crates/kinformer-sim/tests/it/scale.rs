@@ -1,13 +1,12 @@
 //! The `scale` subresource as kube-apiserver serves it: an `autoscaling/v1` `Scale` read from
 //! deployments, replica sets, stateful sets and custom resources that declare one; PUT and every
 //! PATCH type changing only the desired replicas, under the `Scale`'s resourceVersion and uid;
-//! 404 for kinds without one; discovery's `deployments/scale`.
+//! 404 for kinds without one.
 
 use http::Method;
 use kinformer_sim::{CustomResource, ScaleSubresource, Scope, Sim};
 use serde_json::{Value, json};
 
-use crate::collection::aggregated;
 use crate::common::{Client, in_process, rv_of};
 use crate::verbs::{CMS, patch};
 
@@ -388,82 +387,4 @@ async fn a_custom_resource_scales_through_its_declared_paths() {
     let bad = CustomResource::new("example.com", "v1", "things", "Thing", Scope::Namespaced)
         .with_scale(ScaleSubresource::new(".status.size", ".status.count"));
     assert!(sim.register(bad).await.is_err());
-}
-
-#[tokio::test]
-async fn discovery_lists_the_scale_subresources() {
-    let sim = Sim::builder().start().await.unwrap();
-    sim.register(
-        CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
-            .with_scale(ScaleSubresource::new(".spec.replicas", ".status.replicas")),
-    )
-    .await
-    .unwrap();
-    let c = in_process(&sim);
-    let apps = c.get("/apis/apps/v1").await.json();
-    let listed: Vec<&str> = apps["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["name"].as_str())
-        .collect();
-    assert_eq!(
-        listed,
-        [
-            "deployments",
-            "deployments/scale",
-            "deployments/status",
-            "replicasets",
-            "replicasets/scale",
-            "replicasets/status",
-            "statefulsets",
-            "statefulsets/scale",
-            "statefulsets/status"
-        ]
-    );
-    let scale = &apps["resources"][1];
-    assert_eq!(
-        (
-            &scale["group"],
-            &scale["version"],
-            &scale["kind"],
-            &scale["verbs"]
-        ),
-        (
-            &json!("autoscaling"),
-            &json!("v1"),
-            &json!("Scale"),
-            &json!(["get", "patch", "update"])
-        )
-    );
-    assert!(apps["resources"][2].get("group").is_none());
-
-    let groups = aggregated(&sim, "/apis").await;
-    let subresources = |group: &str, resource: &str| {
-        groups["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["metadata"]["name"] == group)
-            .and_then(|g| {
-                g["versions"][0]["resources"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|r| r["resource"] == resource)
-                    .map(|r| r["subresources"].clone())
-            })
-            .unwrap()
-    };
-    let scale_kind = json!({"group": "autoscaling", "version": "v1", "kind": "Scale"});
-    let deployments = subresources("apps", "deployments");
-    assert_eq!(deployments[0]["subresource"], "scale");
-    assert_eq!(deployments[0]["responseKind"], scale_kind);
-    assert_eq!(deployments[1]["subresource"], "status");
-    assert_eq!(deployments[1]["responseKind"]["kind"], "Deployment");
-    let widgets = subresources("example.com", "widgets");
-    assert_eq!(
-        widgets,
-        json!([{"subresource": "scale", "responseKind": scale_kind, "verbs": ["get", "patch", "update"]}])
-    );
 }
