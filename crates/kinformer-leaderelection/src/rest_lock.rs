@@ -1,0 +1,217 @@
+//! [`RestLeaseLock`]: the record in a `coordination.k8s.io/v1` Lease through the REST client.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kinformer_rest::{Client, RestClient};
+
+use crate::error::{Error, Result};
+use crate::lock::{LeaseLock, VersionedRecord};
+use crate::record::LeaderElectionRecord;
+
+/// A Lease in one namespace (client-go `resourcelock.LeaseLock`).
+///
+/// A create sends a new Lease with the record as its spec. An update sends the Lease as last
+/// read or written, its spec replaced and its resourceVersion set to the one the elector
+/// based the write on, so labels and annotations others put on it survive; the server
+/// answers 409 ([`Error::Conflict`]) when that version is stale.
+///
+/// # Examples
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use kinformer_leaderelection::{LeaseLock, RestLeaseLock};
+///
+/// let sim = kinformer_sim::Sim::builder().start().await?;
+/// let lock = RestLeaseLock::new(kinformer_rest::Client::new(sim.service()), "default", "example")?;
+/// assert_eq!(lock.describe(), "default/example");
+/// assert!(lock.get().await?.is_none());
+/// # Ok(()) }
+/// ```
+#[doc(alias = "LeaseLock")]
+#[derive(Clone, Debug)]
+pub struct RestLeaseLock {
+    client: RestClient,
+    namespace: Arc<str>,
+    name: Arc<str>,
+    /// The Lease as last read or written: the base of the next update.
+    last: Arc<Mutex<Option<Lease>>>,
+}
+
+impl RestLeaseLock {
+    /// The Lease `namespace/name`, read and written through `client`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLease`] when `namespace` is not a DNS-1123 label or `name` not a
+    /// DNS-1123 subdomain, which the API server would refuse at every attempt.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use kinformer_leaderelection::{Error, RestLeaseLock};
+    ///
+    /// let sim = kinformer_sim::Sim::builder().start().await?;
+    /// let client = kinformer_rest::Client::new(sim.service());
+    /// RestLeaseLock::new(client.clone(), "kube-system", "kube-scheduler")?;
+    /// let Err(Error::InvalidLease(why)) = RestLeaseLock::new(client, "kube-system", "Bad/Name") else { panic!() };
+    /// assert_eq!(why, "name must be a lower-case DNS-1123 subdomain");
+    /// # Ok(()) }
+    /// ```
+    pub fn new(client: Client, namespace: &str, name: &str) -> Result<Self> {
+        if !is_dns1123_label(namespace) {
+            return Err(Error::InvalidLease(
+                "namespace must be a lower-case DNS-1123 label",
+            ));
+        }
+        if !is_dns1123_subdomain(name) {
+            return Err(Error::InvalidLease(
+                "name must be a lower-case DNS-1123 subdomain",
+            ));
+        }
+        Ok(Self {
+            client: RestClient::new(client, "coordination.k8s.io", "v1"),
+            namespace: namespace.into(),
+            name: name.into(),
+            last: Arc::default(),
+        })
+    }
+
+    fn remember(&self, lease: Lease) -> Result<VersionedRecord> {
+        let versioned = versioned(&lease)?;
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some(lease);
+        Ok(versioned)
+    }
+
+    fn new_lease(&self, record: &LeaderElectionRecord) -> Lease {
+        Lease {
+            metadata: ObjectMeta {
+                name: Some(self.name.to_string()),
+                namespace: Some(self.namespace.to_string()),
+                ..ObjectMeta::default()
+            },
+            spec: Some(record.to_lease_spec()),
+        }
+    }
+
+    fn updated_lease(&self, record: &LeaderElectionRecord, resource_version: &str) -> Lease {
+        let last = self
+            .last
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut lease = last.unwrap_or_else(|| self.new_lease(record));
+        lease.metadata.resource_version = Some(resource_version.to_owned());
+        lease.spec = Some(record.to_lease_spec());
+        lease
+    }
+}
+
+impl LeaseLock for RestLeaseLock {
+    async fn get(&self) -> Result<Option<VersionedRecord>> {
+        let request = self
+            .client
+            .get()
+            .namespace(&self.namespace)
+            .resource("leases")
+            .name(&self.name);
+        match request.into::<Lease>().await {
+            Ok(lease) => self.remember(lease).map(Some),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(Error::Request(e)),
+        }
+    }
+
+    async fn create(&self, record: &LeaderElectionRecord) -> Result<VersionedRecord> {
+        let request = self
+            .client
+            .post()
+            .namespace(&self.namespace)
+            .resource("leases")
+            .json_body(&self.new_lease(record));
+        let created = request.into::<Lease>().await.map_err(Error::from_rest)?;
+        self.remember(created)
+    }
+
+    async fn update(
+        &self,
+        record: &LeaderElectionRecord,
+        resource_version: &str,
+    ) -> Result<VersionedRecord> {
+        let request = self
+            .client
+            .put()
+            .namespace(&self.namespace)
+            .resource("leases")
+            .name(&self.name)
+            .json_body(&self.updated_lease(record, resource_version));
+        let updated = request.into::<Lease>().await.map_err(Error::from_rest)?;
+        self.remember(updated)
+    }
+
+    fn describe(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+fn versioned(lease: &Lease) -> Result<VersionedRecord> {
+    let Some(resource_version) = lease.metadata.resource_version.clone() else {
+        return Err(Error::MissingResourceVersion);
+    };
+    let record = lease
+        .spec
+        .as_ref()
+        .map(LeaderElectionRecord::from_lease_spec)
+        .unwrap_or_default();
+    Ok(VersionedRecord {
+        record,
+        resource_version,
+    })
+}
+
+/// At most 63 characters of `a-z`, `0-9` and `-`, starting and ending alphanumeric.
+fn is_dns1123_label(s: &str) -> bool {
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let bytes = s.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(&first), Some(&last)) => {
+            bytes.len() <= 63
+                && alnum(first)
+                && alnum(last)
+                && bytes.iter().all(|&b| alnum(b) || b == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// At most 253 characters: DNS-1123 labels joined by dots.
+fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns1123_label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_as_the_api_server_checks_them() {
+        for good in ["a", "kube-scheduler", "my.controller-1", "0a"] {
+            assert!(is_dns1123_subdomain(good), "{good}");
+        }
+        for bad in [
+            "",
+            "A",
+            "a/b",
+            "-a",
+            "a-",
+            "a..b",
+            ".a",
+            "a_b",
+            &"a".repeat(254),
+        ] {
+            assert!(!is_dns1123_subdomain(bad), "{bad}");
+        }
+        assert!(is_dns1123_label("kube-system"));
+        assert!(!is_dns1123_label("kube.system"));
+        assert!(!is_dns1123_label(&"a".repeat(64)));
+    }
+}
