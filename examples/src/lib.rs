@@ -3,6 +3,8 @@
 use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions};
 use kinformer::sim::{SimBuilder, SimHandle};
 
+pub mod sample;
+
 /// A client, and the embedded server when no `--kubeconfig` was given (kept alive by the caller).
 #[derive(Debug)]
 pub struct Connection {
@@ -29,15 +31,23 @@ pub async fn connect(sim: SimBuilder) -> anyhow::Result<Connection> {
             (sim.kubeconfig(), Some(sim))
         }
     };
+    Ok(Connection {
+        client: client_from_kubeconfig(&yaml)?,
+        sim,
+    })
+}
+
+/// A client for the kubeconfig `yaml` (its current context), as every example configures one.
+///
+/// # Errors
+/// A kubeconfig that cannot be read or used.
+pub fn client_from_kubeconfig(yaml: &str) -> anyhow::Result<Client> {
     let mut config = Config::from_custom_kubeconfig(
-        Kubeconfig::from_yaml(&yaml, None)?,
+        Kubeconfig::from_yaml(yaml, None)?,
         &KubeconfigOptions::default(),
     )?;
     // Controllers that write raise client-go's 5 qps / burst 10 default, as kube-controller-manager does.
     config.qps = 50.0;
     config.burst = 100;
-    Ok(Connection {
-        client: Client::from_config(&config)?,
-        sim,
-    })
+    Ok(Client::from_config(&config)?)
 }

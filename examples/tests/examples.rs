@@ -94,3 +94,18 @@ fn lean_caches_hold_projected_and_compact_pods() {
     assert!(out.contains("compact: 1000 pods cached, "), "{out}");
     assert!(out.contains("read back whole: true"), "{out}");
 }
+
+#[test]
+fn sample_controller_hands_over_between_two_replicas() {
+    let out = run(env!("CARGO_BIN_EXE_sample_controller"));
+    assert!(
+        out.contains("replica-a leads; replica-b follows replica-a"),
+        "{out}"
+    );
+    assert!(out.contains("replica-b 0\n"), "{out}");
+    assert!(
+        out.contains("replica-b leads after replica-a stopped"),
+        "{out}"
+    );
+    assert!(out.contains("4 foos, 4 deployments as asked"), "{out}");
+}

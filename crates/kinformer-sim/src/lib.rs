@@ -4,8 +4,9 @@
 //! kube-apiserver on every path a list-watch client touches.
 //!
 //! - **Resources**: core/v1 pods, configmaps, secrets, namespaces, nodes, events; apps/v1
-//!   deployments; coordination.k8s.io/v1 leases; events.k8s.io/v1 events; and
-//!   custom resources registered at run time ([`SimHandle::register`]).
+//!   deployments, replicasets, statefulsets; coordination.k8s.io/v1 leases; events.k8s.io/v1
+//!   events; and custom resources registered at run time ([`SimHandle::register`]), optionally
+//!   with `status` and `scale` subresources as a CRD declares them.
 //! - **MVCC store**: one global revision for every write, per-key history, an event log per resource,
 //!   compaction on demand and every few minutes. Each revision is serialized once; list pages and
 //!   watch events are slices of those bytes.
@@ -17,8 +18,10 @@
 //!   selector transitions as ADDED/DELETED.
 //! - **Writes**: POST, GET, PUT (409 on a stale resourceVersion; custom resources require one),
 //!   PATCH (JSON patch, merge, strategic merge, server-side apply with field ownership, conflicts
-//!   and `force`), DELETE (uid/resourceVersion preconditions); `dryRun=All` on each; the `status`
-//!   subresource; `metadata.generation` bumped on spec changes; `managedFields` kept per manager.
+//!   and `force`), DELETE (uid/resourceVersion preconditions) and `deletecollection`; `dryRun=All`
+//!   on each; the `status` subresource; the `scale` subresource of the apps/v1 workloads (an
+//!   `autoscaling/v1` Scale); `metadata.generation` bumped on spec changes; `managedFields` kept
+//!   per manager.
 //! - **Transport**: HTTP/1.1 and h2c on one port, or TLS with ALPN (a generated CA; [`SimHandle::ca_pem`]),
 //!   an optional bearer token, and an in-process [`SimService`] with no socket at all.
 //! - **Control API**, as [`SimHandle`] methods and under `/_control/` (plain JSON, no auth):
@@ -49,7 +52,7 @@
 //! | `POST goaway` | GOAWAY on every open connection (streams in flight finish) → `{"connections":N}` |
 //! | `GET requests`, `DELETE requests` | [`RequestRecord`]s: method, path with query, status (control routes are not logged) |
 //! | `POST reset` | stops churn, ends watches, clears faults, objects and the request log |
-//! | `POST resources` | [`CustomResource`]: `{"group":"example.com","version":"v1","plural":"widgets","kind":"Widget","scope":"Namespaced"}` |
+//! | `POST resources` | [`CustomResource`]: `{"group":"example.com","version":"v1","plural":"widgets","kind":"Widget","scope":"Namespaced"}`, optionally `"shortNames"`, `"statusSubresource":true` and `"scale"` ([`ScaleSubresource`]) |
 //!
 //! # Performance
 //!

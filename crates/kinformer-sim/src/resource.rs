@@ -31,6 +31,15 @@ pub struct CustomResource {
     /// Its `scale` subresource, as a CRD's `subresources.scale`; none without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<ScaleSubresource>,
+    /// Whether it serves a `status` subresource, as a CRD's `subresources.status`: writes to
+    /// the object keep its status, `/status` writes change only the status, and status changes
+    /// do not bump `metadata.generation`.
+    #[serde(
+        default,
+        rename = "statusSubresource",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub status_subresource: bool,
 }
 
 impl CustomResource {
@@ -57,6 +66,7 @@ impl CustomResource {
             scope,
             short_names: Vec::new(),
             scale: None,
+            status_subresource: false,
         }
     }
 
@@ -89,6 +99,22 @@ impl CustomResource {
         self.scale = Some(scale);
         self
     }
+
+    /// Serves a `status` subresource for it, as most controllers' CRDs declare one
+    /// (`subresources: {status: {}}`).
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::{CustomResource, Scope};
+    /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    ///     .with_status_subresource();
+    /// assert!(cr.status_subresource);
+    /// ```
+    #[must_use]
+    pub fn with_status_subresource(mut self) -> Self {
+        self.status_subresource = true;
+        self
+    }
 }
 
 /// Everything the server needs to know about one resource type.
@@ -111,6 +137,8 @@ pub(crate) struct ResourceDef {
     pub(crate) id: String,
     /// What its `scale` subresource shows, when it has one.
     pub(crate) scale: Option<ScalePaths>,
+    /// Whether it serves a `status` subresource.
+    pub(crate) status_subresource: bool,
 }
 
 impl ResourceDef {
@@ -205,6 +233,7 @@ impl Registry {
             bookmark_tail: "",
             id: id_for(&cr.group, &cr.plural),
             scale,
+            status_subresource: cr.status_subresource,
         });
         self.defs.push(def.clone());
         Ok(def)

@@ -8,11 +8,7 @@ use crate::resource::ResourceDef;
 
 /// Whether writes to the main resource leave `status` alone and `/status` writes only `status`.
 pub(crate) fn has_status_subresource(def: &ResourceDef) -> bool {
-    def.builtin
-        && matches!(
-            def.plural.as_str(),
-            "pods" | "namespaces" | "nodes" | "deployments" | "replicasets" | "statefulsets"
-        )
+    def.status_subresource
 }
 
 /// Whether `sub` (a path's trailing segment) is served for `def`.
@@ -76,7 +72,7 @@ pub(crate) fn starts_generation(def: &ResourceDef, obj: &serde_json::Map<String,
 }
 
 /// Whether an update from `old` to `new` bumps the generation: a built-in's spec changed; for a
-/// custom resource, anything but its metadata.
+/// custom resource, anything but its metadata (and its status, when it has a status subresource).
 pub(crate) fn bumps_generation(
     def: &ResourceDef,
     old: &serde_json::Map<String, Value>,
@@ -88,6 +84,7 @@ pub(crate) fn bumps_generation(
     let content = |m: &serde_json::Map<String, Value>| {
         m.iter()
             .filter(|(k, _)| !matches!(k.as_str(), "metadata" | "kind" | "apiVersion"))
+            .filter(|(k, _)| !(def.status_subresource && k.as_str() == "status"))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<serde_json::Map<String, Value>>()
     };
@@ -154,5 +151,30 @@ mod tests {
             &reg.by_name("configmaps").unwrap(),
             &m(json!({"data": {}}))
         ));
+    }
+
+    #[test]
+    fn a_custom_resource_with_a_status_subresource_splits_writes_and_counts_no_status_change() {
+        use crate::resource::{CustomResource, Scope};
+        let mut reg = Registry::default();
+        let cr = CustomResource::new("example.com", "v1", "foos", "Foo", Scope::Namespaced);
+        let plain = reg.register(&cr).unwrap();
+        let with_status = reg
+            .register(
+                &CustomResource::new("example.com", "v1", "bars", "Bar", Scope::Namespaced)
+                    .with_status_subresource(),
+            )
+            .unwrap();
+        assert!(!has_status_subresource(&plain));
+        assert!(serves_subresource(&with_status, "status"));
+        let old = json!({"metadata": {"name": "b"}, "spec": {"n": 1}, "status": {"ready": 0}});
+        let mut main = json!({"metadata": {"name": "b"}, "spec": {"n": 2}, "status": {"ready": 9}});
+        restrict(&with_status, None, &old, &mut main);
+        assert_eq!(main["status"], json!({"ready": 0}));
+        let m = |v: &Value| v.as_object().unwrap().clone();
+        let status_only =
+            json!({"metadata": {"name": "b"}, "spec": {"n": 1}, "status": {"ready": 1}});
+        assert!(!bumps_generation(&with_status, &m(&old), &m(&status_only)));
+        assert!(bumps_generation(&plain, &m(&old), &m(&status_only)));
     }
 }

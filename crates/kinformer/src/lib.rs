@@ -12,8 +12,10 @@
 //! The building blocks are re-exported: [`core`] (objects, options, watch events, deltas, store
 //! traits), [`selector`], [`pager`], [`indexer`], [`deltafifo`], [`reflector`], and with feature
 //! `rest` the REST client, `api` (`Api<K>`: typed get, list, create, replace, patch and
-//! server-side apply, delete, status and scale), `listwatch` and `discovery` (resource names as
-//! kubectl accepts them, kinds to resources), with `sim` the simulator.
+//! server-side apply, delete, status and scale), `listwatch`, `discovery` (resource names as
+//! kubectl accepts them, kinds to resources), `leaderelection` (one leader among a controller's
+//! replicas, on a Lease) and `events` (an `events.k8s.io/v1` event recorder), with `sim` the
+//! simulator.
 //!
 //! # Examples
 //! A small controller: an informer turns changes into keys on a rate-limited work queue, and
@@ -81,7 +83,8 @@
 //! # Feature flags
 //! - `rest` (default): the REST client, as `kinformer::rest`, the typed resource API
 //!   (`Api<K>`, `Patch`, `retry_on_conflict`), as `kinformer::api`, the informer factory, and
-//!   discovery with a REST mapper, as `kinformer::discovery`.
+//!   discovery with a REST mapper, as `kinformer::discovery`, leader election, as
+//!   `kinformer::leaderelection`, and the event recorder, as `kinformer::events`.
 //! - `sim`: the in-process API server, as `kinformer::sim`.
 //! - `prometheus`: `workqueue::PrometheusMetrics` and `informer::InformerMetrics` (over
 //!   `prometheus-client`), with client-go's metric names where it has them.
@@ -102,12 +105,18 @@ pub use kinformer_deltafifo as deltafifo;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_discovery as discovery;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use kinformer_events as events;
 pub use kinformer_indexer as indexer;
 pub use kinformer_informer as informer;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_informer::factory;
 pub use kinformer_informer::{Error, Result};
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use kinformer_leaderelection as leaderelection;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_listwatch as listwatch;

@@ -183,6 +183,15 @@ pub(super) fn all() -> Vec<ResourceDef> {
                     id: id_for(group, plural),
                     // The apps/v1 workloads scale their pods through `/scale`.
                     scale: (group == "apps").then(ScalePaths::workload),
+                    status_subresource: matches!(
+                        plural,
+                        "pods"
+                            | "namespaces"
+                            | "nodes"
+                            | "deployments"
+                            | "replicasets"
+                            | "statefulsets"
+                    ),
                 }
             },
         )
