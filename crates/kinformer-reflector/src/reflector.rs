@@ -50,7 +50,7 @@ pub type WatchErrorHandler<E> = Arc<dyn Fn(&Error<E>) + Send + Sync>;
 /// # Examples
 /// ```
 /// use std::sync::Arc;
-/// use kinformer_core::{ApiError, DynamicObject, ListOptions, Lister, ListerWatcher, ObjectList,
+/// use kinformer_core::{ApiError, Cached, DynamicObject, ListOptions, Lister, ListerWatcher, ObjectList,
 ///     Status, Store, StoreError, WatchEvent, Watcher};
 /// use kinformer_reflector::{Config, Reflector};
 ///
@@ -87,7 +87,7 @@ pub type WatchErrorHandler<E> = Arc<dyn Fn(&Error<E>) + Send + Sync>;
 ///     fn add(&self, _: Arc<DynamicObject>) -> Result<(), StoreError> { Ok(()) }
 ///     fn update(&self, _: Arc<DynamicObject>) -> Result<(), StoreError> { Ok(()) }
 ///     fn delete(&self, _: Arc<DynamicObject>) -> Result<(), StoreError> { Ok(()) }
-///     fn replace(&self, list: Vec<Arc<DynamicObject>>, _: &str) -> Result<(), StoreError> {
+///     fn replace(&self, list: Vec<Cached<DynamicObject>>, _: &str) -> Result<(), StoreError> {
 ///         self.0.store(list.len(), std::sync::atomic::Ordering::SeqCst);
 ///         Ok(())
 ///     }
@@ -205,9 +205,12 @@ where
     /// # Cancel safety
     /// Drop the future to stop: the open request or watch is dropped with it, and the store keeps
     /// what it had.
-    pub async fn run(self) {
+    // Not an `async fn`: the reflector moves into the runner before the future exists, so the
+    // future holds it once instead of also keeping the argument's slot (a few KB per informer
+    // for its whole life).
+    pub fn run(self) -> impl Future<Output = ()> {
         let span = tracing::info_span!("reflector", name = %self.config.name);
-        Runner::new(self).run().instrument(span).await;
+        Runner::new(self).run().instrument(span)
     }
 
     /// Runs until `shutdown` completes (for example a cancellation token's `cancelled()`), then
@@ -215,11 +218,14 @@ where
     ///
     /// # Cancel safety
     /// As [`run`](Self::run).
-    pub async fn run_until(self, shutdown: impl Future<Output = ()>) {
-        let run = pin!(self.run());
-        let shutdown = pin!(shutdown);
-        match select(run, shutdown).await {
-            Either::Left(((), _)) | Either::Right(((), _)) => {}
+    pub fn run_until(self, shutdown: impl Future<Output = ()>) -> impl Future<Output = ()> {
+        let run = self.run();
+        async move {
+            let run = pin!(run);
+            let shutdown = pin!(shutdown);
+            match select(run, shutdown).await {
+                Either::Left(((), _)) | Either::Right(((), _)) => {}
+            }
         }
     }
 }
