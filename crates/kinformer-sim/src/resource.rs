@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use kinformer_core::ApiResource;
 pub use kinformer_core::Scope;
 pub use scale::ScaleSubresource;
 pub(crate) use scale::{ScalePaths, SelectorSource};
@@ -68,6 +69,41 @@ impl CustomResource {
             scale: None,
             status_subresource: false,
         }
+    }
+
+    /// The namespaced custom resource `widgets.example.com/v1` of kind `Widget`, with nothing
+    /// else declared: the one to register when a test needs some custom resource.
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::{CustomResource, Scope};
+    /// let cr = CustomResource::example_widgets();
+    /// assert_eq!(
+    ///     cr,
+    ///     CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    /// );
+    /// ```
+    pub fn example_widgets() -> Self {
+        Self::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    }
+
+    /// Where a client finds it: its group, version, kind, plural and scope as an [`ApiResource`].
+    ///
+    /// # Examples
+    /// ```
+    /// use kinformer_sim::CustomResource;
+    /// let widgets = CustomResource::example_widgets().api_resource();
+    /// assert_eq!(widgets.api_version(), "example.com/v1");
+    /// assert_eq!(widgets.plural, "widgets");
+    /// ```
+    pub fn api_resource(&self) -> ApiResource {
+        ApiResource::new(
+            &self.group,
+            &self.version,
+            &self.kind,
+            &self.plural,
+            self.scope,
+        )
     }
 
     /// Sets the short names discovery lists for it.

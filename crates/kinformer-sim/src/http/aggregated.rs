@@ -2,11 +2,12 @@
 //! resource in one `APIGroupDiscoveryList` from `/api` (the core group) and `/apis` (the others),
 //! as kube-apiserver serves it to clients that ask for it in `Accept`.
 
-use http::header::{ACCEPT, CONTENT_TYPE, VARY};
+use http::header::{CONTENT_TYPE, VARY};
 use http::{HeaderMap, HeaderValue, Response};
 use serde_json::{Value, json};
 
 use super::discovery::{SUBRESOURCE_VERBS, categories, subresources, verbs};
+use super::media::{first_servable, json_params};
 use crate::body::SimBody;
 use crate::resource::{Registry, ResourceDef};
 use crate::status::{ApiError, json_response};
@@ -38,42 +39,17 @@ pub(super) enum Form {
 
 /// The first form in `Accept` (in order) that can be served; the legacy form without `Accept`.
 pub(super) fn negotiate(headers: &HeaderMap) -> Result<Form, ApiError> {
-    let mut values = headers.get_all(ACCEPT).iter().peekable();
-    if values.peek().is_none() {
-        return Ok(Form::Legacy);
-    }
-    values
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .find_map(servable)
-        .ok_or_else(|| {
-            ApiError::new(
-                406,
-                "NotAcceptable",
-                "only the following media types are accepted: application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
-            )
-        })
+    first_servable(headers, Form::Legacy, servable).ok_or_else(|| {
+        ApiError::new(
+            406,
+            "NotAcceptable",
+            "only the following media types are accepted: application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+        )
+    })
 }
 
 fn servable(alternative: &str) -> Option<Form> {
-    let mut parts = alternative.split(';').map(str::trim);
-    if !matches!(
-        parts.next()?,
-        "application/json" | "application/*" | "*/*" | ""
-    ) {
-        return None;
-    }
-    let (mut target, mut group, mut version) = (None, None, None);
-    for param in parts {
-        let (key, value) = param.split_once('=')?;
-        match key.trim() {
-            "as" => target = Some(value.trim()),
-            "g" => group = Some(value.trim()),
-            "v" => version = Some(value.trim()),
-            _ => {}
-        }
-    }
-    match (target, group, version) {
+    match json_params(alternative)? {
         (None, ..) => Some(Form::Legacy),
         (Some("APIGroupDiscoveryList"), Some("apidiscovery.k8s.io"), Some("v2")) => {
             Some(Form::Aggregated(AggregatedVersion::V2))
@@ -173,6 +149,8 @@ fn resource(d: &ResourceDef) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use http::header::ACCEPT;
+
     use super::*;
 
     fn accept(value: &str) -> Result<Form, ApiError> {

@@ -53,21 +53,46 @@ fn not_acceptable(message: &str) -> ApiError {
 /// `Accept`. Alternatives it cannot serve (protobuf, YAML, `as=Table`) are passed over, as the
 /// API server passes over what it cannot serve; nothing servable is a 406.
 pub(crate) fn negotiate(headers: &HeaderMap) -> Result<Media, ApiError> {
+    first_servable(headers, Media::Json, servable).ok_or_else(|| {
+        not_acceptable("only the following media types are accepted: application/json")
+    })
+}
+
+/// What one `Accept` alternative asks for, if the sim can serve it.
+fn servable(alternative: &str) -> Option<Media> {
+    match json_params(alternative)? {
+        (None, ..) => Some(Media::Json),
+        (Some("PartialObjectMetadata"), Some("meta.k8s.io"), Some("v1")) => {
+            Some(Media::PartialObject)
+        }
+        (Some("PartialObjectMetadataList"), Some("meta.k8s.io"), Some("v1")) => {
+            Some(Media::PartialList)
+        }
+        // `as=Table`, other versions of the metadata forms: not served by the sim.
+        _ => None,
+    }
+}
+
+/// The first alternative in the `Accept` headers, in order, that `servable` takes; `absent`
+/// when the request has no `Accept` header; `None` when nothing in it can be served.
+pub(super) fn first_servable<T>(
+    headers: &HeaderMap,
+    absent: T,
+    servable: impl FnMut(&str) -> Option<T>,
+) -> Option<T> {
     let mut values = headers.get_all(ACCEPT).iter().peekable();
     if values.peek().is_none() {
-        return Ok(Media::Json);
+        return Some(absent);
     }
     values
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .find_map(servable)
-        .ok_or_else(|| {
-            not_acceptable("only the following media types are accepted: application/json")
-        })
 }
 
-/// What one `Accept` alternative asks for, if the sim can serve it.
-fn servable(alternative: &str) -> Option<Media> {
+/// The `as`, `g` and `v` parameters of one `Accept` alternative whose media type is JSON (or
+/// any, or none); `None` for another media type or a parameter without `=`.
+pub(super) fn json_params(alternative: &str) -> Option<(Option<&str>, Option<&str>, Option<&str>)> {
     let mut parts = alternative.split(';').map(str::trim);
     let media_type = parts.next()?;
     if !matches!(
@@ -87,17 +112,7 @@ fn servable(alternative: &str) -> Option<Media> {
             _ => {}
         }
     }
-    match (target, group, version) {
-        (None, ..) => Some(Media::Json),
-        (Some("PartialObjectMetadata"), Some("meta.k8s.io"), Some("v1")) => {
-            Some(Media::PartialObject)
-        }
-        (Some("PartialObjectMetadataList"), Some("meta.k8s.io"), Some("v1")) => {
-            Some(Media::PartialList)
-        }
-        // `as=Table`, other versions of the metadata forms: not served by the sim.
-        _ => None,
-    }
+    Some((target, group, version))
 }
 
 #[cfg(test)]

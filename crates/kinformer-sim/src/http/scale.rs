@@ -10,8 +10,8 @@ use http::{Request, Response};
 use serde_json::{Value, json};
 
 use super::Target;
-use super::write::options::{WriteOptions, field_manager_required};
-use super::write::{as_map, check_name, parse_object, writer};
+use super::write::options::WriteOptions;
+use super::write::{as_map, check_name, parse_object, parse_patch, writer};
 use crate::apply::{self, Writer};
 use crate::body::SimBody;
 use crate::patch::{self, PatchType};
@@ -79,18 +79,8 @@ pub(super) fn patch(
     req: &Request<Bytes>,
 ) -> Result<Response<SimBody>, ApiError> {
     let (_, paths, _, name) = parts(target)?;
-    let opts = WriteOptions::parse(req)?;
-    let content_type = req
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
     // `Scale` is a built-in type, so even a custom resource's takes strategic merge patches.
-    let kind = PatchType::for_type(content_type, true)?;
-    if kind == PatchType::Apply && !opts.manager_given {
-        return Err(field_manager_required());
-    }
-    let body = patch::parse_body(req.body(), kind)?;
+    let (opts, kind, body) = parse_patch(req, true)?;
     let writer = writer(&target.def, target, &opts);
     if kind == PatchType::Apply {
         let applied = body

@@ -22,7 +22,7 @@ use crate::store::{Precondition, key_of};
 use crate::{validation, write_rules};
 use options::WriteOptions;
 
-pub(super) use patch::patch;
+pub(super) use patch::{parse_patch, patch};
 
 pub(super) fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     match serde_json::from_slice::<Value>(body) {

@@ -7,7 +7,6 @@ pub(crate) mod strategic;
 
 use serde_json::{Value, json};
 
-use crate::resource::ResourceDef;
 use crate::status::ApiError;
 
 /// A PATCH's `Content-Type`.
@@ -21,17 +20,9 @@ pub(crate) enum PatchType {
 
 impl PatchType {
     /// The patch type of a `Content-Type` header (parameters such as `charset` ignored); 415 for
-    /// anything else, and for a strategic merge patch of a custom resource.
-    pub(crate) fn from_content_type(
-        content_type: &str,
-        def: &ResourceDef,
-    ) -> Result<Self, ApiError> {
-        Self::for_type(content_type, def.builtin)
-    }
-
-    /// [`PatchType::from_content_type`] for a type that is built in (`Scale` is, whatever it
-    /// scales) or not: only built-in types take strategic merge patches.
-    pub(crate) fn for_type(content_type: &str, builtin: bool) -> Result<Self, ApiError> {
+    /// anything else. Only built-in types (`Scale` is one, whatever it scales) take strategic
+    /// merge patches; a custom resource's is a 415 too.
+    pub(crate) fn from_content_type(content_type: &str, builtin: bool) -> Result<Self, ApiError> {
         let media = content_type.split(';').next().unwrap_or_default().trim();
         let kind = match media {
             "application/json-patch+json" => Self::Json,
@@ -114,7 +105,7 @@ mod tests {
     fn content_types_choose_the_patch_type() {
         let reg = Registry::default();
         let cm = reg.by_name("configmaps").unwrap();
-        let ty = |ct: &str| PatchType::from_content_type(ct, &cm).map_err(|e| e.code);
+        let ty = |ct: &str| PatchType::from_content_type(ct, cm.builtin).map_err(|e| e.code);
         assert_eq!(ty("application/json-patch+json"), Ok(PatchType::Json));
         assert_eq!(
             ty("application/merge-patch+json; charset=utf-8"),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::write::{MAX_RETRIES, current};
+use super::write::{Commit, MAX_RETRIES, current, stamped};
 use super::{EventType, RecordRef, Store, key_of};
 use crate::resource::ResourceDef;
 use crate::status::ApiError;
@@ -49,20 +49,11 @@ impl Store {
                 return Ok(old);
             }
             let mut map = old.to_map();
-            let mut inner = self.write_lock();
-            match current(&inner, def, &key) {
-                Some(now) if now.rev == old.rev => {
-                    return Ok(self.commit(
-                        &mut inner,
-                        def,
-                        &key,
-                        EventType::Deleted,
-                        Some(old),
-                        &mut map,
-                    ));
-                }
-                Some(_) => {}
-                None => return Err(ApiError::not_found(def, name)),
+            let build = stamped(def, EventType::Deleted, &mut map);
+            match self.commit_if_unchanged(def, &key, EventType::Deleted, old, build) {
+                Commit::Done(record) => return Ok(record),
+                Commit::Raced => {}
+                Commit::Gone => return Err(ApiError::not_found(def, name)),
             }
         }
         Err(ApiError::conflict(def, name))

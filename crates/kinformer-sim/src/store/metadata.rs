@@ -8,13 +8,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::record::meta_from;
-use super::write::{Precondition, current};
+use super::write::{Commit, MAX_RETRIES, Precondition, current};
 use super::{EventType, Record, RecordRef, Store, key_of};
 use crate::resource::ResourceDef;
 use crate::status::ApiError;
-
-/// How many times a lost race is retried before giving up with 409.
-const MAX_RETRIES: usize = 64;
 
 impl Store {
     /// Changes `metadata` through `f` and keeps every other field byte for byte. Identity fields
@@ -60,28 +57,19 @@ impl Store {
             .collect();
             f(&mut md);
             md.extend(keep);
-            let mut inner = self.write_lock();
-            match current(&inner, def, &key) {
-                Some(now) if now.rev == old.rev => {
-                    let fields = old.meta.fields.clone();
-                    return Ok(self.commit_with(
-                        &mut inner,
-                        def,
-                        &key,
-                        EventType::Modified,
-                        Some(old),
-                        |rev| {
-                            md.insert("resourceVersion".to_owned(), Value::String(rev.to_string()));
-                            let md_value = Value::Object(std::mem::take(&mut md));
-                            let meta = meta_from(Some(&md_value), fields);
-                            Record::from_body(def, EventType::Modified, rev, meta, |buf| {
-                                write_parts(buf, &parts, &md_value);
-                            })
-                        },
-                    ));
-                }
-                Some(_) => {}
-                None => return Err(ApiError::not_found(def, name)),
+            let fields = old.meta.fields.clone();
+            let build = |rev: u64| {
+                md.insert("resourceVersion".to_owned(), Value::String(rev.to_string()));
+                let md_value = Value::Object(std::mem::take(&mut md));
+                let meta = meta_from(Some(&md_value), fields);
+                Record::from_body(def, EventType::Modified, rev, meta, |buf| {
+                    write_parts(buf, &parts, &md_value);
+                })
+            };
+            match self.commit_if_unchanged(def, &key, EventType::Modified, old, build) {
+                Commit::Done(record) => return Ok(record),
+                Commit::Raced => {}
+                Commit::Gone => return Err(ApiError::not_found(def, name)),
             }
         }
         Err(ApiError::conflict(def, name))

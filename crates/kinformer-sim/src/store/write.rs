@@ -240,21 +240,14 @@ impl Store {
                     &mut new,
                 )));
             }
-            let mut inner = self.write_lock();
-            match current(&inner, def, &key) {
-                Some(now) if now.rev == old.rev => {
-                    return Ok(self.commit(
-                        &mut inner,
-                        def,
-                        &key,
-                        EventType::Modified,
-                        Some(old),
-                        &mut new,
-                    ));
+            let build = stamped(def, EventType::Modified, &mut new);
+            match self.commit_if_unchanged(def, &key, EventType::Modified, old, build) {
+                Commit::Done(record) => return Ok(record),
+                Commit::Raced if pre != Precondition::None => {
+                    return Err(ApiError::conflict(def, name));
                 }
-                Some(_) if pre != Precondition::None => return Err(ApiError::conflict(def, name)),
-                Some(_) => {}
-                None => return Err(ApiError::not_found(def, name)),
+                Commit::Raced => {}
+                Commit::Gone => return Err(ApiError::not_found(def, name)),
             }
         }
         Err(ApiError::conflict(def, name))
@@ -271,10 +264,27 @@ impl Store {
         prev: Option<RecordRef>,
         obj: &mut Map<String, Value>,
     ) -> RecordRef {
-        self.commit_with(inner, def, key, kind, prev, |rev| {
-            set_resource_version(obj, rev);
-            Record::build(def, kind, rev, obj)
-        })
+        self.commit_with(inner, def, key, kind, prev, stamped(def, kind, obj))
+    }
+
+    /// Commits the revision `build` makes of `key` only if the key is still at `old`'s revision:
+    /// the end of an optimistic read-modify-write, whose caller reads again on a race.
+    pub(super) fn commit_if_unchanged(
+        &self,
+        def: &Arc<ResourceDef>,
+        key: &str,
+        kind: EventType,
+        old: RecordRef,
+        build: impl FnOnce(u64) -> Record,
+    ) -> Commit {
+        let mut inner = self.write_lock();
+        match current(&inner, def, key) {
+            Some(now) if now.rev == old.rev => {
+                Commit::Done(self.commit_with(&mut inner, def, key, kind, Some(old), build))
+            }
+            Some(_) => Commit::Raced,
+            None => Commit::Gone,
+        }
     }
 
     /// Appends the revision `build` makes for the next revision number.
@@ -323,6 +333,28 @@ impl Store {
         }
         self.revision_tx.send_replace(rev);
         record
+    }
+}
+
+/// How [`Store::commit_if_unchanged`] ended.
+pub(super) enum Commit {
+    /// Committed: no other write came in since the object was read.
+    Done(RecordRef),
+    /// Another write came in since the object was read.
+    Raced,
+    /// The object was deleted since it was read.
+    Gone,
+}
+
+/// Builds the record of `obj` at the revision it is committed at, its resourceVersion set to it.
+pub(super) fn stamped<'a>(
+    def: &'a ResourceDef,
+    kind: EventType,
+    obj: &'a mut Map<String, Value>,
+) -> impl FnOnce(u64) -> Record + 'a {
+    move |rev| {
+        set_resource_version(obj, rev);
+        Record::build(def, kind, rev, obj)
     }
 }
 

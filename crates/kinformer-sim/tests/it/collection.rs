@@ -3,10 +3,10 @@
 //! preconditions per object, cluster-scoped and custom resources.
 
 use http::Method;
-use kinformer_sim::{CustomResource, Scope, Sim};
+use kinformer_sim::{CustomResource, Sim};
 use serde_json::{Value, json};
 
-use crate::common::{Client, Resp, cm, in_process, names, rv_of};
+use crate::common::{Client, Resp, WIDGETS, cm, in_process, names, rv_of};
 use crate::verbs::CMS;
 
 async fn create(c: &Client<'_>, path: &str, body: Value) -> Value {
@@ -131,30 +131,23 @@ async fn cluster_scoped_and_custom_resources_and_the_paths_without_it() {
     assert_eq!(names(&nodes.json()), ["/n1"]);
     assert_eq!(names(&c.get("/api/v1/nodes").await.json()), ["/n2"]);
 
-    sim.register(CustomResource::new(
-        "example.com",
-        "v1",
-        "widgets",
-        "Widget",
-        Scope::Namespaced,
-    ))
-    .await
-    .unwrap();
-    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    sim.register(CustomResource::example_widgets())
+        .await
+        .unwrap();
     for name in ["w1", "w2"] {
         create(
             &c,
-            widgets,
+            WIDGETS,
             json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name}}),
         )
         .await;
     }
-    let list = delete(&c, widgets, None).await.json();
+    let list = delete(&c, WIDGETS, None).await.json();
     assert_eq!(
         (list["kind"].as_str(), list["items"][1]["kind"].as_str()),
         (Some("WidgetList"), Some("Widget"))
     );
-    assert_eq!(names(&c.get(widgets).await.json()).len(), 0);
+    assert_eq!(names(&c.get(WIDGETS).await.json()).len(), 0);
 
     // Namespaces have no collection delete; the all-namespaces path serves only list and watch.
     create(

@@ -13,6 +13,9 @@ use serde_json::Value;
 use tokio::net::TcpStream;
 use tower_service::Service;
 
+/// The collection path of [`kinformer_sim::CustomResource::example_widgets`] in `default`.
+pub const WIDGETS: &str = "/apis/example.com/v1/namespaces/default/widgets";
+
 pub type AnyError = Box<dyn std::error::Error + Send + Sync>;
 pub type Body = BoxBody<Bytes, AnyError>;
 
@@ -70,12 +73,26 @@ impl Client<'_> {
         body: Option<Value>,
         content_type: &str,
     ) -> http::Response<Body> {
+        self.raw_with_headers(method, path, body, &[("content-type", content_type)])
+            .await
+    }
+
+    /// A request with these headers besides `host` and `authorization`.
+    pub async fn raw_with_headers(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> http::Response<Body> {
         let body = body.map(|v| Bytes::from(v.to_string())).unwrap_or_default();
         let mut req = Request::builder()
             .method(method)
             .uri(path)
-            .header("host", self.sim.addr().to_string())
-            .header("content-type", content_type);
+            .header("host", self.sim.addr().to_string());
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
         if let Some(t) = &self.token {
             req = req.header("authorization", format!("Bearer {t}"));
         }
@@ -120,22 +137,19 @@ impl Client<'_> {
         } else {
             "application/json"
         };
-        let resp = self.raw(method, path, body, ct).await;
-        let (parts, body) = resp.into_parts();
-        let body = tokio::time::timeout(Duration::from_secs(20), body.collect())
-            .await
-            .expect("body in time")
-            .expect("body")
-            .to_bytes();
-        Resp {
-            status: parts.status,
-            headers: parts.headers,
-            body,
-        }
+        collect(self.raw(method, path, body, ct).await).await
     }
 
     pub async fn get(&self, path: &str) -> Resp {
         self.send(Method::GET, path, None).await
+    }
+
+    /// A GET whose `Accept` header is `accept`.
+    pub async fn get_accepting(&self, path: &str, accept: &str) -> Resp {
+        let resp = self
+            .raw_with_headers(Method::GET, path, None, &[("accept", accept)])
+            .await;
+        collect(resp).await
     }
 
     pub async fn watch(&self, path: &str) -> Lines {
@@ -145,6 +159,21 @@ impl Client<'_> {
             body: resp.into_body(),
             buf: BytesMut::new(),
         }
+    }
+}
+
+/// A response with its whole body, read within 20 seconds.
+async fn collect(resp: http::Response<Body>) -> Resp {
+    let (parts, body) = resp.into_parts();
+    let body = tokio::time::timeout(Duration::from_secs(20), body.collect())
+        .await
+        .expect("body in time")
+        .expect("body")
+        .to_bytes();
+    Resp {
+        status: parts.status,
+        headers: parts.headers,
+        body,
     }
 }
 

@@ -2,7 +2,7 @@
 //! `scale` subresources (an `autoscaling/v1` `Scale`) beside `status`, in the legacy documents and
 //! the aggregated ones.
 
-use kinformer_sim::{CustomResource, ScaleSubresource, Scope, Sim, SimHandle};
+use kinformer_sim::{CustomResource, ScaleSubresource, Sim, SimHandle};
 use serde_json::{Value, json};
 
 use crate::common::in_process;
@@ -12,15 +12,7 @@ async fn discovery_lists_deletecollection_where_it_is_served() {
     let sim = Sim::builder().start().await.unwrap();
     let c = in_process(&sim);
     let core = c.get("/api/v1").await.json();
-    let verbs = |name: &str| {
-        core["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == name)
-            .map(|r| r["verbs"].clone())
-            .unwrap()
-    };
+    let verbs = |name: &str| entry(&core["resources"], "name", name)["verbs"].clone();
     assert_eq!(
         verbs("configmaps"),
         json!([
@@ -42,44 +34,34 @@ async fn discovery_lists_deletecollection_where_it_is_served() {
     );
     let core = aggregated(&sim, "/api").await;
     let resources = &core["items"][0]["versions"][0]["resources"];
-    let of = |name: &str| {
-        resources
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["resource"] == name)
-            .map(|r| r["verbs"].clone())
-            .unwrap()
-    };
+    let of = |name: &str| entry(resources, "resource", name)["verbs"].clone();
     assert_eq!(of("configmaps"), verbs("configmaps"));
     assert_eq!(of("namespaces"), verbs("namespaces"));
 }
 
+/// The element of the array `list` whose `field` is `name`.
+fn entry<'a>(list: &'a Value, field: &str, name: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e[field] == name)
+        .unwrap_or_else(|| panic!("no {field} {name} in {list}"))
+}
+
 /// The aggregated discovery document at `path` (`/api` or `/apis`), as client-go asks for it.
 async fn aggregated(sim: &SimHandle, path: &str) -> Value {
-    let req = http::Request::get(path)
-        .header(
-            "accept",
-            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
-        )
-        .body(http_body_util::Empty::<bytes::Bytes>::new())
-        .unwrap();
-    let resp = tower_service::Service::call(&mut sim.service(), req)
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let body = http_body_util::BodyExt::collect(resp.into_body())
-        .await
-        .unwrap()
-        .to_bytes();
-    serde_json::from_slice(&body).unwrap()
+    let accept =
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let resp = in_process(sim).get_accepting(path, accept).await;
+    assert_eq!(resp.status, 200);
+    resp.json()
 }
 
 #[tokio::test]
 async fn discovery_lists_the_scale_subresources() {
     let sim = Sim::builder().start().await.unwrap();
     sim.register(
-        CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+        CustomResource::example_widgets()
             .with_scale(ScaleSubresource::new(".spec.replicas", ".status.replicas")),
     )
     .await
@@ -125,20 +107,13 @@ async fn discovery_lists_the_scale_subresources() {
 
     let groups = aggregated(&sim, "/apis").await;
     let subresources = |group: &str, resource: &str| {
-        groups["items"]
+        let group = groups["items"]
             .as_array()
             .unwrap()
             .iter()
             .find(|g| g["metadata"]["name"] == group)
-            .and_then(|g| {
-                g["versions"][0]["resources"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|r| r["resource"] == resource)
-                    .map(|r| r["subresources"].clone())
-            })
-            .unwrap()
+            .unwrap();
+        entry(&group["versions"][0]["resources"], "resource", resource)["subresources"].clone()
     };
     let scale_kind = json!({"group": "autoscaling", "version": "v1", "kind": "Scale"});
     let deployments = subresources("apps", "deployments");

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use kinformer_sim::{Churn, Sim, SimHandle};
+use kinformer_sim::{Churn, CustomResource, Sim, SimHandle};
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 
@@ -18,17 +18,7 @@ impl Kubectl {
     /// missing on a developer's machine. Under CI (`CI` set) a missing kubectl fails the test:
     /// a conformance check that silently skips proves nothing.
     pub(crate) fn new(sim: &SimHandle, tag: &str) -> Option<Self> {
-        if std::process::Command::new("kubectl")
-            .arg("version")
-            .arg("--client")
-            .output()
-            .is_err()
-        {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "kubectl is not installed, and CI is set: the kubectl conformance tests must run"
-            );
-            eprintln!("NOTICE: kubectl is not installed; skipping the kubectl tests");
+        if !kinformer_sim::kubectl_installed("the kubectl conformance tests") {
             return None;
         }
         let dir = std::env::temp_dir().join(format!(
@@ -78,6 +68,19 @@ impl Drop for Kubectl {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A TLS sim that takes the token `{tag}-token`, and kubectl on it; `None` when kubectl is
+/// missing (see [`Kubectl::new`]).
+pub(crate) async fn tls_sim_with_kubectl(tag: &str) -> Option<(SimHandle, Kubectl)> {
+    let sim = Sim::builder()
+        .tls(true)
+        .token(format!("{tag}-token"))
+        .start()
+        .await
+        .unwrap();
+    let k = Kubectl::new(&sim, tag)?;
+    Some((sim, k))
 }
 
 pub(crate) fn path_str(p: &Path) -> &str {
@@ -243,27 +246,12 @@ const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  na
 /// requests, no per-group document) and resolves short names with it.
 #[tokio::test]
 async fn kubectl_uses_aggregated_discovery() {
-    let sim = Sim::builder()
-        .tls(true)
-        .token("discovery-token")
-        .start()
-        .await
-        .unwrap();
-    sim.register(
-        kinformer_sim::CustomResource::new(
-            "example.com",
-            "v1",
-            "widgets",
-            "Widget",
-            kinformer_sim::Scope::Namespaced,
-        )
-        .with_short_names(["wd"]),
-    )
-    .await
-    .unwrap();
-    let Some(k) = Kubectl::new(&sim, "discovery") else {
+    let Some((sim, k)) = tls_sim_with_kubectl("discovery").await else {
         return;
     };
+    sim.register(CustomResource::example_widgets().with_short_names(["wd"]))
+        .await
+        .unwrap();
     let listing = k.run(&["api-resources"]).await;
     for row in [
         ["pods", "po", "v1", "true", "Pod"],

@@ -5,9 +5,7 @@
 
 use std::time::Duration;
 
-use kinformer_sim::Sim;
-
-use crate::kubectl::{Kubectl, path_str};
+use crate::kubectl::{Kubectl, path_str, tls_sim_with_kubectl};
 
 const APPLIED: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: default\ndata:\n  k: one\n";
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: app\n        image: app:1\n      - name: side\n        image: side:1\n";
@@ -26,13 +24,7 @@ async fn attempt(k: &Kubectl, args: &[&str]) -> (bool, String) {
 
 #[tokio::test]
 async fn kubectl_apply_patch_dry_run_and_leases() {
-    let sim = Sim::builder()
-        .tls(true)
-        .token("writes-token")
-        .start()
-        .await
-        .unwrap();
-    let Some(k) = Kubectl::new(&sim, "writes") else {
+    let Some((_sim, k)) = tls_sim_with_kubectl("writes").await else {
         return;
     };
     let file = k.write("applied.yaml", APPLIED);
@@ -190,13 +182,7 @@ fn labelled(name: &str, team: &str) -> String {
 
 #[tokio::test]
 async fn kubectl_scale_and_delete_by_label() {
-    let sim = Sim::builder()
-        .tls(true)
-        .token("scale-token")
-        .start()
-        .await
-        .unwrap();
-    let Some(k) = Kubectl::new(&sim, "scale") else {
+    let Some((_sim, k)) = tls_sim_with_kubectl("scale").await else {
         return;
     };
     let deploy = k.write("deploy.yaml", DEPLOYMENT);

@@ -7,7 +7,7 @@ use http::Method;
 use kinformer_sim::{CustomResource, ScaleSubresource, Scope, Sim};
 use serde_json::{Value, json};
 
-use crate::common::{Client, in_process, rv_of};
+use crate::common::{Client, WIDGETS, in_process, rv_of};
 use crate::verbs::{CMS, patch};
 
 const APPS: &str = "/apis/apps/v1/namespaces/default";
@@ -329,12 +329,9 @@ async fn a_custom_resource_scales_through_its_declared_paths() {
     let c = in_process(&sim);
     let scale = ScaleSubresource::new(".spec.size", ".status.count")
         .with_label_selector_path(".status.selector");
-    sim.register(
-        CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
-            .with_scale(scale),
-    )
-    .await
-    .unwrap();
+    sim.register(CustomResource::example_widgets().with_scale(scale))
+        .await
+        .unwrap();
     sim.register(CustomResource::new(
         "example.com",
         "v1",
@@ -344,15 +341,14 @@ async fn a_custom_resource_scales_through_its_declared_paths() {
     ))
     .await
     .unwrap();
-    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
     created(
         &c,
-        widgets,
+        WIDGETS,
         json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
                "spec": {"size": 2, "color": "red"}, "status": {"count": 1, "selector": "app=w"}}),
     )
     .await;
-    let path = format!("{widgets}/w/scale");
+    let path = format!("{WIDGETS}/w/scale");
     let got = c.get(&path).await.json();
     assert_eq!(
         (&got["spec"], &got["status"]),
@@ -370,7 +366,7 @@ async fn a_custom_resource_scales_through_its_declared_paths() {
     )
     .await;
     assert_eq!(scaled.json()["spec"]["replicas"], 5);
-    let w = c.get(&format!("{widgets}/w")).await.json();
+    let w = c.get(&format!("{WIDGETS}/w")).await.json();
     assert_eq!(
         (&w["spec"], w["metadata"]["generation"].as_i64()),
         (&json!({"size": 5, "color": "red"}), Some(2))

@@ -2,10 +2,10 @@
 //! subresource, every patch type, server-side apply with field ownership, dryRun, Leases and Events.
 
 use http::Method;
-use kinformer_sim::{CustomResource, Scope, Sim};
+use kinformer_sim::{CustomResource, Sim};
 use serde_json::{Value, json};
 
-use crate::common::{Client, Resp, in_process};
+use crate::common::{Client, Resp, WIDGETS, in_process};
 
 pub(crate) const CMS: &str = "/api/v1/namespaces/default/configmaps";
 const DEPLOYS: &str = "/apis/apps/v1/namespaces/default/deployments";
@@ -81,21 +81,14 @@ async fn stale_resource_versions_conflict_and_missing_ones_are_unconditional() {
         (200, Some("4"))
     );
     // Custom resources require a resourceVersion on update.
-    sim.register(CustomResource::new(
-        "example.com",
-        "v1",
-        "widgets",
-        "Widget",
-        Scope::Namespaced,
-    ))
-    .await
-    .unwrap();
-    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
-    c.send(Method::POST, widgets, Some(json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"n": 1}}))).await;
+    sim.register(CustomResource::example_widgets())
+        .await
+        .unwrap();
+    c.send(Method::POST, WIDGETS, Some(json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"n": 1}}))).await;
     let no_rv = c
         .send(
             Method::PUT,
-            &format!("{widgets}/w"),
+            &format!("{WIDGETS}/w"),
             Some(json!({"metadata": {"name": "w"}, "spec": {"n": 2}})),
         )
         .await;
@@ -289,25 +282,18 @@ async fn json_merge_and_strategic_patches() {
         400
     );
     assert_eq!(patch(&c, &path, "text/plain", json!({})).await.status, 415);
-    sim.register(CustomResource::new(
-        "example.com",
-        "v1",
-        "widgets",
-        "Widget",
-        Scope::Namespaced,
-    ))
-    .await
-    .unwrap();
-    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    sim.register(CustomResource::example_widgets())
+        .await
+        .unwrap();
     c.send(
         Method::POST,
-        widgets,
+        WIDGETS,
         Some(json!({"metadata": {"name": "w"}, "spec": {"n": 1}})),
     )
     .await;
     let smp_cr = patch(
         &c,
-        &format!("{widgets}/w"),
+        &format!("{WIDGETS}/w"),
         "application/strategic-merge-patch+json",
         json!({"spec": {"n": 2}}),
     )
@@ -318,7 +304,7 @@ async fn json_merge_and_strategic_patches() {
     );
     let w = patch(
         &c,
-        &format!("{widgets}/w"),
+        &format!("{WIDGETS}/w"),
         "application/merge-patch+json",
         json!({"spec": {"n": 2}}),
     )

@@ -4,7 +4,7 @@ use http::Method;
 use kinformer_sim::Sim;
 use serde_json::json;
 
-use crate::common::{Client, Transport, client, rv_of};
+use crate::common::{Client, Transport, client, in_process, rv_of};
 
 #[tokio::test]
 async fn create_get_update_patch_delete_with_real_statuses() {
@@ -214,29 +214,13 @@ async fn discovery_documents() {
         .raw(Method::GET, "/api/v1/pods", None, "application/json")
         .await;
     assert_eq!(proto_only.status(), 200);
-    let req = http::Request::get("/api/v1/pods")
-        .header("accept", "application/vnd.kubernetes.protobuf")
-        .body(http_body_util::Empty::<bytes::Bytes>::new())
-        .unwrap();
-    let resp = tower_service::Service::call(&mut sim.service(), req)
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 406);
-    let table = http::Request::get("/api/v1/pods")
-        .header(
-            "accept",
-            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
-        )
-        .body(http_body_util::Empty::<bytes::Bytes>::new())
-        .unwrap();
-    let resp = tower_service::Service::call(&mut sim.service(), table)
-        .await
-        .unwrap();
-    assert_eq!(
-        resp.status(),
-        200,
-        "a Table request falls back to plain JSON"
-    );
+    let protobuf = "application/vnd.kubernetes.protobuf";
+    let svc = in_process(&sim);
+    let resp = svc.get_accepting("/api/v1/pods", protobuf).await;
+    assert_eq!(resp.status, 406);
+    let table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+    let resp = svc.get_accepting("/api/v1/pods", table).await;
+    assert_eq!(resp.status, 200, "a Table request falls back to plain JSON");
 }
 
 #[tokio::test]

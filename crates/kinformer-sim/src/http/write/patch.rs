@@ -14,6 +14,26 @@ use crate::status::{ApiError, json_response};
 use crate::store::Precondition;
 use crate::{validation, write_rules};
 
+/// A PATCH request's write options, its patch type (by `Content-Type`; strategic merge only for
+/// a `builtin` type) and its body; an apply must name its field manager.
+pub(in crate::http) fn parse_patch(
+    req: &Request<Bytes>,
+    builtin: bool,
+) -> Result<(WriteOptions, PatchType, Value), ApiError> {
+    let opts = WriteOptions::parse(req)?;
+    let content_type = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let kind = PatchType::from_content_type(content_type, builtin)?;
+    if kind == PatchType::Apply && !opts.manager_given {
+        return Err(field_manager_required());
+    }
+    let body = patch::parse_body(req.body(), kind)?;
+    Ok((opts, kind, body))
+}
+
 pub(in crate::http) fn patch(
     shared: &crate::shared::Shared,
     target: &Target,
@@ -22,17 +42,7 @@ pub(in crate::http) fn patch(
     let def = &target.def;
     let name = target.name.as_deref().unwrap_or_default();
     let ns = target.namespace.as_deref().unwrap_or_default();
-    let opts = WriteOptions::parse(req)?;
-    let content_type = req
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    let kind = PatchType::from_content_type(content_type, def)?;
-    if kind == PatchType::Apply && !opts.manager_given {
-        return Err(field_manager_required());
-    }
-    let body = patch::parse_body(req.body(), kind)?;
+    let (opts, kind, body) = parse_patch(req, def.builtin)?;
     let sub = target.subresource.as_deref();
     let applied = match kind {
         PatchType::Apply => {
