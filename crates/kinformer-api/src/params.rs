@@ -38,14 +38,7 @@ impl PostParams {
     }
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
-        let mut query = Vec::new();
-        if self.dry_run {
-            query.push(("dryRun", "All".to_owned()));
-        }
-        if let Some(manager) = &self.field_manager {
-            query.push(("fieldManager", manager.clone()));
-        }
-        query
+        write_query(self.dry_run, false, self.field_manager.as_deref())
     }
 }
 
@@ -101,18 +94,27 @@ impl PatchParams {
     }
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
-        let mut query = Vec::new();
-        if self.dry_run {
-            query.push(("dryRun", "All".to_owned()));
-        }
-        if self.force {
-            query.push(("force", "true".to_owned()));
-        }
-        if let Some(manager) = &self.field_manager {
-            query.push(("fieldManager", manager.clone()));
-        }
-        query
+        write_query(self.dry_run, self.force, self.field_manager.as_deref())
     }
+}
+
+/// The query parameters of a create, update or patch, in the order client-go sends them.
+fn write_query(
+    dry_run: bool,
+    force: bool,
+    field_manager: Option<&str>,
+) -> Vec<(&'static str, String)> {
+    let mut query = Vec::new();
+    if dry_run {
+        query.push(("dryRun", "All".to_owned()));
+    }
+    if force {
+        query.push(("force", "true".to_owned()));
+    }
+    if let Some(manager) = field_manager {
+        query.push(("fieldManager", manager.to_owned()));
+    }
+    query
 }
 
 /// What happens to the objects a deleted object owns (`propagationPolicy`).

@@ -3,7 +3,7 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_api::Api;
-use kinformer_core::ObjectMeta;
+use kinformer_core::{Object, ObjectList, ObjectMeta};
 use kinformer_rest::Client;
 use kinformer_sim::{Sim, SimHandle};
 
@@ -59,4 +59,11 @@ pub(crate) fn rv(meta: &ObjectMeta) -> String {
     meta.resource_version
         .clone()
         .expect("a stored object has a resourceVersion")
+}
+
+/// The names of a list's items, sorted.
+pub(crate) fn sorted_names<K: Object>(list: &ObjectList<K>) -> Vec<&str> {
+    let mut names: Vec<&str> = list.items.iter().map(|o| o.name()).collect();
+    names.sort_unstable();
+    names
 }

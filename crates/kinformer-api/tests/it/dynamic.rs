@@ -1,25 +1,18 @@
 //! `Api<DynamicObject>` on a custom resource registered in the simulator.
 
 use kinformer_api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kinformer_core::{ApiResource, DynamicObject, ListOptions, Scope, TypeMeta};
+use kinformer_core::{DynamicObject, ListOptions, TypeMeta};
 use kinformer_sim::CustomResource;
 use serde_json::json;
 
-use crate::common::{NS, sim};
+use crate::common::{NS, sim, sorted_names};
 
 #[tokio::test]
 async fn a_custom_resource_through_dynamic_objects() {
     let (sim, client) = sim().await;
-    sim.register(CustomResource::new(
-        "example.com",
-        "v1",
-        "widgets",
-        "Widget",
-        Scope::Namespaced,
-    ))
-    .await
-    .unwrap();
-    let widgets = ApiResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
+    let cr = CustomResource::example_widgets();
+    sim.register(cr.clone()).await.unwrap();
+    let widgets = cr.api_resource();
     let api: Api<DynamicObject> = Api::namespaced_with(client, NS, &widgets);
 
     let mut widget = DynamicObject::new("w1");
@@ -47,13 +40,7 @@ async fn a_custom_resource_through_dynamic_objects() {
     assert_eq!(applied.data["spec"]["size"], 1);
 
     let list = api.list(&ListOptions::default()).await.unwrap();
-    let mut names: Vec<&str> = list
-        .items
-        .iter()
-        .filter_map(|w| w.metadata.name.as_deref())
-        .collect();
-    names.sort_unstable();
-    assert_eq!(names, ["w1", "w2"]);
+    assert_eq!(sorted_names(&list), ["w1", "w2"]);
 
     api.delete("w1", &DeleteParams::default()).await.unwrap();
     assert!(api.get_opt("w1").await.unwrap().is_none());

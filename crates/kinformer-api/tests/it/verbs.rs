@@ -5,7 +5,7 @@ use kinformer_api::{Api, DeleteParams, Either, Error, PostParams};
 use kinformer_core::ListOptions;
 use kinformer_sim::{Fault, FaultKind};
 
-use crate::common::{NS, configmap, configmaps, rv, sim};
+use crate::common::{NS, configmap, configmaps, rv, sim, sorted_names};
 
 #[tokio::test]
 async fn create_get_replace_round_trip() {
@@ -87,13 +87,7 @@ async fn list_follows_every_page_across_namespaces() {
         .list(&ListOptions::default().labels("parity=0").limit(2))
         .await
         .unwrap();
-    let mut names: Vec<&str> = even
-        .items
-        .iter()
-        .filter_map(|c| c.metadata.name.as_deref())
-        .collect();
-    names.sort_unstable();
-    assert_eq!(names, ["cm-0", "cm-2", "cm-4", "cm-6"]);
+    assert_eq!(sorted_names(&even), ["cm-0", "cm-2", "cm-4", "cm-6"]);
 }
 
 #[tokio::test]
@@ -135,20 +129,9 @@ async fn delete_collection_deletes_what_the_selector_matches() {
     let Either::Left(deleted) = answer else {
         panic!("a Status, not the deleted list: {answer:?}")
     };
-    let mut deleted: Vec<&str> = deleted
-        .items
-        .iter()
-        .filter_map(|c| c.metadata.name.as_deref())
-        .collect();
-    deleted.sort_unstable();
-    assert_eq!(deleted, ["a", "b"]);
+    assert_eq!(sorted_names(&deleted), ["a", "b"]);
     let left = api.list(&ListOptions::default()).await.unwrap();
-    let names: Vec<&str> = left
-        .items
-        .iter()
-        .filter_map(|c| c.metadata.name.as_deref())
-        .collect();
-    assert_eq!(names, ["c"]);
+    assert_eq!(sorted_names(&left), ["c"]);
 }
 
 #[tokio::test]
