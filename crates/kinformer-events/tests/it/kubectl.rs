@@ -9,24 +9,9 @@ use tokio::process::Command;
 
 use crate::{CONTROLLER, pod, recorder, sim};
 
-fn kubectl_missing() -> bool {
-    let missing = std::process::Command::new("kubectl")
-        .args(["version", "--client"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_err();
-    assert!(
-        !missing || std::env::var_os("CI").is_none(),
-        "kubectl is not installed, and CI is set: the kubectl test must run"
-    );
-    missing
-}
-
 #[tokio::test]
 async fn kubectl_get_events_shows_the_series() {
-    if kubectl_missing() {
-        eprintln!("NOTICE: kubectl is not installed; skipping the kubectl test");
+    if !kinformer_sim::kubectl_installed("the kubectl test") {
         return;
     }
     let sim = sim().await;

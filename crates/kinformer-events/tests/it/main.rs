@@ -9,10 +9,10 @@ mod spam;
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kinformer_events::{Config, Recorder, Reporter, Stats};
+use kinformer_events::{Config, EventType, Recorder, Reporter, Stats};
 use kinformer_rest::{Client, RestClient};
 use kinformer_sim::{Fault, FaultKind, RequestRecord, Sim, SimHandle};
 
@@ -46,6 +46,23 @@ pub(crate) fn pod(name: &str) -> Pod {
         },
         ..Pod::default()
     }
+}
+
+/// A node, cluster-scoped, with only a name.
+pub(crate) fn node(name: &str) -> Node {
+    Node {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..ObjectMeta::default()
+        },
+        ..Node::default()
+    }
+}
+
+/// Records the event tests record when any will do: `Normal`, reason `Synced`, action `Sync`,
+/// no note, about the pod `name` of [`pod`].
+pub(crate) fn synced(recorder: &Recorder, name: &str) {
+    recorder.event(&pod(name), EventType::Normal, "Synced", "Sync", "");
 }
 
 /// Every `events.k8s.io/v1` Event in `namespace`, by name.

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use kinformer_events::{Config, EventType};
+use kinformer_events::Config;
 use kinformer_sim::{Fault, FaultKind};
 
-use crate::{count, down, event_writes, events, pod, recorder, sim, until};
+use crate::{count, down, event_writes, events, recorder, sim, synced, until};
 
 /// Lets the background task take what is queued, without reaching any retry's wait.
 async fn settle() {
@@ -18,7 +18,7 @@ async fn a_full_queue_drops_and_counts_while_the_server_is_down() {
     let sim = sim().await;
     sim.add_faults([down(503)]).await;
     let recorder = recorder(&sim, Config::default().queue_capacity(3).workers(1));
-    let record = |name: &str| recorder.event(&pod(name), EventType::Normal, "Synced", "Sync", "");
+    let record = |name: &str| synced(&recorder, name);
 
     // Ten at once: three fit in the queue, seven are dropped, and no call waits.
     for i in 0..10 {
@@ -68,14 +68,14 @@ async fn transient_failures_are_retried_up_to_the_limit_refusals_once() {
         .max_attempts(3)
         .retry_period(Duration::from_secs(1));
     let recorder = recorder(&sim, config);
-    recorder.event(&pod("web-0"), EventType::Normal, "Synced", "Sync", "");
+    synced(&recorder, "web-0");
     until(&recorder, |stats| stats.failed == 1).await;
     assert_eq!(event_writes(&sim).await, ["POST 503"; 3]);
 
     sim.clear_faults().await;
     sim.clear_requests().await;
     sim.add_faults([down(403)]).await;
-    recorder.event(&pod("web-1"), EventType::Normal, "Synced", "Sync", "");
+    synced(&recorder, "web-1");
     until(&recorder, |stats| stats.failed == 2).await;
     assert_eq!(event_writes(&sim).await, ["POST 403"]);
     assert_eq!(recorder.stats().written, 0);
@@ -91,7 +91,7 @@ async fn a_stalled_write_times_out_and_is_retried() {
     sim.add_faults([stall]).await;
     let config = Config::default().request_timeout(Duration::from_secs(5));
     let recorder = recorder(&sim, config);
-    recorder.event(&pod("web-0"), EventType::Normal, "Synced", "Sync", "");
+    synced(&recorder, "web-0");
     tokio::time::sleep(Duration::from_secs(4)).await;
     assert_eq!(recorder.stats().written, 0, "the first attempt still waits");
     let stats = until(&recorder, |stats| stats.written == 1).await;

@@ -1,23 +1,17 @@
 //! Events and series as the API server stores them: one create, then patches of the series.
 
-use k8s_openapi::api::core::v1::Node;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kinformer_events::{Config, EventType, Regarding};
 use kinformer_rest::RestClient;
 
-use crate::{CONTROLLER, client, count, event_writes, events, pod, recorder, sim, until};
+use crate::{
+    CONTROLLER, client, count, event_writes, events, node, pod, recorder, sim, synced, until,
+};
 
 #[tokio::test(start_paused = true)]
 async fn an_event_is_created_with_the_fields_client_go_sets() {
     let sim = sim().await;
     let recorder = recorder(&sim, Config::default());
-    let node = Node {
-        metadata: ObjectMeta {
-            name: Some("node-1".into()),
-            ..ObjectMeta::default()
-        },
-        ..Node::default()
-    };
+    let node = node("node-1");
     recorder.event(
         Regarding::from(&pod("web-0")).with_related(&node),
         EventType::Normal,
@@ -161,11 +155,10 @@ async fn a_series_whose_event_is_gone_is_created_again() {
 async fn a_repeat_after_the_series_window_is_a_new_event() {
     let sim = sim().await;
     let recorder = recorder(&sim, Config::default());
-    let web = pod("web-0");
-    recorder.event(&web, EventType::Normal, "Synced", "Sync", "");
+    synced(&recorder, "web-0");
     until(&recorder, |stats| stats.written == 1).await;
     tokio::time::sleep(Config::default().series_window).await;
-    recorder.event(&web, EventType::Normal, "Synced", "Sync", "");
+    synced(&recorder, "web-0");
     until(&recorder, |stats| stats.written == 2).await;
     let events = events(&sim, "shop").await;
     assert_eq!(events.len(), 2);
@@ -177,13 +170,7 @@ async fn a_repeat_after_the_series_window_is_a_new_event() {
 async fn cluster_scoped_objects_report_in_default_and_long_notes_are_cut() {
     let sim = sim().await;
     let recorder = recorder(&sim, Config::default());
-    let node = Node {
-        metadata: ObjectMeta {
-            name: Some("node-1".into()),
-            ..ObjectMeta::default()
-        },
-        ..Node::default()
-    };
+    let node = node("node-1");
     recorder.event(
         &node,
         EventType::Warning,

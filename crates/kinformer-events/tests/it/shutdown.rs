@@ -2,26 +2,20 @@
 
 use std::time::Duration;
 
-use kinformer_events::{Config, EventType};
+use kinformer_events::Config;
 use kinformer_sim::{Fault, FaultKind};
 use tokio::time::Instant;
 
-use crate::{count, events, pod, recorder, sim};
+use crate::{count, events, recorder, sim, synced};
 
 #[tokio::test(start_paused = true)]
 async fn shutdown_writes_what_is_queued_then_drops_what_comes_later() {
     let sim = sim().await;
     let recorder = recorder(&sim, Config::default());
     for i in 0..5 {
-        recorder.event(
-            &pod(&format!("web-{i}")),
-            EventType::Normal,
-            "Synced",
-            "Sync",
-            "",
-        );
+        synced(&recorder, &format!("web-{i}"));
     }
-    recorder.event(&pod("web-0"), EventType::Normal, "Synced", "Sync", "");
+    synced(&recorder, "web-0");
     let clone = recorder.clone();
     let stats = recorder.shutdown().await;
     assert_eq!(
@@ -32,7 +26,7 @@ async fn shutdown_writes_what_is_queued_then_drops_what_comes_later() {
     assert_eq!(events.len(), 5);
     assert_eq!(count(&events[0]), Some(2));
 
-    clone.event(&pod("web-9"), EventType::Normal, "Synced", "Sync", "");
+    synced(&clone, "web-9");
     assert_eq!(clone.stats().dropped, 1);
     assert_eq!(
         clone.shutdown().await,
@@ -55,13 +49,7 @@ async fn a_stalled_server_costs_shutdown_at_most_the_flush_timeout() {
         .flush_timeout(flush);
     let recorder = recorder(&sim, config);
     for i in 0..3 {
-        recorder.event(
-            &pod(&format!("web-{i}")),
-            EventType::Normal,
-            "Synced",
-            "Sync",
-            "",
-        );
+        synced(&recorder, &format!("web-{i}"));
     }
     let start = Instant::now();
     let stats = recorder.shutdown().await;
@@ -82,7 +70,7 @@ async fn a_stalled_server_costs_shutdown_at_most_the_flush_timeout() {
 async fn dropping_every_recorder_still_writes_what_is_queued() {
     let sim = sim().await;
     let recorder = recorder(&sim, Config::default());
-    recorder.event(&pod("web-0"), EventType::Normal, "Synced", "Sync", "");
+    synced(&recorder, "web-0");
     drop(recorder);
     for _ in 0..100 {
         if !events(&sim, "shop").await.is_empty() {
