@@ -4,7 +4,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::testing::{RecordingStore, ScriptedSource, TestError};
+use kinformer_core::{DynamicObject, WatchEvent};
+
+use crate::testing::{RecordingStore, Reply, ScriptedSource, Step, TestError, list};
 use crate::{Cause, Config, Error, Reflector, WatchBreak};
 
 mod config;
@@ -12,6 +14,7 @@ mod lifecycle;
 mod list;
 mod streaming;
 mod watch;
+mod watch_events;
 
 pub(crate) type TestReflector =
     Reflector<crate::testing::Obj, Arc<ScriptedSource>, Arc<RecordingStore>>;
@@ -29,6 +32,18 @@ pub(crate) fn reflector_with(
     config: Config,
 ) -> TestReflector {
     Reflector::new(Arc::clone(source), Arc::clone(store), config)
+}
+
+/// A source that lists `a` and `b` at RV 10, then answers `watches` in order.
+pub(crate) fn listed_then(watches: Vec<Reply>) -> Arc<ScriptedSource> {
+    let mut script = vec![Reply::List(Ok(list("10", &["a", "b"])))];
+    script.extend(watches);
+    ScriptedSource::new(script)
+}
+
+/// One event of a scripted watch.
+pub(crate) fn event(e: WatchEvent<DynamicObject>) -> Step {
+    Step::Event(e)
 }
 
 /// What the watch-error handler saw, one short name per failure.
