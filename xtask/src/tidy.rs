@@ -26,10 +26,6 @@ const OVERSIZED: &[(&str, &str)] = &[
         "the list semantics table, one scenario per rule",
     ),
     (
-        "crates/kinformer-rest/tests/it/transport.rs",
-        "transport scenarios sharing one TLS fixture",
-    ),
-    (
         "crates/kinformer-listwatch/tests/sim.rs",
         "the fault matrix for one reflector fixture",
     ),
