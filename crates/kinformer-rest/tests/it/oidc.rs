@@ -95,8 +95,7 @@ async fn get_configmaps(rc: &RestClient) -> kinformer_rest::Result<usize> {
 
 /// The oidc user's `auth-provider.config` in the file at `path`.
 fn provider_config(path: &Path) -> serde_json::Value {
-    let doc: serde_json::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let doc = read(path);
     let me = doc["users"]
         .as_array()
         .unwrap()
@@ -142,16 +141,41 @@ fn tokens(id_token: &str, refresh_token: Option<&str>) -> Answer {
     }
 }
 
-#[tokio::test]
-async fn an_expired_id_token_is_refreshed_before_the_first_request() {
+/// The common case: the kubeconfig's id-token has expired, and the issuer refreshes it to a
+/// fresh one (returned) that the sim accepts, with `refresh_token` as the new refresh token.
+async fn expired(name: &str, refresh_token: Option<&str>) -> (String, Setup) {
     let fresh = jwt("fresh", now() + 3600);
     let s = setup(
-        "expired",
-        tokens(&fresh, Some("refresh-2")),
+        name,
+        tokens(&fresh, refresh_token),
         &fresh,
         &jwt("old", now() - 60),
     )
     .await;
+    (fresh, s)
+}
+
+/// The kubeconfig (JSON is YAML) in the file at `path`.
+fn read(path: &Path) -> serde_json::Value {
+    serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Changes the oidc user's `auth-provider.config` in the file at `path`.
+fn edit_provider_config(
+    path: &Path,
+    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>),
+) {
+    let mut doc = read(path);
+    let config = doc["users"][1]["user"]["auth-provider"]["config"]
+        .as_object_mut()
+        .unwrap();
+    edit(config);
+    write(path, &doc);
+}
+
+#[tokio::test]
+async fn an_expired_id_token_is_refreshed_before_the_first_request() {
+    let (fresh, s) = expired("expired", Some("refresh-2")).await;
     let kubeconfig = Kubeconfig::read_from(&s.file).unwrap();
     let config = Config::from_custom_kubeconfig(kubeconfig, &KubeconfigOptions::default()).unwrap();
     let debug = format!("{config:?}");
@@ -183,14 +207,7 @@ async fn an_expired_id_token_is_refreshed_before_the_first_request() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_requests_share_one_refresh() {
-    let fresh = jwt("fresh", now() + 3600);
-    let s = setup(
-        "concurrent",
-        tokens(&fresh, None),
-        &fresh,
-        &jwt("old", now() - 60),
-    )
-    .await;
+    let (_, s) = expired("concurrent", None).await;
     let rc = client_from(&[&s.file]);
     // Hold the refresh in flight while every request is started.
     s.issuer.release.send_replace(false);
@@ -222,14 +239,7 @@ async fn concurrent_requests_share_one_refresh() {
 
 #[tokio::test]
 async fn the_write_back_replaces_only_the_users_tokens_in_the_file_it_came_from() {
-    let fresh = jwt("fresh", now() + 3600);
-    let s = setup(
-        "writeback",
-        tokens(&fresh, Some("refresh-2")),
-        &fresh,
-        &jwt("old", now() - 60),
-    )
-    .await;
+    let (fresh, s) = expired("writeback", Some("refresh-2")).await;
     // A second file that comes first in the path list: it sets the current context and defines
     // another user; the oidc user's file must be the one written.
     let first = s.dir.join("first");
@@ -240,8 +250,7 @@ async fn the_write_back_replaces_only_the_users_tokens_in_the_file_it_came_from(
     });
     write(&first, &first_doc);
     let first_before = std::fs::read(&first).unwrap();
-    let before: serde_json::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(&s.file).unwrap()).unwrap();
+    let before = read(&s.file);
     #[cfg(unix)]
     let inode_before = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&s.file).unwrap());
 
@@ -249,8 +258,7 @@ async fn the_write_back_replaces_only_the_users_tokens_in_the_file_it_came_from(
     assert_eq!(get_configmaps(&rc).await.unwrap(), 3);
 
     assert_eq!(std::fs::read(&first).unwrap(), first_before);
-    let mut after: serde_json::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(&s.file).unwrap()).unwrap();
+    let mut after = read(&s.file);
     let me = after["users"]
         .as_array_mut()
         .unwrap()
@@ -336,21 +344,10 @@ async fn a_rejected_refresh_token_is_an_auth_error_and_nothing_is_written() {
 
 #[tokio::test]
 async fn no_refresh_token_and_an_expired_id_token_is_an_auth_error() {
-    let fresh = jwt("fresh", now() + 3600);
-    let s = setup(
-        "norefresh",
-        tokens(&fresh, None),
-        &fresh,
-        &jwt("old", now() - 60),
-    )
-    .await;
-    let mut doc: serde_json::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(&s.file).unwrap()).unwrap();
-    let config = doc["users"][1]["user"]["auth-provider"]["config"]
-        .as_object_mut()
-        .unwrap();
-    config.remove("refresh-token");
-    write(&s.file, &doc);
+    let (_, s) = expired("norefresh", None).await;
+    edit_provider_config(&s.file, |config| {
+        config.remove("refresh-token");
+    });
     let rc = client_from(&[&s.file]);
 
     let err = get_configmaps(&rc).await.unwrap_err();
@@ -363,27 +360,16 @@ async fn no_refresh_token_and_an_expired_id_token_is_an_auth_error() {
 
 #[tokio::test]
 async fn the_issuer_ca_may_be_a_file() {
-    let fresh = jwt("fresh", now() + 3600);
-    let s = setup(
-        "cafile",
-        tokens(&fresh, None),
-        &fresh,
-        &jwt("old", now() - 60),
-    )
-    .await;
+    let (_, s) = expired("cafile", None).await;
     let ca = s.dir.join("idp-ca.pem");
     std::fs::write(&ca, &s.issuer.ca_pem).unwrap();
-    let mut doc: serde_json::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(&s.file).unwrap()).unwrap();
-    let config = doc["users"][1]["user"]["auth-provider"]["config"]
-        .as_object_mut()
-        .unwrap();
-    config.remove("idp-certificate-authority-data");
-    config.insert(
-        "idp-certificate-authority".into(),
-        json!(ca.display().to_string()),
-    );
-    write(&s.file, &doc);
+    edit_provider_config(&s.file, |config| {
+        config.remove("idp-certificate-authority-data");
+        config.insert(
+            "idp-certificate-authority".into(),
+            json!(ca.display().to_string()),
+        );
+    });
     let rc = client_from(&[&s.file]);
 
     assert_eq!(get_configmaps(&rc).await.unwrap(), 3);
@@ -392,20 +378,14 @@ async fn the_issuer_ca_may_be_a_file() {
 
 #[tokio::test]
 async fn an_untrusted_issuer_fails_the_refresh_and_writes_nothing() {
-    let fresh = jwt("fresh", now() + 3600);
-    let s = setup(
-        "untrusted",
-        tokens(&fresh, None),
-        &fresh,
-        &jwt("old", now() - 60),
-    )
-    .await;
-    let mut doc: serde_json::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(&s.file).unwrap()).unwrap();
+    let (_, s) = expired("untrusted", None).await;
     let other_ca = Pki::new("someone-else").ca_pem;
-    doc["users"][1]["user"]["auth-provider"]["config"]["idp-certificate-authority-data"] =
-        json!(b64(&other_ca));
-    write(&s.file, &doc);
+    edit_provider_config(&s.file, |config| {
+        config.insert(
+            "idp-certificate-authority-data".into(),
+            json!(b64(&other_ca)),
+        );
+    });
     let before = std::fs::read(&s.file).unwrap();
     let rc = client_from(&[&s.file]);
 

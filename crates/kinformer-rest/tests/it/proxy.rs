@@ -55,6 +55,12 @@ async fn list_and_multiplex(sim: &SimHandle, config: &Config) {
     drop(watches);
 }
 
+/// The whole chain of a transport error's messages.
+fn transport_error(err: &kinformer_rest::Error) -> String {
+    assert!(err.is_transport(), "{err:?}");
+    chain(err)
+}
+
 fn sim_ca(sim: &SimHandle) -> Vec<u8> {
     sim.ca_pem().unwrap().as_bytes().to_vec()
 }
@@ -91,8 +97,7 @@ async fn an_http_proxy_refusing_connect_is_a_transport_error() {
         kubeconfig_with_proxy(&sim, &format!("http://alice:wrong@{}", proxy.addr())).unwrap();
     let pods = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
     let err = pods.get().resource("pods").list::<Pod>().await.unwrap_err();
-    assert!(err.is_transport(), "{err:?}");
-    let text = chain(&err);
+    let text = transport_error(&err);
     assert!(
         text.contains("refused the tunnel") && text.contains("407 Proxy Authentication Required"),
         "{text}"
@@ -132,9 +137,7 @@ async fn socks5_credentials_are_checked() {
         ),
     ] {
         let config = kubeconfig_with_proxy(&sim, &url).unwrap();
-        let err = get_cm(&config).await.unwrap_err();
-        assert!(err.is_transport(), "{err:?}");
-        let text = chain(&err);
+        let text = transport_error(&get_cm(&config).await.unwrap_err());
         assert!(text.contains(says) && !text.contains("wrong"), "{text}");
     }
     assert_eq!(
@@ -152,13 +155,8 @@ async fn https_proxy_carries_tls_and_http2() {
     let proxy = HttpProxy::new().tls(true).start().await.unwrap();
     let mut config = kubeconfig_with_proxy(&sim, proxy.url()).unwrap();
     // Trusting only the sim's CA, the proxy's certificate is refused.
-    let err = get_cm(&config).await.unwrap_err();
-    assert!(err.is_transport(), "{err:?}");
-    assert!(
-        chain(&err).contains("TLS handshake with the proxy"),
-        "{}",
-        chain(&err)
-    );
+    let text = transport_error(&get_cm(&config).await.unwrap_err());
+    assert!(text.contains("TLS handshake with the proxy"), "{text}");
     assert!(proxy.requests().is_empty());
 
     let mut roots = sim_ca(&sim);

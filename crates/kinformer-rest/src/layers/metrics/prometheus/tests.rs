@@ -10,24 +10,14 @@ use prometheus_client::registry::Registry;
 use crate::test_util::{Answer, scripted};
 use crate::{Client, Config, RestClient, RestClientMetrics};
 
-/// A client on `transport` at `http://h:1`, reporting to a fresh registry.
-fn client_on<S>(transport: S, qps: f32) -> (RestClient, Registry)
-where
-    S: tower::Service<
-            http::Request<crate::Body>,
-            Response = http::Response<crate::body::ResponseBody>,
-            Error = crate::error::BoxError,
-            Future: Send,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-{
+/// A client at `http://h:1` on a transport answering `answers` (see [`scripted`]), reporting
+/// to a fresh registry.
+fn client_on(answers: Vec<Answer>, qps: f32) -> (RestClient, Registry) {
     let mut registry = Registry::default();
     let metrics = RestClientMetrics::register(&mut registry);
     let mut config = Config::new("http://h:1".parse().unwrap()).metrics(Arc::new(metrics));
     config.qps = qps;
-    let client = Client::from_config_with_transport(&config, transport).unwrap();
+    let client = Client::from_config_with_transport(&config, scripted(answers)).unwrap();
     (RestClient::new(client, "", "v1"), registry)
 }
 
@@ -47,11 +37,11 @@ fn sample(text: &str, series: &str) -> Option<f64> {
 #[tokio::test(start_paused = true)]
 async fn a_retried_get_counts_each_attempt_and_times_the_whole_request() {
     let body = r#"{"kind":"ConfigMap","metadata":{"name":"cm"}}"#;
-    let transport = scripted(vec![
+    let answers = vec![
         Answer::Status(503, vec![("retry-after", "2")], "busy"),
         Answer::Status(200, vec![], body),
-    ]);
-    let (rest, registry) = client_on(transport, 5.0);
+    ];
+    let (rest, registry) = client_on(answers, 5.0);
     let _: ConfigMap = rest
         .get()
         .namespace("default")
@@ -112,7 +102,7 @@ async fn a_retried_get_counts_each_attempt_and_times_the_whole_request() {
 
 #[tokio::test(start_paused = true)]
 async fn a_write_without_a_response_is_an_error_code_and_is_not_retried() {
-    let (rest, registry) = client_on(scripted(vec![Answer::Broken]), -1.0);
+    let (rest, registry) = client_on(vec![Answer::Broken], -1.0);
     let body = r#"{"metadata":{"name":"cm"}}"#;
     let sent = rest
         .post()
@@ -154,8 +144,8 @@ async fn a_write_without_a_response_is_an_error_code_and_is_not_retried() {
 #[tokio::test(start_paused = true)]
 async fn a_watch_is_timed_to_its_headers_and_an_error_body_is_measured() {
     let forbidden = r#"{"kind":"Status","code":403,"reason":"Forbidden"}"#;
-    let transport = scripted(vec![Answer::Open, Answer::Status(403, vec![], forbidden)]);
-    let (rest, registry) = client_on(transport, 5.0);
+    let answers = vec![Answer::Open, Answer::Status(403, vec![], forbidden)];
+    let (rest, registry) = client_on(answers, 5.0);
     let watch = rest
         .get()
         .resource("configmaps")
