@@ -11,7 +11,11 @@ use kinformer_core::{Object, Store, StoreError, object_key};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{BackoffConfig, Config, Counters, Reflector};
 use kinformer_rest::Client;
-use kinformer_sim::{Churn, Compact, DropMode, Fault, FaultKind, Sim, SimHandle};
+use kinformer_sim::{Churn, Compact, DropMode, Fault, FaultKind, Sim, SimHandle, wait_until};
+
+/// The longest any wait on the reflector may take before the test fails: generous, since it
+/// is only reached when something is wrong and a loaded machine is slow.
+const LIMIT: Duration = Duration::from_secs(60);
 
 /// A plain map store, with a log of what happened to each key (for failure reports).
 struct MapStore<K = Pod>(Mutex<HashMap<String, Arc<K>>>, Mutex<Vec<String>>);
@@ -223,30 +227,28 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     let task = tokio::spawn(reflector.run());
 
     sim.churn_start(Churn::new(200.0).seed(seed)).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let mut unfired = 0;
+    wait_until("the reflector watches", LIMIT, || async {
+        sim.stats().await.open_watches > 0
+    })
+    .await;
     for (i, (fault, drop)) in fault_plan().into_iter().enumerate() {
+        let what = format!("fault {i} fired ({fault:?})");
         sim.add_faults(fault).await;
         if i == 7 {
             // Compaction: a resume from an old revision must now relist.
             sim.compact(Compact::all()).await;
         }
         // Drop the open watch (again, if the reflector was between watches) until the
-        // reflector's next request has consumed the fault.
-        let mut fired = false;
-        for _ in 0..40 {
+        // reflector's next request has consumed the fault; a drop every 50 ms at most leaves
+        // the reflector time to send that request.
+        wait_until(&what, LIMIT, || async {
             sim.drop_watches(drop.clone()).await;
             tokio::time::sleep(Duration::from_millis(50)).await;
-            if sim.faults().await.is_empty() {
-                fired = true;
-                break;
-            }
-        }
-        if !fired {
-            eprintln!("fault {i} did not fire: {:?}", sim.faults().await);
-            unfired += 1;
-        }
+            sim.faults().await.is_empty()
+        })
+        .await;
         sim.clear_faults().await;
+        // Pacing, not a gate: the reflector recovers a little before the next fault.
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // A stalled stream is not an error: nothing to consume, the watch just carries on.
@@ -256,12 +258,12 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     sim.churn_stop().await;
 
     // Churn may land a last write or two after `churn_stop` returns: re-read the truth each time.
+    // The wait ends at the first match; past the limit the comparison below reports the
+    // difference.
+    let deadline = tokio::time::Instant::now() + LIMIT;
     let mut expected = ground_truth(&sim, tier).await;
     let mut got = store.snapshot();
-    for _ in 0..200 {
-        if got == expected {
-            break;
-        }
+    while got != expected && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
         expected = ground_truth(&sim, tier).await;
         got = store.snapshot();
@@ -275,7 +277,7 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
         .count();
     let failed = requests.iter().filter(|r| r.status >= 400).count();
     eprintln!(
-        "streaming={streaming} tier={tier:?}: {} objects; lists {} (relists {}), watches {}, short {}, events {}; sim saw {} requests ({streaming_requests} streaming, {failed} failed), {unfired} faults unfired; {churned} writes",
+        "streaming={streaming} tier={tier:?}: {} objects; lists {} (relists {}), watches {}, short {}, events {}; sim saw {} requests ({streaming_requests} streaming, {failed} failed); {churned} writes",
         expected.len(),
         snap.lists,
         snap.relists,
@@ -286,7 +288,6 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     );
     assert_eq!(streaming_requests > 0, streaming);
     assert!(failed >= 5, "the faults reached the reflector");
-    assert_eq!(unfired, 0, "every fault fired");
     assert!(!expected.is_empty());
     let missing: Vec<_> = expected.keys().filter(|k| !got.contains_key(*k)).collect();
     let stale: Vec<_> = got.keys().filter(|k| !expected.contains_key(*k)).collect();
@@ -313,7 +314,7 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     }
     assert!(
         missing.is_empty() && stale.is_empty() && differ.is_empty(),
-        "missing {missing:?}, deleted but kept {stale:?}, outdated {differ:?}"
+        "not converged within {LIMIT:?}: missing {missing:?}, deleted but kept {stale:?}, outdated {differ:?}"
     );
     assert!(snap.relists >= 3, "the faults forced relists");
 }
@@ -398,17 +399,9 @@ async fn dynamic_objects_sync_and_follow_churn() {
     sim.churn_start(Churn::new(100.0).count(200).seed(9))
         .await
         .unwrap();
-    let mut converged = false;
-    for _ in 0..200 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        if sim.churn_status().await.running {
-            continue;
-        }
-        if store.snapshot() == ground_truth(&sim, None).await {
-            converged = true;
-            break;
-        }
-    }
+    wait_until("the dynamic store matches the server", LIMIT, || async {
+        !sim.churn_status().await.running && store.snapshot() == ground_truth(&sim, None).await
+    })
+    .await;
     task.abort();
-    assert!(converged, "the dynamic store matches the server");
 }

@@ -117,6 +117,7 @@ mod store;
 mod tls;
 mod token;
 mod validation;
+mod wait;
 mod watcher;
 mod write_rules;
 
@@ -134,3 +135,4 @@ pub use managed_fields::ManagedFieldsShape;
 pub use resource::{CustomResource, ScaleSubresource, Scope};
 pub use service::SimService;
 pub use sim::{DEFAULT_MAX_CONCURRENT_STREAMS, Sim, SimBuilder};
+pub use wait::wait_until;
