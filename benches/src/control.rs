@@ -22,11 +22,7 @@ impl Control {
     /// A control client for the server in the kubeconfig at `path` (its CA and credentials; the
     /// control API of a TLS sim is served on the same port).
     pub(crate) fn from_kubeconfig(path: &str) -> Result<Self, String> {
-        let mut config = kinformer_rest::Kubeconfig::read_from(path)
-            .and_then(|k| {
-                Config::from_custom_kubeconfig(k, &kinformer_rest::KubeconfigOptions::default())
-            })
-            .map_err(|e| e.to_string())?;
+        let mut config = crate::setup::kinformer_config(path)?;
         config.qps = -1.0;
         let client = Client::from_config(&config).map_err(|e| e.to_string())?;
         Ok(Self { client })

@@ -10,16 +10,14 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use http::Method;
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_rest::{
-    Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, Request, WithoutManagedFields,
-};
+use kinformer_rest::{Client, Request, WithoutManagedFields};
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep};
 
-use crate::Options;
 use crate::control::Control;
 use crate::lag::{self, LagSamples};
 use crate::measure::{Report, report_burst, report_sync};
+use crate::{Options, setup};
 
 /// A watch event decoded straight into the typed object (no `serde_json::Value`), its
 /// managedFields skipped by the parser: on pods like a real cluster's, decoding them would make
@@ -34,9 +32,7 @@ struct Event {
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
     let decode = options.mode == "floor-decode";
-    let mut config = Kubeconfig::read_from(&options.kubeconfig)
-        .and_then(|k| RestConfig::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
-        .map_err(|e| e.to_string())?;
+    let mut config = setup::kinformer_config(&options.kubeconfig)?;
     // No gzip: the floor is the cost of decoding alone, and neither kinformer's streaming list
     // (a watch, never compressed) nor kube-rs (built without its gzip feature) inflates.
     config.disable_compression = true;

@@ -5,22 +5,20 @@ use http::Method;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::informer::{Config, SharedIndexInformer};
 use kinformer_listwatch::ListWatch;
-use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, Request};
+use kinformer_rest::{Client, Request};
 use tokio::time::{Instant, timeout_at};
 
-use crate::Options;
 use crate::control::Control;
 use crate::informers::{self, SYNC_DEADLINE};
 use crate::measure::Report;
+use crate::{Options, setup};
 
 /// The namespace the GETs read (one object, as a user's `kubectl get ns default` would).
 const GET_PATH: &str = "/api/v1/namespaces/default";
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let control = Control::from_kubeconfig(&options.kubeconfig)?;
-    let mut config = Kubeconfig::read_from(&options.kubeconfig)
-        .and_then(|k| RestConfig::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
-        .map_err(|e| e.to_string())?;
+    let mut config = setup::kinformer_config(&options.kubeconfig)?;
     // kube-rs has no client-side rate limiter; at client-go's 5 QPS, 1,002 lists and watches
     // alone would take minutes.
     config.qps = -1.0;

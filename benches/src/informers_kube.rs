@@ -13,22 +13,14 @@ use kube::runtime::{reflector, watcher};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::Options;
 use crate::control::Control;
 use crate::informers::{self, SYNC_DEADLINE};
 use crate::measure::Report;
+use crate::{Options, setup};
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let control = Control::from_kubeconfig(&options.kubeconfig)?;
-    let kubeconfig =
-        kube::config::Kubeconfig::read_from(&options.kubeconfig).map_err(|e| e.to_string())?;
-    let config = kube::Config::from_custom_kubeconfig(
-        kubeconfig,
-        &kube::config::KubeConfigOptions::default(),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+    let client = setup::kube_client(&options.kubeconfig).await?;
     let before = informers::before(&control, get(&client)).await?;
 
     let mut apis: Vec<Api<ConfigMap>> = informers::namespaces(options)

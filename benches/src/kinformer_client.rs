@@ -9,21 +9,17 @@ use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, Transform, tr
 use kinformer_core::{ApiResource, DeletedState, Object, StoreRead as _};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config as ReflectorConfig, Counters};
-use kinformer_rest::{
-    Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, Projection, RestClient,
-};
+use kinformer_rest::{Client, Projection, RestClient};
 use tokio::time::{Instant, sleep};
 
-use crate::Options;
 use crate::control::Control;
 use crate::lag::{self, LagSamples};
 use crate::measure::{Report, peak_rss, report_burst, report_sync, reset_peak, rss};
+use crate::{Options, setup};
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
-    let config = Kubeconfig::read_from(&options.kubeconfig)
-        .and_then(|k| RestConfig::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
-        .map_err(|e| e.to_string())?;
+    let config = setup::kinformer_config(&options.kubeconfig)?;
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let counters = Arc::new(Counters::default());
     let reflector = ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged");
@@ -88,23 +84,13 @@ async fn drive<K: Object + Clone>(
     let registration = informer
         .add_event_handler(counting(&handled, &lags))
         .map_err(|e| e.to_string())?;
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
-    if !informer.wait_for_cache_sync().await || !registration.wait_synced().await {
-        return Err("informer stopped before syncing".into());
-    }
+    let running = setup::run_until_synced(&informer, &registration).await?;
     let sync = started.elapsed();
     let pods = informer.indexer().len();
     report_sync(options, report, sync, pods).await;
     crate::reads::measure(informer.indexer(), report);
     if options.sync_only {
-        informer.shutdown();
-        return running
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string());
+        return setup::stop(&informer, running).await;
     }
 
     let control = Control::new(&options.control)?;
@@ -130,11 +116,7 @@ async fn drive<K: Object + Clone>(
         report.set("relist_peak_rss", peak_rss());
         report.set("relists", counters.snapshot().lists - lists_before);
     }
-    informer.shutdown();
-    running
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())
+    setup::stop(&informer, running).await
 }
 
 /// The one handler: counts events, and records the lag of stamped writes.

@@ -11,10 +11,10 @@ use kube::{Api, ResourceExt as _};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep};
 
-use crate::Options;
 use crate::control::Control;
 use crate::lag::{self, LagSamples};
 use crate::measure::{Report, peak_rss, report_burst, report_sync, reset_peak, rss};
+use crate::{Options, setup};
 
 /// What the stream consumer tells the measuring side.
 enum Seen {
@@ -25,15 +25,7 @@ enum Seen {
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
-    let kubeconfig =
-        kube::config::Kubeconfig::read_from(&options.kubeconfig).map_err(|e| e.to_string())?;
-    let config = kube::Config::from_custom_kubeconfig(
-        kubeconfig,
-        &kube::config::KubeConfigOptions::default(),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+    let client = setup::kube_client(&options.kubeconfig).await?;
     let api: Api<Pod> = Api::all(client);
     let (reader, writer) = reflector::store();
     let strip = options.mode == "kube-strip";

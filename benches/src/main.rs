@@ -35,6 +35,7 @@ mod lag;
 mod measure;
 mod proxy;
 mod reads;
+mod setup;
 
 use std::process::ExitCode;
 use std::time::Duration;

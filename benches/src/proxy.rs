@@ -17,13 +17,13 @@ use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, Transform};
 use kinformer_core::StoreRead as _;
 use kinformer_listwatch::ListWatch;
-use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions};
+use kinformer_rest::Client;
 use kinformer_sim::proxy::{HttpProxy, ProxyHandle, Socks5Proxy};
 use tokio::runtime::{Handle, Runtime};
 use tokio::time::Instant;
 
-use crate::Options;
 use crate::measure::{Report, report_sync};
+use crate::{Options, setup};
 
 /// The runtime the proxy of `mode` runs on: one worker thread, apart from the client's.
 /// `None` for modes without a proxy.
@@ -65,9 +65,7 @@ pub(crate) async fn run(
     proxy_runtime: Option<&Handle>,
 ) -> Result<(), String> {
     let proxy = start_proxy(options, proxy_runtime).await?;
-    let mut config = Kubeconfig::read_from(&options.kubeconfig)
-        .and_then(|k| RestConfig::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
-        .map_err(|e| e.to_string())?;
+    let mut config = setup::kinformer_config(&options.kubeconfig)?;
     if let Some(proxy) = &proxy {
         // As `proxy-url` in the kubeconfig: every request, loopback included, goes through it.
         config.proxy_url = Some(proxy.url().to_owned());
@@ -88,13 +86,7 @@ pub(crate) async fn run(
             counter.fetch_add(1, Ordering::Relaxed);
         }))
         .map_err(|e| e.to_string())?;
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
-    if !informer.wait_for_cache_sync().await || !registration.wait_synced().await {
-        return Err("informer stopped before syncing".into());
-    }
+    let running = setup::run_until_synced(&informer, &registration).await?;
     let sync = started.elapsed();
     if let Some(proxy) = &proxy {
         report.set("proxy_bytes", proxy.bytes());
@@ -103,9 +95,5 @@ pub(crate) async fn run(
     report.set("handled", handled.load(Ordering::Relaxed));
     let pods = informer.indexer().len();
     report_sync(options, report, sync, pods).await;
-    informer.shutdown();
-    running
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())
+    setup::stop(&informer, running).await
 }
