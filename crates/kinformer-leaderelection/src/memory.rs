@@ -37,6 +37,19 @@ struct Stored {
     revision: u64,
 }
 
+impl Stored {
+    /// Stores `record` as the lease's next revision, as a create or an update does.
+    fn write(&mut self, record: &LeaderElectionRecord) -> VersionedRecord {
+        self.revision += 1;
+        let written = VersionedRecord {
+            record: record.clone(),
+            resource_version: self.revision.to_string(),
+        };
+        self.current = Some(written.clone());
+        written
+    }
+}
+
 impl MemoryLeaseLock {
     /// An absent lease, named `name` in logs.
     pub fn new(name: impl Into<Arc<str>>) -> Self {
@@ -67,13 +80,7 @@ impl LeaseLock for MemoryLeaseLock {
         if stored.current.is_some() {
             return Err(Error::Conflict);
         }
-        stored.revision += 1;
-        let created = VersionedRecord {
-            record: record.clone(),
-            resource_version: stored.revision.to_string(),
-        };
-        stored.current = Some(created.clone());
-        Ok(created)
+        Ok(stored.write(record))
     }
 
     async fn update(
@@ -91,13 +98,7 @@ impl LeaseLock for MemoryLeaseLock {
         if current.record == *record {
             return Ok(current.clone());
         }
-        stored.revision += 1;
-        let updated = VersionedRecord {
-            record: record.clone(),
-            resource_version: stored.revision.to_string(),
-        };
-        stored.current = Some(updated.clone());
-        Ok(updated)
+        Ok(stored.write(record))
     }
 
     fn describe(&self) -> String {
