@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::write::{Commit, MAX_RETRIES, current, stamped};
+use super::read::current;
+use super::write::{Commit, MAX_RETRIES, stamped};
 use super::{EventType, RecordRef, Store, key_of};
 use crate::resource::ResourceDef;
 use crate::status::ApiError;

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::read::current;
 use super::record::meta_from;
-use super::write::{Commit, MAX_RETRIES, Precondition, current};
+use super::write::{Commit, MAX_RETRIES, Precondition};
 use super::{EventType, Record, RecordRef, Store, key_of};
 use crate::resource::ResourceDef;
 use crate::status::ApiError;

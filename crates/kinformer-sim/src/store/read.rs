@@ -3,7 +3,7 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use super::{Event, Meta, RecordRef, Store, Version};
+use super::{Event, Inner, Meta, RecordRef, Store, Version};
 use crate::resource::ResourceDef;
 
 /// Which revision a read sees.
@@ -158,7 +158,7 @@ impl Store {
 
     /// The latest live record of one object.
     pub(crate) fn get(&self, def: &ResourceDef, key: &str) -> Option<RecordRef> {
-        super::write::current(&self.read(), def, key)
+        current(&self.read(), def, key)
     }
 
     /// (resource id, live objects, events in the log) for every resource with data.
@@ -171,5 +171,13 @@ impl Store {
             .collect();
         out.sort();
         out
+    }
+}
+
+/// The latest live record of a key.
+pub(crate) fn current(inner: &Inner, def: &ResourceDef, key: &str) -> Option<RecordRef> {
+    match inner.collections.get(&def.id)?.keys.get(key)?.last()? {
+        Version::Live(r) => Some(r.clone()),
+        Version::Deleted(_) => None,
     }
 }

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
+use super::read::current;
 use super::{Collection, Event, EventType, Inner, Record, RecordRef, Store, Version, key_of};
 
 use crate::clock;
@@ -355,14 +356,6 @@ pub(super) fn stamped<'a>(
     move |rev| {
         set_resource_version(obj, rev);
         Record::build(def, kind, rev, obj)
-    }
-}
-
-/// The latest live record of a key.
-pub(crate) fn current(inner: &Inner, def: &ResourceDef, key: &str) -> Option<RecordRef> {
-    match inner.collections.get(&def.id)?.keys.get(key)?.last()? {
-        Version::Live(r) => Some(r.clone()),
-        Version::Deleted(_) => None,
     }
 }
 
