@@ -2,33 +2,43 @@
 //! `PartialObjectMetadata` whatever the resource; `--compact` holds whole objects packed and
 //! shows them decoded.
 
+mod common;
+
+use common::{Dir, Finished, Running};
 use kinformer_sim::Sim;
 use serde_json::Value;
-use tokio::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kinformer");
+/// Starts the command with `args` against the sim whose kubeconfig is in `dir`.
+fn start(dir: &Dir, args: &[&str]) -> Running {
+    Running::spawn(
+        dir.kinformer()
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(dir.kubeconfig()),
+    )
+}
 
-/// Runs the command with `args` against the sim behind `kubeconfig`; fails the test if it fails.
-async fn kinformer(args: &[&str], kubeconfig: &std::path::Path) -> std::process::Output {
-    let out = Command::new(BIN)
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .output()
-        .await
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?}: {stderr}");
+/// Runs the command with `args` to its end; fails the test if it fails.
+async fn kinformer(dir: &Dir, args: &[&str]) -> Finished {
+    let out = start(dir, args).finish().await;
+    assert!(out.status.success(), "{args:?}: {}", out.stderr);
     out
 }
 
-/// `kinformer watch pods -A <mode>` for a second prints one `ADDED` line per pod.
-async fn watch_shows_adds(mode: &str, pods: usize, kubeconfig: &std::path::Path) {
-    let watch = ["watch", "pods", "-A", mode, "--duration", "1"];
-    let out = kinformer(&watch, kubeconfig).await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let adds = stdout.lines().filter(|l| l.starts_with("ADDED")).count();
-    assert_eq!(adds, pods, "{stdout}");
+/// `kinformer watch pods -A <mode>` prints one `ADDED` line per pod, and nothing more by the
+/// time it is stopped.
+async fn watch_shows_adds(mode: &str, pods: usize, dir: &Dir) {
+    let adds = |lines: &[String]| lines.iter().filter(|l| l.starts_with("ADDED")).count();
+    let watch = start(dir, &["watch", "pods", "-A", mode]);
+    watch
+        .stdout_until(&format!("{pods} pods are ADDED"), |lines| {
+            adds(lines) >= pods
+        })
+        .await;
+    let out = watch.stop().await;
+    assert!(out.status.success(), "{}", out.stderr);
+    let lines: Vec<String> = out.stdout.lines().map(str::to_owned).collect();
+    assert_eq!(adds(&lines), pods, "{}", out.stdout);
 }
 
 /// `--metadata-only` caches `PartialObjectMetadata` for pods and configmaps alike.
@@ -41,13 +51,10 @@ async fn mirror_and_watch_cache_metadata_only() {
         .start()
         .await
         .unwrap();
-    let dir = std::env::temp_dir().join(format!("kinformer-cli-meta-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let kubeconfig = dir.join("kubeconfig");
-    sim.write_kubeconfig(&kubeconfig).unwrap();
+    let dir = Dir::with_kubeconfig("meta", &sim);
 
     for (resource, count) in [("pods", 25), ("configmaps", 7)] {
-        let dump = dir.join(format!("{resource}.jsonl"));
+        let dump = dir.path(&format!("{resource}.jsonl"));
         let dump_path = dump.to_string_lossy();
         let mirror = [
             "mirror",
@@ -58,8 +65,8 @@ async fn mirror_and_watch_cache_metadata_only() {
             "0.5",
         ];
         let args = [&mirror[..], &["--dump", &dump_path]].concat();
-        let out = kinformer(&args, &kubeconfig).await;
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let out = kinformer(&dir, &args).await;
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(report["objects"], count, "{report}");
         let dumped = std::fs::read_to_string(&dump).unwrap();
         for line in dumped.lines() {
@@ -73,24 +80,20 @@ async fn mirror_and_watch_cache_metadata_only() {
         }
     }
 
-    watch_shows_adds("--metadata-only", 25, &kubeconfig).await;
-    std::fs::remove_dir_all(&dir).ok();
+    watch_shows_adds("--metadata-only", 25, &dir).await;
 }
 
 /// `--compact` holds whole pods packed and dumps and shows them decoded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mirror_and_watch_hold_a_compact_cache() {
     let sim = Sim::builder().pods(25).seed(9).start().await.unwrap();
-    let dir = std::env::temp_dir().join(format!("kinformer-cli-compact-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let kubeconfig = dir.join("kubeconfig");
-    sim.write_kubeconfig(&kubeconfig).unwrap();
-    let dump = dir.join("pods.jsonl");
+    let dir = Dir::with_kubeconfig("compact", &sim);
+    let dump = dir.path("pods.jsonl");
     let dump_path = dump.to_string_lossy();
     let mirror = ["mirror", "pods", "-A", "--compact", "--duration", "0.5"];
     let args = [&mirror[..], &["--dump", &dump_path]].concat();
-    let out = kinformer(&args, &kubeconfig).await;
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = kinformer(&dir, &args).await;
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["objects"], 25, "{report}");
     let dumped = std::fs::read_to_string(&dump).unwrap();
     assert_eq!(dumped.lines().count(), 25);
@@ -102,6 +105,5 @@ async fn mirror_and_watch_hold_a_compact_cache() {
         );
     }
 
-    watch_shows_adds("--compact", 25, &kubeconfig).await;
-    std::fs::remove_dir_all(&dir).ok();
+    watch_shows_adds("--compact", 25, &dir).await;
 }

@@ -1,15 +1,14 @@
 //! The `kinformer` binary against the embedded API server: mirror under churn and faults ends equal to
 //! the server's ground truth; errors are one clear line.
 
-use std::collections::BTreeSet;
-use std::process::Stdio;
-use std::time::Duration;
+mod common;
 
-use kinformer_sim::{Churn, DropMode, Fault, Sim};
+use std::collections::BTreeSet;
+
+use common::{BIN, Dir, LIMIT, Running, get, sample};
+use kinformer_sim::{Churn, DropMode, Fault, Sim, SimHandle, wait_until};
 use serde_json::{Value, json};
 use tokio::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_kinformer");
 
 /// (namespace, name, uid, resourceVersion) of each summary line.
 fn summary_set(
@@ -43,6 +42,23 @@ fn faults() -> Vec<Fault> {
     .collect()
 }
 
+/// Watch requests the sim has answered so far (streaming lists included).
+async fn watch_requests(sim: &SimHandle) -> usize {
+    let requests = sim.requests().await;
+    requests
+        .iter()
+        .filter(|r| r.path.contains("watch=true"))
+        .count()
+}
+
+/// The last resourceVersion the mirror's cache applied, from its `--metrics`.
+async fn cached_revision(metrics: &str) -> Option<u64> {
+    let text = get(metrics, "/metrics").await;
+    let gauge =
+        r#"informer_store_resource_version{name="pods",group="",version="v1",resource="pods"}"#;
+    sample(&text, gauge).map(|v| v as u64)
+}
+
 async fn mirror_converges(streaming: &str, queue: &str) {
     let sim = Sim::builder()
         .pods(1500)
@@ -51,47 +67,64 @@ async fn mirror_converges(streaming: &str, queue: &str) {
         .start()
         .await
         .unwrap();
-    let dir = std::env::temp_dir().join(format!(
-        "kinformer-cli-{}-{streaming}-{queue}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let kubeconfig = dir.join("kubeconfig");
-    let dump = dir.join("dump.jsonl");
-    sim.write_kubeconfig(&kubeconfig).unwrap();
+    let dir = Dir::with_kubeconfig(&format!("mirror-{streaming}-{queue}"), &sim);
+    let dump = dir.path("dump.jsonl");
     sim.churn_start(Churn::new(300.0).seed(5)).await.unwrap();
     sim.add_faults(faults()).await;
 
-    let child = Command::new(BIN)
-        .args(["mirror", "pods", "-A", "--summary", "--duration", "12"])
-        .args(["--streaming-list", streaming, "--queue", queue])
-        .arg("--kubeconfig")
-        .arg(&kubeconfig)
-        .arg("--dump")
-        .arg(&dump)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    // Also break the watches open now, whatever the faults above already did.
-    sim.drop_watches(DropMode::Abrupt).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    sim.drop_watches(DropMode::Error410).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mirror = Running::spawn(
+        dir.kinformer()
+            .args([
+                "mirror",
+                "pods",
+                "-A",
+                "--summary",
+                "--metrics",
+                "127.0.0.1:0",
+            ])
+            .args(["--streaming-list", streaming, "--queue", queue])
+            .arg("--kubeconfig")
+            .arg(dir.kubeconfig())
+            .arg("--dump")
+            .arg(&dump),
+    );
+    let metrics = mirror.metrics_addr().await;
+    wait_until(
+        "every fault met one of the mirror's requests",
+        LIMIT,
+        || async { sim.faults().await.is_empty() },
+    )
+    .await;
+    // Also break open watches now, abruptly and with a 410 that forces a relist, each time
+    // until the mirror watches again.
+    for mode in [DropMode::Abrupt, DropMode::Error410] {
+        let before = watch_requests(&sim).await;
+        wait_until(&format!("a watch broken ({mode:?})"), LIMIT, || async {
+            sim.drop_watches(mode.clone()).await > 0
+        })
+        .await;
+        wait_until("the mirror watches again", LIMIT, || async {
+            watch_requests(&sim).await > before && sim.stats().await.open_watches > 0
+        })
+        .await;
+    }
     sim.churn_stop().await;
     sim.clear_faults().await;
-    // From here the informer has over 7 s to recover from any backoff the faults left it in and
-    // converge; the reliability goal is 10 s.
+    // Converged once the cache has applied the server's last write (the revision is read
+    // afresh each time: churn may land a write after `churn_stop` returns).
+    wait_until(
+        "the mirror's cache is at the server's revision",
+        LIMIT,
+        || async {
+            let revision = sim.stats().await.revision;
+            cached_revision(&metrics).await == Some(revision)
+        },
+    )
+    .await;
 
-    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-        .await
-        .expect("mirror finishes")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "mirror failed: {stderr}");
-    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON report line");
+    let output = mirror.stop().await;
+    assert!(output.status.success(), "mirror failed: {}", output.stderr);
+    let report: Value = serde_json::from_str(&output.stdout).expect("one JSON report line");
     let truth = sim.state("pods", true).await.unwrap();
     let dumped: Vec<Value> = std::fs::read_to_string(&dump)
         .unwrap()
@@ -113,7 +146,6 @@ async fn mirror_converges(streaming: &str, queue: &str) {
         report["watches"].as_u64().unwrap() >= 2,
         "faults should have forced re-watches: {report}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,47 +187,43 @@ async fn errors_are_one_line_without_a_panic() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_resource_and_unreachable_server_are_clear_errors() {
     let sim = Sim::builder().start().await.unwrap();
-    let dir = std::env::temp_dir().join(format!("kinformer-cli-errors-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let kubeconfig = dir.join("kubeconfig");
-    sim.write_kubeconfig(&kubeconfig).unwrap();
-    let out = Command::new(BIN)
-        .args(["watch", "widgets", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .output()
-        .await
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr.contains("no resource \"widgets\""), "{stderr}");
+    let dir = Dir::with_kubeconfig("errors", &sim);
+    let kubeconfig = dir.kubeconfig();
+    let out = Running::spawn(
+        dir.kinformer()
+            .args(["watch", "widgets", "--kubeconfig"])
+            .arg(&kubeconfig),
+    )
+    .finish()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no resource \"widgets\""),
+        "{}",
+        out.stderr
+    );
 
     let (url, addr) = (sim.url().to_owned(), sim.addr());
     drop(sim);
-    // The server task is aborted asynchronously: wait (bounded) until its port refuses connections.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while tokio::net::TcpStream::connect(addr).await.is_ok() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the dropped sim still accepts connections"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    // The server task is aborted asynchronously: wait until its port refuses connections.
+    wait_until("the dropped sim refuses connections", LIMIT, || async {
+        tokio::net::TcpStream::connect(addr).await.is_err()
+    })
+    .await;
     let dead = std::fs::read_to_string(&kubeconfig).unwrap();
     assert!(dead.contains(&url));
-    let out = tokio::time::timeout(
-        Duration::from_secs(60),
-        Command::new(BIN)
+    // An unreachable server is reported, not waited on forever. The first run left kubectl's
+    // discovery cache behind: without one, this run must ask the server.
+    let out = Running::spawn(
+        dir.kinformer()
+            .env("KUBECACHEDIR", dir.path("empty-cache"))
             .args(["watch", "pods", "--kubeconfig"])
-            .arg(&kubeconfig)
-            .output(),
+            .arg(&kubeconfig),
     )
-    .await
-    .expect("an unreachable server is reported, not waited on forever")
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
-    std::fs::remove_dir_all(&dir).ok();
+    .finish()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
 }
 
 /// The soak's short, bounded form (`cargo xtask soak` runs the long one): the mirror process
@@ -203,8 +231,10 @@ async fn unknown_resource_and_unreachable_server_are_clear_errors() {
 /// report are written.
 #[tokio::test]
 async fn a_short_soak_converges_and_charts_memory() {
-    let out = std::env::temp_dir().join(format!("kinformer-soak-{}", std::process::id()));
-    let output = Command::new(BIN)
+    let dir = Dir::new("soak");
+    let out = dir.path("out");
+    let output = dir
+        .kinformer()
         .args([
             "soak",
             "--minutes",
@@ -230,5 +260,4 @@ async fn a_short_soak_converges_and_charts_memory() {
     assert!(svg.contains("<polyline"), "{svg}");
     let csv = std::fs::read_to_string(out.join("soak.csv")).unwrap();
     assert!(csv.lines().count() > 10, "{csv}");
-    std::fs::remove_dir_all(&out).ok();
 }

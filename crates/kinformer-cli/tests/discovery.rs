@@ -1,54 +1,31 @@
 //! `kinformer watch` resolves resource names as kubectl does, through discovery and kubectl's
 //! disk cache: `deploy -A` over TLS with a token, a custom resource by its short name.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{Dir, Finished, Running};
 use kinformer_sim::{CustomResource, ObjectOp, OpKind, Scope, Sim, SimHandle};
 use serde_json::json;
-use tokio::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kinformer");
-
-/// A fresh directory with the sim's kubeconfig in it, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(tag: &str, sim: &SimHandle) -> Self {
-        let dir = std::env::temp_dir().join(format!("kinformer-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        sim.write_kubeconfig(dir.join("kubeconfig")).unwrap();
-        Self(dir)
-    }
-
-    /// `kinformer watch <args> --duration 2`, with kubectl's cache under this directory.
-    async fn watch(&self, args: &[&str]) -> (bool, String, String) {
-        let out = tokio::time::timeout(
-            Duration::from_secs(60),
-            Command::new(BIN)
-                .arg("watch")
-                .args(args)
-                .args(["--duration", "2", "--kubeconfig"])
-                .arg(self.0.join("kubeconfig"))
-                .env("KUBECACHEDIR", self.0.join("cache"))
-                .output(),
-        )
-        .await
-        .expect("kinformer watch --duration 2 ends")
-        .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// `kinformer watch <args>` with the kubeconfig and kubectl's cache in `dir`, until it has shown
+/// `key` as an initial ADDED (or ended by itself); then stopped.
+async fn watch_until_shown(dir: &Dir, args: &[&str], key: &str) -> Finished {
+    let watch = Running::spawn(
+        dir.kinformer()
+            .arg("watch")
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(dir.kubeconfig()),
+    );
+    let shown = |lines: &[String]| {
+        lines
+            .iter()
+            .any(|l| l.starts_with("ADDED (initial)") && l.contains(key))
+    };
+    watch.stdout_until(&format!("{key} is shown"), shown).await;
+    watch.stop().await
 }
 
 fn cache_dir(dir: &Path, sim: &SimHandle) -> PathBuf {
@@ -72,15 +49,16 @@ async fn watch_resolves_short_names_and_custom_resources() {
     sim.apply(ObjectOp::new(OpKind::Create, "deployments", deployment))
         .await
         .unwrap();
-    let dir = Dir::new("discovery", &sim);
+    let dir = Dir::with_kubeconfig("discovery", &sim);
 
-    let (ok, stdout, stderr) = dir.watch(&["deploy", "-A"]).await;
-    assert!(ok, "{stderr}");
+    let out = watch_until_shown(&dir, &["deploy", "-A"], "shop/web").await;
+    assert!(out.status.success(), "{}", out.stderr);
     assert!(
-        stdout
+        out.stdout
             .lines()
             .any(|l| l.starts_with("ADDED (initial)") && l.contains("shop/web")),
-        "{stdout}"
+        "{}",
+        out.stdout
     );
     let cached = cache_dir(&dir.0, &sim);
     assert!(cached.join("servergroups.json").is_file());
@@ -100,15 +78,16 @@ async fn watch_resolves_short_names_and_custom_resources() {
     ))
     .await
     .unwrap();
-    let (ok, stdout, stderr) = dir.watch(&["wd", "-A"]).await;
-    assert!(ok, "{stderr}");
-    assert!(stdout.contains("default/w1"), "{stdout}");
+    let out = watch_until_shown(&dir, &["wd", "-A"], "default/w1").await;
+    assert!(out.status.success(), "{}", out.stderr);
+    assert!(out.stdout.contains("default/w1"), "{}", out.stdout);
     assert!(cached.join("example.com/v1/serverresources.json").is_file());
 
-    let (ok, _, stderr) = dir.watch(&["gizmos", "-A"]).await;
-    assert!(!ok);
+    // An unknown name ends the command by itself.
+    let out = watch_until_shown(&dir, &["gizmos", "-A"], "gizmos").await;
+    assert!(!out.status.success());
     assert_eq!(
-        stderr.trim(),
+        out.stderr.trim(),
         r#"kinformer: the server has no resource "gizmos" (try a plural, singular, kind or short name)"#
     );
 }

@@ -3,35 +3,17 @@
 //! kubectl, given the same kubeconfig, goes through the same proxies (skipped, with a notice,
 //! only when kubectl is not installed and `CI` is not set).
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use common::{Dir, Running};
 use kinformer_sim::proxy::{HttpProxy, ProxyHandle, Socks5Proxy};
 use kinformer_sim::{ObjectOp, OpKind, Sim, SimHandle};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_kinformer");
-
-/// A fresh directory, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(tag: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("kinformer-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 async fn sim_with_deployments(names: &[(&str, &str)]) -> SimHandle {
     let sim = Sim::builder()
@@ -57,43 +39,30 @@ async fn sim_with_deployments(names: &[(&str, &str)]) -> SimHandle {
 }
 
 /// Runs `kinformer watch deploy -A` on the sim's kubeconfig with `proxy-url: proxy_url` until it
-/// has printed every one of `want` (`namespace/name`) as an initial ADDED, or a minute passes;
-/// returns the lines it printed.
+/// has printed every one of `want` (`namespace/name`) as an initial ADDED; returns the lines it
+/// printed.
 async fn watch_through(sim: &SimHandle, proxy_url: &str, want: &[&str], dir: &Dir) -> Vec<String> {
     let path = proxied_kubeconfig(sim, proxy_url, dir);
-    let mut child = Command::new(BIN)
-        .args(["watch", "deploy", "-A", "--kubeconfig"])
-        .arg(&path)
-        .env("KUBECACHEDIR", dir.0.join("cache"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut printed = Vec::new();
-    let all_seen = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Ok(Some(line)) = stdout.next_line().await {
-            printed.push(line);
-            let seen = |name: &&str| {
-                printed
-                    .iter()
-                    .any(|l| l.starts_with("ADDED (initial)") && l.contains(*name))
-            };
-            if want.iter().all(seen) {
-                return true;
-            }
-        }
-        false
-    })
-    .await
-    .unwrap_or(false);
-    child.start_kill().unwrap();
-    let output = child.wait_with_output().await.unwrap();
+    let watch = Running::spawn(
+        dir.kinformer()
+            .args(["watch", "deploy", "-A", "--kubeconfig"])
+            .arg(&path),
+    );
+    let all_seen = |printed: &[String]| {
+        want.iter().all(|name| {
+            printed
+                .iter()
+                .any(|l| l.starts_with("ADDED (initial)") && l.contains(*name))
+        })
+    };
+    let printed = watch
+        .stdout_until("every deployment is shown", all_seen)
+        .await;
+    let output = watch.stop().await;
     assert!(
-        all_seen,
+        all_seen(&printed),
         "kinformer watch printed {printed:?}, stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
+        output.stderr
     );
     printed
 }
