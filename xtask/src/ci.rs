@@ -1,17 +1,16 @@
 //! `cargo xtask ci`: the one command CI and developers run.
 
-use std::path::Path;
-
-use crate::{msrv, step, tidy};
+use crate::{msrv, package, step, tidy, workspace_root};
 
 /// The facade's feature sets built besides the default: none, and each feature alone.
 const FACADE_FEATURES: &[&str] = &["", "rest", "sim", "prometheus"];
 
 /// Tidiness and the MSRV, formatting, clippy with warnings denied, the facade under each
-/// feature set, every test, then docs with broken links denied.
+/// feature set, every test, docs with broken links denied, then every publishable crate
+/// packaged and built from its package.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = workspace_root();
     tidy::run(&root)?;
     msrv::run(&root)?;
     step("fmt", &cargo, &["fmt", "--all", "--check"], &[])?;
@@ -65,6 +64,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             )],
         )?;
     }
+    package::run(&root)?;
     eprintln!("xtask ci: all steps passed");
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `ci`: tidiness, the MSRV, formatting, lints, feature builds, tests and docs: what CI runs.
+//! - `ci`: tidiness, the MSRV, formatting, lints, feature builds, tests, docs and packaging: what
+//!   CI runs.
 //! - `bench [AREA]`: release-mode benchmarks of one area (`sim`, `rest`, `indexer`, `deltafifo`) or all.
 //! - `chaos [--schedules N] [--seed S] [--profile full|ci]`: the long chaos convergence run.
 //! - `soak [ARGS]`: the long soak (`kinformer soak`), in release mode.
-//! - `tidy`, `msrv`: the first two steps of `ci` on their own.
+//! - `tidy`, `msrv`: the first two steps of `ci` on their own; `package`: its last.
 
 use std::env;
 use std::process::{Command, ExitCode};
@@ -14,6 +15,7 @@ mod bench;
 mod chaos;
 mod ci;
 mod msrv;
+mod package;
 mod soak;
 mod tidy;
 
@@ -26,9 +28,10 @@ fn main() -> ExitCode {
         Some("soak") => soak::run(&args[1..]),
         Some("tidy") => tidy::run(&workspace_root()),
         Some("msrv") => msrv::run(&workspace_root()),
+        Some("package") => package::run(&workspace_root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv>"
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package>"
             );
             return ExitCode::from(2);
         }
@@ -42,9 +45,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// The workspace root (xtask lives one level below it).
+/// The workspace root (xtask lives one level below it), without `..` in it: cargo reports
+/// manifest paths that way, and the checks compare paths by their components.
 fn workspace_root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    root.canonicalize().unwrap_or(root)
 }
 
 /// Runs one step, echoing it and its duration; fails with the step's name.
