@@ -10,7 +10,7 @@ use kinformer_core::{
 };
 use kinformer_rest::{
     Client, Decoding, FullObjects, Getter, Project, Projection, Request, RestClient,
-    SkipManagedFields, WatchStream, WithProjection,
+    SkipManagedFields, WatchStream,
 };
 use serde::de::DeserializeOwned;
 
@@ -42,7 +42,7 @@ pub struct ListWatch<K, G, M = SkipManagedFields> {
     streaming_list: bool,
     /// Ask for metadata only (`PartialObjectMetadata`), whatever the resource.
     metadata_only: bool,
-    /// The fields the parser skips (with the `Project` decoding mode).
+    /// The fields the parser skips (with the `Project` decoding mode), handed to each request.
     projection: Option<Arc<Projection>>,
     _object: PhantomData<fn() -> (K, M)>,
 }
@@ -221,6 +221,9 @@ impl<K, G: Getter, M> ListWatch<K, G, M> {
         if self.metadata_only {
             request = request.header("accept", accept);
         }
+        if let Some(projection) = &self.projection {
+            request = request.projection(Arc::clone(projection));
+        }
         request
             .resource(&self.resource.plural)
             .versioned_params(&self.options(options))
@@ -257,8 +260,7 @@ where
         options: &ListOptions,
     ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send {
         let request = self.request(options, METADATA_LIST_ACCEPT);
-        let list = async move { request.list_as::<K, M>().await };
-        WithProjection::new(list, self.projection.clone())
+        async move { request.list_as::<K, M>().await }
     }
 }
 
@@ -269,18 +271,14 @@ where
     M: Decoding,
 {
     type Error = kinformer_rest::Error;
-    type Stream = WithProjection<WatchStream<K, M>>;
+    type Stream = WatchStream<K, M>;
 
     fn watch(
         &self,
         options: &ListOptions,
     ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send {
         let request = self.request(options, METADATA_WATCH_ACCEPT);
-        let projection = self.projection.clone();
-        async move {
-            let stream = request.watch_as::<K, M>().await?;
-            Ok(WithProjection::new(stream, projection))
-        }
+        async move { request.watch_as::<K, M>().await }
     }
 }
 

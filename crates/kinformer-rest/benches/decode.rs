@@ -1,23 +1,29 @@
 //! Decode throughput of a 50,000-pod list body and a 100,000-event watch stream, against the floor:
 //! plain `serde_json::from_slice` of the same bytes into the same k8s-openapi types.
 //!
-//! Three rows: a list body decoded from one buffer (`decode_list`), the same body decoded as it
-//! arrives in 64 KiB chunks (`ListDecoder`, what `Request::list` does), and a watch stream.
+//! Rows: a list body decoded from one buffer (`decode_list`), the same body decoded as it
+//! arrives in 64 KiB chunks (`ListDecoder`, what `Request::list` does), and a watch stream; the
+//! streamed list and the watch also with managedFields skipped (a list-watch's default) and
+//! through a keep projection.
 //! The pods come from kinformer-sim (its generator, served in-process); the watch stream wraps
 //! those pods as `MODIFIED`/`ADDED` events, one per line, fed to the decoder in 64 KiB chunks as a
 //! socket would. Plain timing with `Instant`, best of five (interleaved); run with
-//! `cargo bench -p kinformer-rest --bench decode` (set `DECODE_BENCH_PODS` for a smaller run;
-//! under `cargo test` it runs 200 pods as a smoke test).
+//! `cargo bench -p kinformer-rest --bench decode` (set `DECODE_BENCH_PODS` for a smaller run,
+//! `DECODE_BENCH_ONLY` to run only the rows whose name contains it; under `cargo test` it runs
+//! 200 pods as a smoke test).
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)] // a benchmark reports on stdout
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::ObjectList;
 use kinformer_rest::decoders::{ListDecoder, WatchDecoder, decode_list};
+use kinformer_rest::{Decoding, Project, Projection, SkipManagedFields};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tower::ServiceExt;
@@ -25,6 +31,8 @@ use tower::ServiceExt;
 const CHUNK: usize = 64 * 1024;
 /// Rounds per measurement; the best time counts (a shared machine is noisy).
 const ROUNDS: usize = 5;
+/// The largest watch event accepted.
+const FRAME: usize = 16 << 20;
 
 #[derive(Deserialize)]
 struct RawList<'a> {
@@ -114,6 +122,10 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if full { 50_000 } else { 200 });
+    let only = std::env::var("DECODE_BENCH_ONLY").ok();
+    let row = Rows {
+        only: only.as_deref(),
+    };
     let events = pods * 2;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -122,64 +134,167 @@ fn main() {
     let body = runtime.block_on(list_body(pods));
     drop(runtime);
 
-    let (ours, list, floor, floor_list) = interleaved(
+    let floor_list = || serde_json::from_slice::<k8s_openapi::List<Pod>>(&body).unwrap();
+    let both_whole = |list: &ObjectList<Pod>, floor: &k8s_openapi::List<Pod>| {
+        assert_eq!((list.items.len(), floor.items.len()), (pods, pods));
+    };
+    let list_size = (body.len(), pods);
+    row.run(
+        "list (whole body)",
+        list_size,
         || decode_list::<Pod>(&body).unwrap(),
-        || serde_json::from_slice::<k8s_openapi::List<Pod>>(&body).unwrap(),
+        floor_list,
+        both_whole,
     );
-    assert_eq!((list.items.len(), floor_list.items.len()), (pods, pods));
-    drop((list, floor_list));
-    report("list (whole body)", body.len(), pods, ours, floor);
-
-    // What `Request::list` does: decode while the body arrives, chunk by chunk.
-    let (ours, list, floor, floor_list) = interleaved(
-        || {
-            let mut decoder = ListDecoder::<Pod>::new();
-            for chunk in body.chunks(CHUNK) {
-                decoder.decode(chunk).unwrap();
-            }
-            decoder.finish().unwrap()
-        },
-        || serde_json::from_slice::<k8s_openapi::List<Pod>>(&body).unwrap(),
-    );
-    assert_eq!((list.items.len(), floor_list.items.len()), (pods, pods));
-    drop((list, floor_list));
-    report(
+    // What `Request::list` does: decode while the body arrives, chunk by chunk, in each mode:
+    // whole objects, managedFields skipped (a list-watch's default) and a keep projection.
+    row.run(
         "list (streamed, 64 KiB chunks)",
-        body.len(),
-        pods,
-        ours,
-        floor,
+        list_size,
+        || list_streamed(&body, ListDecoder::<Pod>::new()),
+        floor_list,
+        both_whole,
+    );
+    row.run(
+        "list (streamed, managedFields skipped)",
+        list_size,
+        || list_streamed(&body, ListDecoder::<Pod, SkipManagedFields>::new()),
+        floor_list,
+        |list, floor| {
+            both_whole(list, floor);
+            assert!(
+                list.items
+                    .iter()
+                    .all(|p| p.metadata.managed_fields.is_none())
+            );
+        },
+    );
+    row.run(
+        "list (streamed, keep projection)",
+        list_size,
+        || list_projected(&body),
+        floor_list,
+        |list, floor| {
+            both_whole(list, floor);
+            assert!(
+                list.items
+                    .iter()
+                    .all(|p| p.status.as_ref().unwrap().pod_ip.is_none())
+            );
+        },
     );
 
     let stream = watch_stream(&body, events);
     drop(body);
-    let (ours, n, floor, m) = interleaved(
-        || {
-            let mut decoder = WatchDecoder::<Pod>::new(16 << 20);
-            let mut ready = VecDeque::new();
-            let mut n = 0usize;
-            for chunk in stream.chunks(CHUNK) {
-                decoder.decode(chunk, &mut ready);
-                n += ready
-                    .drain(..)
-                    .map(|e| usize::from(e.is_ok()))
-                    .sum::<usize>();
-            }
-            decoder.finish(&mut ready);
-            n + ready.len()
-        },
-        || {
-            let mut n = 0usize;
-            let mut rest = &stream[..];
-            while let Some(end) = memchr::memchr(b'\n', rest) {
-                let event: FloorEvent = serde_json::from_slice(&rest[..end]).unwrap();
-                drop(event);
-                n += 1;
-                rest = &rest[end + 1..];
-            }
-            n
-        },
+    let floor_watch = || {
+        let mut n = 0usize;
+        let mut rest = &stream[..];
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let event: FloorEvent = serde_json::from_slice(&rest[..end]).unwrap();
+            drop(event);
+            n += 1;
+            rest = &rest[end + 1..];
+        }
+        n
+    };
+    let all_events = |n: &usize, m: &usize| assert_eq!((*n, *m), (events, events));
+    let watch_size = (stream.len(), events);
+    row.run(
+        "watch",
+        watch_size,
+        || watch(&stream, WatchDecoder::<Pod>::new(FRAME)),
+        floor_watch,
+        all_events,
     );
-    assert_eq!((n, m), (events, events));
-    report("watch", stream.len(), events, ours, floor);
+    row.run(
+        "watch (managedFields skipped)",
+        watch_size,
+        || watch(&stream, WatchDecoder::<Pod, SkipManagedFields>::new(FRAME)),
+        floor_watch,
+        all_events,
+    );
+    row.run(
+        "watch (keep projection)",
+        watch_size,
+        || watch_projected(&stream),
+        floor_watch,
+        all_events,
+    );
+}
+
+/// The rows to run: those whose name contains `DECODE_BENCH_ONLY` when it is set (to time or
+/// profile one row on its own).
+struct Rows<'a> {
+    only: Option<&'a str>,
+}
+
+impl Rows<'_> {
+    /// Times `ours` against `floor` on input of `(bytes, objects)`, checks both results and
+    /// reports.
+    fn run<T, U>(
+        &self,
+        name: &str,
+        (bytes, objects): (usize, usize),
+        ours: impl FnMut() -> T,
+        floor: impl FnMut() -> U,
+        check: impl FnOnce(&T, &U),
+    ) {
+        if self.only.is_some_and(|only| !name.contains(only)) {
+            return;
+        }
+        let (ours, out, floor, floor_out) = interleaved(ours, floor);
+        check(&out, &floor_out);
+        drop((out, floor_out));
+        report(name, bytes, objects, ours, floor);
+    }
+}
+
+/// The keep projection of the projected benchmark client: metadata, the node, the phase, and
+/// the containers' names and images.
+fn keep() -> Projection {
+    Projection::keep([
+        "spec.nodeName",
+        "status.phase",
+        "spec.containers[].name",
+        "spec.containers[].image",
+    ])
+    .unwrap()
+}
+
+/// Feeds `body` to `decoder` in socket-sized chunks. Never inlined (nor is [`watch`]), so a
+/// profile of one row finds its decoding under this function.
+#[inline(never)]
+fn list_streamed<M: Decoding>(body: &[u8], mut decoder: ListDecoder<Pod, M>) -> ObjectList<Pod> {
+    for chunk in body.chunks(CHUNK) {
+        decoder.decode(chunk).unwrap();
+    }
+    decoder.finish().unwrap()
+}
+
+/// Feeds `stream` to `decoder` in socket-sized chunks; the events decoded.
+#[inline(never)]
+fn watch<M: Decoding>(stream: &[u8], mut decoder: WatchDecoder<Pod, M>) -> usize {
+    let mut ready = VecDeque::new();
+    let mut n = 0usize;
+    for chunk in stream.chunks(CHUNK) {
+        decoder.decode(chunk, &mut ready);
+        n += ready
+            .drain(..)
+            .map(|e| usize::from(e.is_ok()))
+            .sum::<usize>();
+    }
+    decoder.finish(&mut ready);
+    n + ready.len()
+}
+
+/// The streamed list, each item decoded through the keep projection.
+fn list_projected(body: &[u8]) -> ObjectList<Pod> {
+    let decoder = ListDecoder::<Pod, Project>::new().with_projection(Arc::new(keep()));
+    list_streamed(body, decoder)
+}
+
+/// The watch stream, each object decoded through the keep projection.
+fn watch_projected(stream: &[u8]) -> usize {
+    let decoder = WatchDecoder::<Pod, Project>::new(FRAME).with_projection(Arc::new(keep()));
+    watch(stream, decoder)
 }

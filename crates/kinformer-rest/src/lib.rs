@@ -95,8 +95,8 @@ pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
 pub use decode::{
-    ByteStream, Decoding, FullObjects, Project, Projected, Projection, ProjectionError,
-    SkipManagedFields, WatchStream, WithProjection, WithoutManagedFields,
+    ByteStream, Decoding, FullObjects, Project, Projection, ProjectionError, SkipManagedFields,
+    WatchStream, WithoutManagedFields,
 };
 pub use error::{Error, Result};
 #[cfg(feature = "prometheus")]
@@ -113,8 +113,8 @@ pub use transport::ProxyEnv;
 /// raw bytes (benchmarks, fuzzing, a body read elsewhere).
 pub mod decoders {
     pub use crate::decode::{
-        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, WatchDecoder, decode_list,
-        deserialize_without_managed_fields,
+        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, ProjectionSeed, WatchDecoder,
+        decode_list, deserialize_without_managed_fields,
     };
 }
 

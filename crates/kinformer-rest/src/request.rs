@@ -1,6 +1,7 @@
 //! [`Request`]: client-go's chainable request builder and its terminal calls.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{HeaderName, HeaderValue};
@@ -9,7 +10,7 @@ use kinformer_core::ListOptions;
 
 use crate::body::Body;
 use crate::client::Client;
-use crate::decode::Limits;
+use crate::decode::{Limits, Projection};
 use crate::error::{Error, Kind, Result};
 
 mod send;
@@ -70,6 +71,8 @@ pub struct Request {
     timeout: Option<Duration>,
     max_retries: Option<u32>,
     limits: Limits,
+    /// What a [`Project`](crate::Project) decode of the response goes through.
+    projection: Option<Arc<Projection>>,
     /// The first builder error's message.
     error: Option<String>,
 }
@@ -92,6 +95,7 @@ impl std::fmt::Debug for Request {
             .field("headers", &headers)
             .field("body", &self.body)
             .field("timeout", &self.timeout)
+            .field("projection", &self.projection)
             .field("error", &self.error)
             .finish_non_exhaustive()
     }
@@ -116,6 +120,7 @@ impl Request {
             timeout,
             max_retries: None,
             limits,
+            projection: None,
             error: None,
         }
     }
@@ -273,6 +278,14 @@ impl Request {
     /// unbounded).
     pub fn max_list_body(mut self, bytes: Option<usize>) -> Self {
         self.limits.list_body = bytes;
+        self
+    }
+
+    /// The projection [`list_as`](Self::list_as) and [`watch_as`](Self::watch_as) decode each
+    /// object through in the [`Project`](crate::Project) mode (without one, managedFields are
+    /// skipped only); the other modes decode as they are named.
+    pub fn projection(mut self, projection: Arc<Projection>) -> Self {
+        self.projection = Some(projection);
         self
     }
 

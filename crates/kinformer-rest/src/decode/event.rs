@@ -13,10 +13,23 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, 
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use super::mode::{Decoding, FullObjects};
+use super::projection::{Projection, decode_object};
 
-/// Deserialises one envelope into a `WatchEvent<K>`.
-pub(crate) struct EventSeed<K, M = FullObjects>(pub(crate) PhantomData<fn() -> (K, M)>);
+/// Deserialises one envelope into a `WatchEvent<K>`, its object through `projection` (whole
+/// without one).
+pub(crate) struct EventSeed<'p, K> {
+    projection: Option<&'p Projection>,
+    _kind: PhantomData<fn() -> K>,
+}
+
+impl<'p, K> EventSeed<'p, K> {
+    pub(crate) fn new(projection: Option<&'p Projection>) -> Self {
+        Self {
+            projection,
+            _kind: PhantomData,
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EventType {
@@ -80,24 +93,22 @@ impl BookmarkObject {
     }
 }
 
-/// Decodes one object the way `M` says.
-fn object<'de, K: DeserializeOwned, M: Decoding, D: Deserializer<'de>>(
-    d: D,
-) -> Result<K, D::Error> {
-    M::Decoded::<K>::deserialize(d).map(M::into_object)
+/// Decodes the object of an event whose type is known.
+struct ObjectSeed<'p, K> {
+    ty: EventType,
+    projection: Option<&'p Projection>,
+    _kind: PhantomData<fn() -> K>,
 }
 
-/// Decodes the object of an event whose type is known.
-struct ObjectSeed<K, M>(EventType, PhantomData<fn() -> (K, M)>);
-
-impl<'de, K: DeserializeOwned, M: Decoding> DeserializeSeed<'de> for ObjectSeed<K, M> {
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<'_, K> {
     type Value = WatchEvent<K>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        Ok(match self.0 {
-            EventType::Added => WatchEvent::Added(Arc::new(object::<K, M, D>(d)?)),
-            EventType::Modified => WatchEvent::Modified(Arc::new(object::<K, M, D>(d)?)),
-            EventType::Deleted => WatchEvent::Deleted(Arc::new(object::<K, M, D>(d)?)),
+        let object = |d| decode_object::<K, D>(self.projection, d).map(Arc::new);
+        Ok(match self.ty {
+            EventType::Added => WatchEvent::Added(object(d)?),
+            EventType::Modified => WatchEvent::Modified(object(d)?),
+            EventType::Deleted => WatchEvent::Deleted(object(d)?),
             EventType::Bookmark => {
                 WatchEvent::Bookmark(BookmarkObject::deserialize(d)?.into_bookmark())
             }
@@ -106,7 +117,17 @@ impl<'de, K: DeserializeOwned, M: Decoding> DeserializeSeed<'de> for ObjectSeed<
     }
 }
 
-impl<'de, K: DeserializeOwned, M: Decoding> DeserializeSeed<'de> for EventSeed<K, M> {
+impl<K> EventSeed<'_, K> {
+    fn object(&self, ty: EventType) -> ObjectSeed<'_, K> {
+        ObjectSeed {
+            ty,
+            projection: self.projection,
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for EventSeed<'_, K> {
     type Value = WatchEvent<K>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -114,7 +135,7 @@ impl<'de, K: DeserializeOwned, M: Decoding> DeserializeSeed<'de> for EventSeed<K
     }
 }
 
-impl<'de, K: DeserializeOwned, M: Decoding> Visitor<'de> for EventSeed<K, M> {
+impl<'de, K: DeserializeOwned> Visitor<'de> for EventSeed<'_, K> {
     type Value = WatchEvent<K>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -134,7 +155,7 @@ impl<'de, K: DeserializeOwned, M: Decoding> Visitor<'de> for EventSeed<K, M> {
                 }
                 Field::Object => match ty {
                     Some(t) => {
-                        event = Some(map.next_value_seed(ObjectSeed::<K, M>(t, PhantomData))?);
+                        event = Some(map.next_value_seed(self.object(t))?);
                     }
                     None => raw = Some(map.next_value()?),
                 },
@@ -149,11 +170,9 @@ impl<'de, K: DeserializeOwned, M: Decoding> Visitor<'de> for EventSeed<K, M> {
         }
         let raw = raw.ok_or_else(|| de::Error::missing_field("object"))?;
         let mut de = serde_json::Deserializer::from_str(raw.get());
-        ObjectSeed::<K, M>(ty, PhantomData)
-            .deserialize(&mut de)
-            .map_err(|e| {
-                de::Error::custom(format_args!("unable to decode watch event object: {e}"))
-            })
+        self.object(ty).deserialize(&mut de).map_err(|e| {
+            de::Error::custom(format_args!("unable to decode watch event object: {e}"))
+        })
     }
 }
 
@@ -164,18 +183,17 @@ mod tests {
 
     fn decode(s: &str) -> Result<WatchEvent<Pod>, serde_json::Error> {
         let mut de = serde_json::Deserializer::from_str(s);
-        EventSeed::<Pod, FullObjects>(PhantomData).deserialize(&mut de)
+        EventSeed::<Pod>::new(None).deserialize(&mut de)
     }
 
     #[test]
     fn skip_managed_fields_mode_drops_them_in_either_field_order() {
-        use crate::SkipManagedFields;
         for s in [
             r#"{"type":"MODIFIED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}}"#,
             r#"{"object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}},"type":"MODIFIED"}"#,
         ] {
             let mut de = serde_json::Deserializer::from_str(s);
-            let event = EventSeed::<Pod, SkipManagedFields>(PhantomData)
+            let event = EventSeed::<Pod>::new(Some(&Projection::managed_fields()))
                 .deserialize(&mut de)
                 .unwrap();
             let pod = event.object().unwrap();

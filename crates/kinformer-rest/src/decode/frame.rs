@@ -7,15 +7,16 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use kinformer_core::WatchEvent;
-use serde::de::{DeserializeOwned, DeserializeSeed};
-use serde::{Deserialize, Deserializer};
+use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny};
 
 use super::event::EventSeed;
 use super::limits::too_large;
-use super::mode::{Decoding, FullObjects};
+use super::mode::{Decoding, FullObjects, Project};
+use super::projection::Projection;
 use crate::error::{Error, Kind, Result};
 
 /// Incremental decoder of a JSON watch stream into [`WatchEvent<K>`].
@@ -48,18 +49,9 @@ pub struct WatchDecoder<K, M = FullObjects> {
     max_frame: usize,
     seen_newline: bool,
     finished: bool,
+    /// What each object is decoded through (chosen by `M`); none: whole objects.
+    projection: Option<Arc<Projection>>,
     _kind: PhantomData<fn() -> (K, M)>,
-}
-
-/// `WatchEvent<K>` as a `Deserialize` type, so serde_json's stream deserializer can drive it.
-struct Envelope<K, M>(WatchEvent<K>, PhantomData<fn() -> M>);
-
-impl<'de, K: DeserializeOwned, M: Decoding> Deserialize<'de> for Envelope<K, M> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        EventSeed::<K, M>(PhantomData)
-            .deserialize(d)
-            .map(|event| Self(event, PhantomData))
-    }
 }
 
 /// How a scan ended.
@@ -79,8 +71,15 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
             max_frame,
             seen_newline: false,
             finished: false,
+            projection: M::projection(None),
             _kind: PhantomData,
         }
+    }
+
+    /// The decoder of a request that carries `requested` (used as the mode `M` says).
+    pub(crate) fn requested(mut self, requested: Option<Arc<Projection>>) -> Self {
+        self.projection = M::projection(requested);
+        self
     }
 
     /// True after an error: further input is ignored.
@@ -133,7 +132,7 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
         if data.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        match Self::parse(&data, out) {
+        match parse(self.projection.as_deref(), &data, out) {
             Scan::Consumed(n) if data[n..].iter().all(u8::is_ascii_whitespace) => {}
             Scan::Consumed(_) => out.push_back(Err(Error::new(
                 Kind::Transport,
@@ -167,7 +166,7 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
                 self.fail(out, too_large("a watch event", self.max_frame));
                 return None;
             }
-            match Self::parse(&data[consumed..end], out) {
+            match parse(self.projection.as_deref(), &data[consumed..end], out) {
                 Scan::Consumed(n) => consumed += n,
                 Scan::Malformed(e) => {
                     self.fail(out, malformed(e));
@@ -182,7 +181,7 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
                 self.fail(out, too_large("a watch event", self.max_frame));
                 return None;
             }
-            match Self::parse(&data[consumed..], out) {
+            match parse(self.projection.as_deref(), &data[consumed..], out) {
                 Scan::Consumed(n) => consumed += n,
                 Scan::Malformed(e) => {
                     self.fail(out, malformed(e));
@@ -192,17 +191,42 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
         }
         Some(consumed)
     }
+}
 
-    /// Decodes the complete JSON values at the start of `window`.
-    fn parse(window: &[u8], out: &mut VecDeque<Result<WatchEvent<K>>>) -> Scan {
-        let mut values = serde_json::Deserializer::from_slice(window).into_iter::<Envelope<K, M>>();
-        loop {
-            match values.next() {
-                None => return Scan::Consumed(window.len()),
-                Some(Ok(Envelope(event, _))) => out.push_back(Ok(event)),
-                Some(Err(e)) if e.is_eof() => return Scan::Consumed(values.byte_offset()),
-                Some(Err(e)) => return Scan::Malformed(e),
+impl<K: DeserializeOwned> WatchDecoder<K, Project> {
+    /// Decodes each object through `projection` (instead of skipping managedFields only).
+    #[must_use]
+    pub fn with_projection(mut self, projection: Arc<Projection>) -> Self {
+        self.projection = Some(projection);
+        self
+    }
+}
+
+/// Decodes the complete JSON values at the start of `window`, each object through `projection`.
+fn parse<K: DeserializeOwned>(
+    projection: Option<&Projection>,
+    window: &[u8],
+    out: &mut VecDeque<Result<WatchEvent<K>>>,
+) -> Scan {
+    let mut offset = 0;
+    loop {
+        // JSON's whitespace, as serde_json skips it between values.
+        let Some(skip) = window[offset..]
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+        else {
+            return Scan::Consumed(window.len());
+        };
+        offset += skip;
+        let mut de = serde_json::Deserializer::from_slice(&window[offset..]);
+        match EventSeed::<K>::new(projection).deserialize(&mut de) {
+            Ok(event) => {
+                // An event is an object, so it ends at its `}`: where the reader stands now.
+                offset += de.into_iter::<IgnoredAny>().byte_offset();
+                out.push_back(Ok(event));
             }
+            Err(e) if e.is_eof() => return Scan::Consumed(offset),
+            Err(e) => return Scan::Malformed(e),
         }
     }
 }

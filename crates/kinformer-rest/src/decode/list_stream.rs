@@ -12,16 +12,17 @@ use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use kinformer_core::ObjectList;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
 use super::list::ListMeta;
-use super::mode::{Decoding, FullObjects};
+use super::mode::{Decoding, FullObjects, Project};
+use super::projection::{Projection, decode_object};
 use crate::error::{Error, Kind, Result};
 
 mod scan;
 
-use scan::{Member, Phase, ValueScan};
+use scan::{Member, Phase, ValueScan, read_key};
 
 /// Incremental decoder of a list response body into [`ObjectList<K>`].
 ///
@@ -57,6 +58,8 @@ pub struct ListDecoder<K, M = FullObjects> {
     max_body: Option<usize>,
     /// Bytes of the body received so far.
     received: usize,
+    /// What each item is decoded through (chosen by `M`); none: whole objects.
+    projection: Option<Arc<Projection>>,
     _kind: PhantomData<fn() -> (K, M)>,
 }
 
@@ -91,8 +94,15 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
             max_item: DEFAULT_MAX_LIST_ITEM,
             max_body: None,
             received: 0,
+            projection: M::projection(None),
             _kind: PhantomData,
         }
+    }
+
+    /// The decoder of a request that carries `requested` (used as the mode `M` says).
+    pub(crate) fn requested(mut self, requested: Option<Arc<Projection>>) -> Self {
+        self.projection = M::projection(requested);
+        self
     }
 
     /// Sets the largest item (or other member value) accepted, in bytes. Only the value in
@@ -173,19 +183,19 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
         // Parsing at most `max_item` bytes makes an oversized item look incomplete whatever the
         // chunking, so it is never decoded, and `decode` rejects it once it is buffered.
         let window_end = self.buf.len().min(self.start.saturating_add(self.max_item));
-        let mut values = serde_json::Deserializer::from_slice(&self.buf[self.start..window_end])
-            .into_iter::<M::Decoded<K>>();
-        match values.next() {
-            Some(Ok(item)) => {
-                let end = self.start + values.byte_offset();
-                self.items.push(Arc::new(M::into_object(item)));
+        let mut de = serde_json::Deserializer::from_slice(&self.buf[self.start..window_end]);
+        match decode_object::<K, _>(self.projection.as_deref(), &mut de) {
+            Ok(item) => {
+                // Where the reader stands: just past the item.
+                let end = self.start + de.into_iter::<IgnoredAny>().byte_offset();
+                self.items.push(Arc::new(item));
                 self.pos = end;
                 self.phase = Phase::AfterItem;
                 Ok(true)
             }
-            Some(Err(e)) if e.is_eof() => Ok(false),
-            Some(Err(e)) => Err(malformed(format!("item {}", self.items.len())).with_source(e)),
-            None => Ok(false),
+            // Nothing buffered yet, or an item cut by the end of the data so far.
+            Err(e) if e.is_eof() => Ok(false),
+            Err(e) => Err(malformed(format!("item {}", self.items.len())).with_source(e)),
         }
     }
 
@@ -298,7 +308,7 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
                 self.phase = Phase::Done;
             }
             Phase::Key { .. } if b == b'"' => {
-                let Some((key, end)) = self.read_key()? else {
+                let Some((key, end)) = read_key(&self.buf, self.pos) else {
                     return Ok(false);
                 };
                 self.pos = end;
@@ -321,28 +331,6 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
             _ => {}
         }
         Ok(true)
-    }
-
-    /// Reads the key string starting at `pos` (a `"`); `None` when it is not complete yet.
-    fn read_key(&self) -> Result<Option<(Member, usize)>> {
-        let body = &self.buf[self.pos + 1..];
-        let mut i = 0;
-        while let Some(off) = memchr::memchr2(b'"', b'\\', body.get(i..).unwrap_or_default()) {
-            i += off;
-            if body[i] == b'\\' {
-                // The escaped byte may not have arrived yet; then the key is incomplete.
-                i += 2;
-                continue;
-            }
-            let raw = &body[..i];
-            let member = match raw {
-                b"items" => Member::Items,
-                b"metadata" => Member::Metadata,
-                _ => Member::Other,
-            };
-            return Ok(Some((member, self.pos + 1 + i + 1)));
-        }
-        Ok(None)
     }
 
     fn begin_value(&mut self, first: u8) {
@@ -376,6 +364,15 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
         self.pos = end;
         self.phase = Phase::AfterMember;
         Ok(())
+    }
+}
+
+impl<K: DeserializeOwned> ListDecoder<K, Project> {
+    /// Decodes each item through `projection` (instead of skipping managedFields only).
+    #[must_use]
+    pub fn with_projection(mut self, projection: Arc<Projection>) -> Self {
+        self.projection = Some(projection);
+        self
     }
 }
 

@@ -16,6 +16,9 @@ pub use limits::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 pub use list::decode_list;
 pub use list_stream::ListDecoder;
 pub use mode::{Decoding, FullObjects, Project, SkipManagedFields};
-pub use projection::{Projected, Projection, ProjectionError, WithProjection};
+pub use projection::{Projection, ProjectionError, ProjectionSeed};
 pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use stream::{ByteStream, WatchStream};
+
+#[cfg(test)]
+mod tests;

@@ -1,16 +1,16 @@
-//! [`Decoding`]: whether objects are decoded whole or with `metadata.managedFields` skipped.
+//! [`Decoding`]: whether objects are decoded whole, with `metadata.managedFields` skipped, or
+//! through a [`Projection`].
 
-use super::skip_managed_fields::WithoutManagedFields;
-use serde::de::DeserializeOwned;
+use std::sync::Arc;
 
-/// How list items and watch objects are decoded; chosen by type, so the choice costs nothing per
-/// object. See [`FullObjects`] and [`SkipManagedFields`].
+use super::projection::Projection;
+
+/// How list items and watch objects are decoded: the projection, if any, a decoder carries and
+/// passes to each object's decode. See [`FullObjects`], [`SkipManagedFields`] and [`Project`].
 pub trait Decoding: Send + Sync + 'static {
-    /// What the parser produces for an object of type `K`.
-    type Decoded<K: DeserializeOwned>: DeserializeOwned;
-
-    /// The object itself.
-    fn into_object<K: DeserializeOwned>(decoded: Self::Decoded<K>) -> K;
+    /// The projection objects are decoded through, given the one the request or decoder was
+    /// handed (`requested`); `None` decodes objects whole.
+    fn projection(requested: Option<Arc<Projection>>) -> Option<Arc<Projection>>;
 }
 
 /// Objects decoded exactly as sent (the default).
@@ -19,37 +19,35 @@ pub trait Decoding: Send + Sync + 'static {
 pub enum FullObjects {}
 
 impl Decoding for FullObjects {
-    type Decoded<K: DeserializeOwned> = K;
-
-    fn into_object<K: DeserializeOwned>(decoded: K) -> K {
-        decoded
+    fn projection(_requested: Option<Arc<Projection>>) -> Option<Arc<Projection>> {
+        None
     }
 }
 
-/// Objects decoded through the [`Projection`](crate::Projection) of the list or watch that
-/// decodes them ([`WithProjection`](crate::WithProjection) sets it around each poll).
+/// Objects decoded through the [`Projection`] of the list or watch that decodes them
+/// ([`Request::projection`](crate::Request::projection),
+/// [`ListDecoder::with_projection`](crate::decoders::ListDecoder::with_projection),
+/// [`WatchDecoder::with_projection`](crate::decoders::WatchDecoder::with_projection)); without
+/// one, with `metadata.managedFields` skipped.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Project {}
 
 impl Decoding for Project {
-    type Decoded<K: DeserializeOwned> = super::projection::Projected<K>;
-
-    fn into_object<K: DeserializeOwned>(decoded: super::projection::Projected<K>) -> K {
-        decoded.0
+    fn projection(requested: Option<Arc<Projection>>) -> Option<Arc<Projection>> {
+        Some(requested.unwrap_or_else(Projection::managed_fields))
     }
 }
 
 /// Objects decoded with `metadata.managedFields` skipped by the parser: about 40% of a pod's bytes
-/// that are then neither built nor dropped (see [`WithoutManagedFields`]).
+/// that are then neither built nor dropped. This is the projection that drops nothing else
+/// ([`Projection::managed_fields`]); a requested projection is not used.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum SkipManagedFields {}
 
 impl Decoding for SkipManagedFields {
-    type Decoded<K: DeserializeOwned> = WithoutManagedFields<K>;
-
-    fn into_object<K: DeserializeOwned>(decoded: WithoutManagedFields<K>) -> K {
-        decoded.0
+    fn projection(_requested: Option<Arc<Projection>>) -> Option<Arc<Projection>> {
+        Some(Projection::managed_fields())
     }
 }

@@ -3,6 +3,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
@@ -13,6 +14,7 @@ use serde::de::DeserializeOwned;
 
 use super::frame::WatchDecoder;
 use super::mode::{Decoding, FullObjects};
+use super::projection::Projection;
 use crate::body::ResponseBody;
 use crate::error::{BoxError, Error, Kind, Result};
 
@@ -28,10 +30,15 @@ pub struct WatchStream<K, M = FullObjects> {
 }
 
 impl<K: DeserializeOwned, M: Decoding> WatchStream<K, M> {
-    pub(crate) fn new(body: ResponseBody, max_frame: usize) -> Self {
+    /// The watch of `body`, decoding objects through `projection` as the mode `M` says.
+    pub(crate) fn new(
+        body: ResponseBody,
+        max_frame: usize,
+        projection: Option<Arc<Projection>>,
+    ) -> Self {
         Self {
             body: Some(body),
-            decoder: WatchDecoder::new(max_frame),
+            decoder: WatchDecoder::new(max_frame).requested(projection),
             ready: VecDeque::new(),
         }
     }

@@ -145,17 +145,21 @@ impl Request {
     }
 
     /// Like [`list`](Self::list), decoding each item the way `M` says; with
-    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`.
+    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`,
+    /// with [`Project`](crate::Project) it decodes through this request's
+    /// [`projection`](Self::projection).
     ///
     /// # Errors
     /// As [`list`](Self::list).
     ///
     /// # Cancel safety
     /// Dropping the future abandons the request.
-    pub async fn list_as<K: DeserializeOwned, M: Decoding>(self) -> Result<ObjectList<K>> {
+    pub async fn list_as<K: DeserializeOwned, M: Decoding>(mut self) -> Result<ObjectList<K>> {
         let limits = self.limits;
+        let projection = self.projection.take();
         self.execute(|mut body| async move {
             let mut decoder = ListDecoder::<K, M>::new()
+                .requested(projection)
                 .with_max_item(limits.list_item)
                 .with_max_body(limits.list_body);
             while let Some(frame) = body.frame().await {
@@ -193,7 +197,9 @@ impl Request {
     }
 
     /// Like [`watch`](Self::watch), decoding each object the way `M` says; with
-    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`.
+    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`,
+    /// with [`Project`](crate::Project) it decodes through this request's
+    /// [`projection`](Self::projection).
     ///
     /// # Errors
     /// As [`watch`](Self::watch).
@@ -208,10 +214,11 @@ impl Request {
             self.params.push(("watch".to_owned(), "true".to_owned()));
         }
         let limits = self.limits;
+        let projection = self.projection.take();
         let (client, mut request) = self.into_http("application/json")?;
         request.extensions_mut().insert(WatchRequest);
         let body = open_stream(&client, request, true, limits.list_item).await?;
-        Ok(WatchStream::new(body, limits.watch_frame))
+        Ok(WatchStream::new(body, limits.watch_frame, projection))
     }
 
     /// Sends the request and returns the live response body as a byte stream (client-go

@@ -33,6 +33,28 @@ pub(super) enum Member {
     Other,
 }
 
+/// Reads the member name whose opening `"` is at `pos`: the member and the position after the
+/// closing `"`, or `None` when the name is not complete yet.
+pub(super) fn read_key(buf: &[u8], pos: usize) -> Option<(Member, usize)> {
+    let body = &buf[pos + 1..];
+    let mut i = 0;
+    while let Some(off) = memchr::memchr2(b'"', b'\\', body.get(i..).unwrap_or_default()) {
+        i += off;
+        if body[i] == b'\\' {
+            // The escaped byte may not have arrived yet; then the key is incomplete.
+            i += 2;
+            continue;
+        }
+        let member = match &body[..i] {
+            b"items" => Member::Items,
+            b"metadata" => Member::Metadata,
+            _ => Member::Other,
+        };
+        return Some((member, pos + 1 + i + 1));
+    }
+    None
+}
+
 /// The state of one value being scanned.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct ValueScan {

@@ -1,12 +1,10 @@
 //! Projections: paths, and what the parser keeps of typed and dynamic objects.
 
-use std::sync::Arc;
-
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::DynamicObject;
+use serde::de::DeserializeSeed;
 use serde_json::json;
 
-use super::deserialize::under;
 use super::*;
 
 fn pod_json() -> Vec<u8> {
@@ -28,9 +26,10 @@ fn pod_json() -> Vec<u8> {
 }
 
 fn decode<K: serde::de::DeserializeOwned>(projection: Projection, bytes: &[u8]) -> K {
-    under(&Arc::new(projection), || {
-        serde_json::from_slice::<Projected<K>>(bytes).unwrap().0
-    })
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let object = projection.seed().deserialize(&mut de).unwrap();
+    de.end().unwrap();
+    object
 }
 
 #[test]
@@ -117,10 +116,48 @@ fn dynamic_objects_are_projected_too() {
 }
 
 #[test]
-fn without_a_projection_only_managed_fields_are_skipped() {
-    let pod: Pod = serde_json::from_slice::<Projected<Pod>>(&pod_json())
-        .unwrap()
-        .0;
+fn the_managed_fields_projection_skips_only_managed_fields() {
+    let skip = Projection::managed_fields();
+    assert_eq!(*skip, Projection::drop(["metadata.managedFields"]).unwrap());
+    assert_eq!(*skip, Projection::drop::<&str>([]).unwrap());
+    let pod: Pod = decode((*skip).clone(), &pod_json());
     assert!(pod.metadata.managed_fields.is_none());
-    assert!(pod.metadata.annotations.is_some() && pod.status.is_some());
+    let mut full: Pod = serde_json::from_slice(&pod_json()).unwrap();
+    assert!(full.metadata.managed_fields.take().is_some());
+    assert_eq!(pod, full);
+}
+
+#[test]
+fn a_keep_projection_naming_nothing_keeps_the_type_and_metadata() {
+    let pod: DynamicObject = decode(Projection::keep::<&str>([]).unwrap(), &pod_json());
+    assert_eq!(pod.types.unwrap().kind, "Pod");
+    assert_eq!(pod.metadata.name.as_deref(), Some("p"));
+    assert!(pod.metadata.managed_fields.is_none());
+    assert!(pod.data.get("spec").is_none() && pod.data.get("status").is_none());
+}
+
+#[test]
+fn many_named_fields_are_looked_up_as_few_are() {
+    // Over the linear-scan threshold: the keys are found by binary search.
+    let many = [
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.priority",
+        "spec.hostname",
+        "spec.subdomain",
+        "spec.hostNetwork",
+        "spec.dnsPolicy",
+        "spec.tolerations",
+        "spec.volumes",
+    ];
+    let pod: Pod = decode(Projection::keep(many).unwrap(), &pod_json());
+    let spec = pod.spec.unwrap();
+    assert_eq!(spec.node_name.as_deref(), Some("n1"));
+    assert_eq!(spec.restart_policy.as_deref(), Some("Always"));
+    assert!(spec.containers.is_empty());
+    let pod: Pod = decode(Projection::drop(many).unwrap(), &pod_json());
+    let spec = pod.spec.unwrap();
+    assert!(spec.node_name.is_none() && spec.restart_policy.is_none());
+    assert_eq!(spec.containers.len(), 2);
 }

@@ -1,91 +1,72 @@
-//! The parser side of a [`Projection`]: a deserializer wrapper that skips the fields a node
-//! says to skip, and the thread-local that hands the projection to the decoders.
+//! The one filter: a deserializer wrapper that skips the map keys a projection's [`Node`] says
+//! to skip, passing everything else through untouched. Skipping `metadata.managedFields` and
+//! any other projection go through it; the projection is carried by value (a seed, a decoder
+//! field), so a decode may run on any thread.
 
-use std::cell::RefCell;
+use std::borrow::Cow;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::forward_to_deserialize_any;
 
-use super::super::skip_managed_fields::{
-    KeyDeserializer, KeySeed, deserialize_without_managed_fields,
-};
-use super::{Node, Projection};
+use super::{Node, Projection, Take};
 
-thread_local! {
-    /// The projection of the decode running on this thread, set around each poll of a
-    /// projecting list or watch.
-    static CURRENT: RefCell<Option<Arc<Projection>>> = const { RefCell::new(None) };
+/// Decodes one `K` through `projection`, or whole without one.
+pub(crate) fn decode_object<'de, K, D>(
+    projection: Option<&Projection>,
+    deserializer: D,
+) -> Result<K, D::Error>
+where
+    K: de::Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    match projection {
+        Some(projection) => projection.seed().deserialize(deserializer),
+        None => K::deserialize(deserializer),
+    }
 }
 
-/// `K` decoded through the projection of the list or watch that decodes it (without one, with
-/// `metadata.managedFields` skipped).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Projected<K>(pub K);
+/// Decodes one `K` through a [`Projection`] (see [`Projection::seed`]).
+pub struct ProjectionSeed<'p, K> {
+    projection: &'p Projection,
+    _kind: PhantomData<fn() -> K>,
+}
 
-impl<'de, K: de::Deserialize<'de>> de::Deserialize<'de> for Projected<K> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match CURRENT.with(|current| current.borrow().clone()) {
-            Some(projection) => K::deserialize(Projecting {
-                inner: deserializer,
-                node: projection.root(),
-            })
-            .map(Projected),
-            None => deserialize_without_managed_fields(deserializer).map(Projected),
+impl Projection {
+    /// A seed that decodes one `K` through this projection, for a caller driving serde itself.
+    pub fn seed<K>(&self) -> ProjectionSeed<'_, K> {
+        ProjectionSeed {
+            projection: self,
+            _kind: PhantomData,
         }
     }
 }
 
-/// Runs `poll` with `projection` as this thread's current projection.
-pub(super) fn under<R>(projection: &Arc<Projection>, poll: impl FnOnce() -> R) -> R {
-    let previous = CURRENT.with(|current| current.replace(Some(Arc::clone(projection))));
-    let result = poll();
-    CURRENT.with(|current| *current.borrow_mut() = previous);
-    result
-}
+impl<'de, K: de::Deserialize<'de>> DeserializeSeed<'de> for ProjectionSeed<'_, K> {
+    type Value = K;
 
-/// A future or stream whose polls decode through `projection`.
-#[pin_project::pin_project]
-#[derive(Debug)]
-pub struct WithProjection<T> {
-    #[pin]
-    inner: T,
-    projection: Option<Arc<Projection>>,
-}
-
-impl<T> WithProjection<T> {
-    /// Wraps `inner` (a list future or a watch stream of the [`Project`](crate::Project) mode)
-    /// so that its polls decode through `projection` (none: managedFields skipped only).
-    pub fn new(inner: T, projection: Option<Arc<Projection>>) -> Self {
-        Self { inner, projection }
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
+        K::deserialize(Projecting {
+            inner: deserializer,
+            node: self.projection.root(),
+        })
     }
 }
 
-impl<F: Future> Future for WithProjection<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let this = self.project();
-        match this.projection {
-            Some(projection) => under(projection, || this.inner.poll(cx)),
-            None => this.inner.poll(cx),
-        }
+impl<K> Clone for ProjectionSeed<'_, K> {
+    fn clone(&self) -> Self {
+        *self
     }
 }
 
-impl<S: futures_core::Stream> futures_core::Stream for WithProjection<S> {
-    type Item = S::Item;
+impl<K> Copy for ProjectionSeed<'_, K> {}
 
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
-        let this = self.project();
-        match this.projection {
-            Some(projection) => under(projection, || this.inner.poll_next(cx)),
-            None => this.inner.poll_next(cx),
-        }
+impl<K> fmt::Debug for ProjectionSeed<'_, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ProjectionSeed")
+            .field(self.projection)
+            .finish()
     }
 }
 
@@ -179,7 +160,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ProjectingVisitor<'_, V> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        match self.node.each.as_deref() {
+        match self.node.each() {
             Some(each) => self.inner.visit_seq(ProjectingSeq {
                 inner: seq,
                 node: each,
@@ -239,23 +220,6 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ProjectingVisitor<'_, V> {
     }
 }
 
-/// What to do with a map key's value.
-enum Take<'p> {
-    Skip,
-    Whole,
-    Below(&'p Node),
-}
-
-fn take<'p>(node: &'p Node, key: &str) -> Take<'p> {
-    match (node.keep_listed, node.fields.get(key)) {
-        (true, None) => Take::Skip,
-        (false, None) => Take::Whole,
-        (true, Some(child)) if child.is_leaf() => Take::Whole,
-        (false, Some(child)) if child.is_leaf() => Take::Skip,
-        (_, Some(child)) => Take::Below(child),
-    }
-}
-
 struct ProjectingMap<'p, A> {
     inner: A,
     node: &'p Node,
@@ -274,7 +238,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for ProjectingMap<'_, A> {
             let Some(key) = self.inner.next_key_seed(KeySeed)? else {
                 return Ok(None);
             };
-            self.next = match take(self.node, &key) {
+            self.next = match self.node.take(&key) {
                 Take::Skip => {
                     self.inner.next_value::<IgnoredAny>()?;
                     continue;
@@ -339,5 +303,68 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for ProjectingSeed<'_, S
             inner: d,
             node: self.node,
         })
+    }
+}
+
+/// Reads a map key as a string, borrowed from the input when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+/// Hands a captured key to the caller's key seed.
+struct KeyDeserializer<'de, E> {
+    key: Cow<'de, str>,
+    marker: PhantomData<E>,
+}
+
+impl<'de, E> KeyDeserializer<'de, E> {
+    fn new(key: Cow<'de, str>) -> Self {
+        Self {
+            key,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        match self.key {
+            Cow::Borrowed(k) => visitor.visit_borrowed_str(k),
+            Cow::Owned(k) => visitor.visit_string(k),
+        }
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
     }
 }
