@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::factory::{FactoryConfig, SharedInformerFactory};
 use kinformer::prelude::*;
 use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
-use kinformer_sim::{DropMode, ObjectOp, OpKind, Sim, SimHandle, Stats};
+use kinformer_sim::{DropMode, Sim, SimHandle, Stats};
 use serde_json::json;
 
 /// Namespace-scoped informers on one client: three connections' worth of watches.
