@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::{HandlerFns, InformerMetrics, Metrics, QueueKind, SharedIndexInformer};
-use kinformer_core::{
-    DeletedState, DynamicObject, Object, PartialObjectMetadata, StoreRead as _, object_key,
-};
+use kinformer_core::{DeletedState, DynamicObject, Object, PartialObjectMetadata, StoreRead as _};
 use kinformer_reflector::Counters;
 use kinformer_rest::RestClientMetrics;
 use prometheus_client::registry::Registry;
@@ -201,15 +199,20 @@ fn counting_handler<K: Object>(calls: &Arc<AtomicU64>) -> HandlerFns<K> {
         })
 }
 
-/// Writes the cache sorted by namespace/name; returns how many objects it wrote.
+/// Writes the cache sorted by namespace/name (its keys), reading one object at a time: a
+/// compact cache decodes each as it is written, never the whole cache at once. Returns how
+/// many objects it wrote.
 fn dump<K>(informer: &SharedIndexInformer<K>, args: &MirrorArgs) -> Result<usize, CliError>
 where
     K: Object + Clone + Serialize,
 {
-    let mut objects = informer.indexer().list();
-    objects.sort_by_cached_key(|o| object_key(o.as_ref()));
+    let cache = informer.indexer();
+    let mut keys = cache.list_keys();
+    keys.sort_unstable();
     let mut out = BufWriter::new(File::create(&args.dump)?);
-    for obj in &objects {
+    let mut written = 0;
+    // An object deleted since the keys were read is left out.
+    for obj in keys.iter().filter_map(|key| cache.get_by_key(key)) {
         if args.summary {
             let line = serde_json::json!({
                 "namespace": obj.namespace(),
@@ -222,7 +225,8 @@ where
             serde_json::to_writer(&mut out, obj.as_ref())?;
         }
         out.write_all(b"\n")?;
+        written += 1;
     }
     out.flush()?;
-    Ok(objects.len())
+    Ok(written)
 }

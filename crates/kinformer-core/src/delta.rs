@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use crate::Cached;
+
 /// What is known about a deleted object.
 ///
 /// client-go passes either the object or a `DeletedFinalStateUnknown` tombstone as an untyped value;
@@ -51,26 +53,30 @@ impl<K> Clone for DeletedState<K> {
 ///
 /// Exhaustive on purpose: these are client-go's five delta types, and a consumer must handle
 /// each of them; a new kind would be a breaking change, never a delta dropped at run time.
+///
+/// Objects are [`Cached`]: what a watch event brought is decoded, a listed or resynced object
+/// is as its cache holds it (packed, for a cache that packs). A delete carries its final state
+/// decoded, as handlers receive it.
 #[derive(Debug)]
 pub enum Delta<K> {
     /// The object was added.
-    Added(Arc<K>),
+    Added(Cached<K>),
     /// The object changed.
-    Updated(Arc<K>),
+    Updated(Cached<K>),
     /// The object was deleted.
     Deleted(DeletedState<K>),
     /// The object was part of a relist (only with the "emit Replaced" option).
-    Replaced(Arc<K>),
+    Replaced(Cached<K>),
     /// A periodic resync re-delivered the object unchanged.
-    Sync(Arc<K>),
+    Sync(Cached<K>),
 }
 
 impl<K> Delta<K> {
-    /// The object this delta carries (the last known state for deletes).
-    pub fn object(&self) -> &Arc<K> {
+    /// The object this delta carries (the last known state for deletes), shared.
+    pub fn object(&self) -> Cached<K> {
         match self {
-            Self::Added(o) | Self::Updated(o) | Self::Replaced(o) | Self::Sync(o) => o,
-            Self::Deleted(state) => state.object(),
+            Self::Added(o) | Self::Updated(o) | Self::Replaced(o) | Self::Sync(o) => o.clone(),
+            Self::Deleted(state) => Cached::from(Arc::clone(state.object())),
         }
     }
 
@@ -83,11 +89,11 @@ impl<K> Delta<K> {
 impl<K> Clone for Delta<K> {
     fn clone(&self) -> Self {
         match self {
-            Self::Added(o) => Self::Added(Arc::clone(o)),
-            Self::Updated(o) => Self::Updated(Arc::clone(o)),
+            Self::Added(o) => Self::Added(o.clone()),
+            Self::Updated(o) => Self::Updated(o.clone()),
             Self::Deleted(s) => Self::Deleted(s.clone()),
-            Self::Replaced(o) => Self::Replaced(Arc::clone(o)),
-            Self::Sync(o) => Self::Sync(Arc::clone(o)),
+            Self::Replaced(o) => Self::Replaced(o.clone()),
+            Self::Sync(o) => Self::Sync(o.clone()),
         }
     }
 }

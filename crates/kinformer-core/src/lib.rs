@@ -7,10 +7,14 @@
 //! - [`ListOptions`] and [`ObjectList`]: what a list or watch request asks for and what a list returns;
 //! - [`WatchEvent`] and [`Bookmark`]: what a watch stream yields;
 //! - [`Delta`] and [`DeletedState`]: what a delta queue hands to an informer, tombstones included;
+//! - [`Cached`]: an object as a cache holds it (decoded, or packed and decoded on demand), as the
+//!   pipeline carries it from a list through the queues to handlers;
 //! - the traits [`Lister`], [`Watcher`], [`ApiError`] and [`Store`] that the reflector is generic over;
 //! - [`object_key`] and [`split_key`]: client-go's `MetaNamespaceKeyFunc` and its inverse;
 //!
-//! Objects travel as `Arc<K>` from decode to store to handlers, so no stage deep-copies them.
+//! Objects travel as `Arc<K>` (inside a [`Cached`]) from decode to store to handlers, so no stage
+//! deep-copies them; a cache that packs objects hands its packed form on instead, decoded where
+//! a handler or a reader needs the object.
 //!
 //! # Feature flags
 //! None. This crate never picks a k8s-openapi version: the final binary does.
@@ -23,6 +27,7 @@
 
 mod api_error;
 mod api_resource;
+mod cached;
 mod delta;
 mod dynamic;
 mod key;
@@ -39,6 +44,7 @@ mod watch;
 // The public interface is:
 pub use api_error::{ApiError, is_expired_status, is_too_large_resource_version_status};
 pub use api_resource::{ApiResource, Scope};
+pub use cached::{Cached, Packed};
 pub use delta::{DeletedState, Delta};
 pub use dynamic::{DynamicObject, TypeMeta};
 pub use key::{KeyError, object_key, split_key};

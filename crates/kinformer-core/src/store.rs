@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use crate::KeyError;
+use crate::{Cached, KeyError};
 
-/// Why a store rejected a write.
+/// Why a store rejected a write, or a cached object could not be read.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
@@ -24,6 +24,15 @@ pub enum StoreError {
     /// The store (a queue) was closed.
     #[error("store is closed")]
     Closed,
+    /// A packed object ([`Cached`]) failed to decode; only a type whose serde implementations
+    /// do not round-trip can cause it.
+    #[error("cached object {key:?} failed to decode: {message}")]
+    Decode {
+        /// The object's key.
+        key: String,
+        /// What the decoder reported.
+        message: String,
+    },
 }
 
 /// The write side of a cache, as a reflector drives it (client-go's `Store` minus reads).
@@ -57,9 +66,12 @@ pub trait Store<K>: Send + Sync {
 
     /// Replace the whole content with `list`, read at `resource_version`.
     ///
+    /// Each listed object has been through [`admit`](Self::admit) (of this store, when a
+    /// reflector drives it): a store that packs objects finds them packed already.
+    ///
     /// # Errors
     /// A key or index error; the store is unchanged.
-    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError>;
+    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError>;
 
     /// Periodic resync: re-deliver what the store holds (a no-op for a plain cache).
     ///
@@ -77,23 +89,37 @@ pub trait Store<K>: Send + Sync {
     /// A reflector passes every object of a list (each page, or each initial event of a
     /// streaming list) through here at once, so a store can act while the object is fresh:
     /// hand back the copy it already holds of the same revision (a relist of an unchanged cache
-    /// then costs a page of memory, not a second cache), or transform it before the next object
+    /// then costs a page of memory, not a second cache), transform it before the next object
     /// is decoded (the transform's garbage is then reused by the next decode instead of lying
-    /// between cached objects). What `replace` receives has been through here.
+    /// between cached objects), or pack it as it will hold it (a list is then never held
+    /// decoded). What `replace` receives has been through here.
     ///
     /// [`replace`]: Self::replace
-    fn admit(&self, obj: Arc<K>) -> Arc<K> {
-        obj
+    fn admit(&self, obj: Arc<K>) -> Cached<K> {
+        Cached::from(obj)
     }
 }
 
 /// The read side of a cache.
 pub trait StoreRead<K>: Send + Sync {
-    /// The object stored under `key`.
+    /// The object stored under `key` (decoded now, when the store holds it packed).
     fn get_by_key(&self, key: &str) -> Option<Arc<K>>;
 
-    /// Every stored object, in no particular order.
+    /// Every stored object, in no particular order (all decoded at once, when the store holds
+    /// them packed: a store that packs offers a way to read them one at a time).
     fn list(&self) -> Vec<Arc<K>>;
+
+    /// The object stored under `key` as the store holds it, without decoding it; the default
+    /// wraps [`get_by_key`](Self::get_by_key).
+    fn get_cached(&self, key: &str) -> Option<Cached<K>> {
+        self.get_by_key(key).map(Cached::from)
+    }
+
+    /// Every stored object as the store holds it, without decoding any, in no particular
+    /// order; the default wraps [`list`](Self::list).
+    fn list_cached(&self) -> Vec<Cached<K>> {
+        self.list().into_iter().map(Cached::from).collect()
+    }
 
     /// Every stored key, in no particular order.
     fn list_keys(&self) -> Vec<String>;
@@ -113,17 +139,19 @@ macro_rules! forward_store {
             fn add(&self, obj: Arc<K>) -> Result<(), StoreError> { (**self).add(obj) }
             fn update(&self, obj: Arc<K>) -> Result<(), StoreError> { (**self).update(obj) }
             fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> { (**self).delete(obj) }
-            fn replace(&self, list: Vec<Arc<K>>, rv: &str) -> Result<(), StoreError> {
+            fn replace(&self, list: Vec<Cached<K>>, rv: &str) -> Result<(), StoreError> {
                 (**self).replace(list, rv)
             }
             fn resync(&self) -> Result<(), StoreError> { (**self).resync() }
             fn update_resource_version(&self, rv: &str) { (**self).update_resource_version(rv) }
-            fn admit(&self, obj: Arc<K>) -> Arc<K> { (**self).admit(obj) }
+            fn admit(&self, obj: Arc<K>) -> Cached<K> { (**self).admit(obj) }
         }
 
         impl<K, S: StoreRead<K> + ?Sized> StoreRead<K> for $ptr {
             fn get_by_key(&self, key: &str) -> Option<Arc<K>> { (**self).get_by_key(key) }
             fn list(&self) -> Vec<Arc<K>> { (**self).list() }
+            fn get_cached(&self, key: &str) -> Option<Cached<K>> { (**self).get_cached(key) }
+            fn list_cached(&self) -> Vec<Cached<K>> { (**self).list_cached() }
             fn list_keys(&self) -> Vec<String> { (**self).list_keys() }
             fn len(&self) -> usize { (**self).len() }
         }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use k8s_openapi::api::core::v1::{Pod, PodSpec};
-use kinformer_core::{Delta, Store};
+use kinformer_core::{Cached, Delta, Store};
 use kinformer_deltafifo::{
     Config, DeltaFifo, DeltaQueue, KnownObjects, PoppedItem, RealFifo, RealFifoConfig,
 };
@@ -72,6 +72,11 @@ fn indexer() -> Arc<Indexer<Pod>> {
     ))
 }
 
+/// `objects` as a reflector hands a list to a queue.
+fn listed(objects: &[Arc<Pod>]) -> Vec<Cached<Pod>> {
+    objects.iter().cloned().map(Cached::from).collect()
+}
+
 /// Applies popped deltas to the indexer, as an informer does.
 fn apply(indexer: &Indexer<Pod>, item: PoppedItem<Pod>) {
     if let PoppedItem::Deltas { deltas, .. } = item {
@@ -81,7 +86,7 @@ fn apply(indexer: &Indexer<Pod>, item: PoppedItem<Pod>) {
                     indexer.delete_state(state);
                     Ok(())
                 }
-                other => indexer.update(Arc::clone(other.object())),
+                other => indexer.upsert(other.object()).map(drop),
             };
             result.expect("the benchmark's index functions never fail");
         }
@@ -149,7 +154,7 @@ fn main() {
     let known: KnownObjects<Pod> = store.clone();
     let fifo = DeltaFifo::new(Config::default().known_objects(known).emit_replaced(true));
     let start = Instant::now();
-    fifo.replace(first.clone(), "1")
+    fifo.replace(listed(&first), "1")
         .expect("replace never fails");
     report("DeltaFifo replace of 50k (empty cache)", objects, start);
     let start = Instant::now();
@@ -178,7 +183,7 @@ fn main() {
     report("update + pop + indexer update (3 indexes)", objects, start);
 
     let start = Instant::now();
-    fifo.replace(first[..objects / 2].to_vec(), "3")
+    fifo.replace(listed(&first[..objects / 2]), "3")
         .expect("replace never fails");
     report(
         "DeltaFifo replace of 25k with 25k tombstones (50k cached)",
@@ -201,7 +206,9 @@ fn main() {
 
     let atomic: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default().atomic(true));
     let start = Instant::now();
-    atomic.replace(second, "4").expect("replace never fails");
+    atomic
+        .replace(listed(&second), "4")
+        .expect("replace never fails");
     report("RealFifo (atomic) replace of 50k", objects, start);
 
     println!("queue memory per queued object (objects themselves excluded)");

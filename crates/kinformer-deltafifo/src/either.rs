@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use kinformer_core::{Object, Store, StoreError};
+use kinformer_core::{Cached, Object, Store, StoreError};
 
 use crate::{DeltaFifo, DeltaQueue, Error, Popped, RealFifo};
 
@@ -62,7 +62,7 @@ impl<K: Object> Store<K> for EitherQueue<K> {
         both!(self, q => q.delete(obj))
     }
 
-    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
         both!(self, q => q.replace(list, resource_version))
     }
 

@@ -3,9 +3,9 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use kinformer_core::{Delta, Store};
+use kinformer_core::{Cached, Delta, Store};
 use tokio::sync::Notify;
 
 use crate::Error;
@@ -29,8 +29,9 @@ pub enum PoppedItem<K> {
     ReplacedAll {
         /// The resourceVersion of the list.
         resource_version: String,
-        /// Every listed object, transformed.
-        objects: Vec<Arc<K>>,
+        /// Every listed object, transformed (as the store it was admitted to holds it: packed,
+        /// for a packing cache).
+        objects: Vec<Cached<K>>,
     },
     /// A periodic resync of the whole store (the atomic [`RealFifo`](crate::RealFifo) only): the
     /// consumer re-delivers what its store holds.

@@ -49,7 +49,7 @@ impl Cache {
                             map.remove(key);
                         }
                         other => {
-                            map.insert(key.clone(), Arc::clone(other.object()));
+                            map.insert(key.clone(), other.object().load().unwrap());
                         }
                     }
                 }
@@ -57,7 +57,8 @@ impl Cache {
             PoppedItem::ReplacedAll { objects, .. } => {
                 *map = objects
                     .iter()
-                    .map(|obj| (kinformer_core::object_key(&**obj), Arc::clone(obj)))
+                    .map(|obj| obj.load().unwrap())
+                    .map(|obj| (kinformer_core::object_key(&*obj), obj))
                     .collect();
             }
             PoppedItem::SyncAll => {}
@@ -105,7 +106,7 @@ pub(crate) fn describe(delta: &Delta<ConfigMap>) -> String {
         Delta::Replaced(_) => "Replaced",
         Delta::Sync(_) => "Sync",
     };
-    let obj = delta.object();
+    let obj = delta.object().load().unwrap();
     format!(
         "{kind}:{}@{}",
         obj.name(),
@@ -136,7 +137,10 @@ pub(crate) fn pop_described<Q: DeltaQueue<ConfigMap>>(queue: &Q) -> (String, Vec
             resource_version,
         } => (
             format!("ReplacedAll@{resource_version}"),
-            objects.iter().map(|o| o.name().to_owned()).collect(),
+            objects
+                .iter()
+                .map(|o| o.load().unwrap().name().to_owned())
+                .collect(),
             popped.is_in_initial_list,
         ),
         _ => ("SyncAll".into(), Vec::new(), popped.is_in_initial_list),

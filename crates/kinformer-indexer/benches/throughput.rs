@@ -121,7 +121,7 @@ fn main() {
         objects,
         || {
             indexed
-                .replace(pods.clone(), "2")
+                .replace(pods.iter().cloned().map(Into::into).collect(), "2")
                 .expect("index functions never fail here");
         },
     );

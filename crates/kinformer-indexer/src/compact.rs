@@ -17,11 +17,11 @@ use std::cell::RefCell;
 use std::fmt;
 use std::sync::Arc;
 
-use kinformer_core::Object;
+use kinformer_core::{Cached, Object};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{Indexer, Lazy, PackedObject};
+use crate::packed::PackedObject;
 
 /// How an [`Indexer`](crate::Indexer) in compact mode encodes and decodes its objects: as
 /// compact JSON (what `serde_json` writes, without `None` fields).
@@ -30,8 +30,7 @@ use crate::{Indexer, Lazy, PackedObject};
 /// deserializes.
 pub struct Compact<K> {
     encode: fn(&K, &mut Vec<u8>) -> Result<(), String>,
-    decode: fn(&[u8]) -> Result<K, String>,
-    stand_in: fn(&K) -> K,
+    pub(crate) decode: fn(&[u8]) -> Result<K, String>,
 }
 
 impl<K> Clone for Compact<K> {
@@ -48,13 +47,12 @@ impl<K> fmt::Debug for Compact<K> {
     }
 }
 
-impl<K: Object + Serialize + DeserializeOwned + Default> Compact<K> {
+impl<K: Object + Serialize + DeserializeOwned> Compact<K> {
     /// JSON, through `K`'s own serde implementations.
     pub fn json() -> Self {
         Self {
             encode: |obj, out| serde_json::to_writer(out, obj).map_err(|e| e.to_string()),
             decode: |bytes| serde_json::from_slice(bytes).map_err(|e| e.to_string()),
-            stand_in: crate::staging::stand_in_for,
         }
     }
 }
@@ -94,11 +92,6 @@ impl<K> Compact<K> {
         }
     }
 
-    /// The metadata-only object that stands in for a staged `obj`.
-    pub(crate) fn stand_in(&self, obj: &K) -> K {
-        (self.stand_in)(obj)
-    }
-
     /// The object `bytes` encode.
     pub(crate) fn decode(&self, bytes: &[u8]) -> Result<K, String> {
         (self.decode)(bytes)
@@ -126,33 +119,38 @@ pub(crate) struct Packed {
     pub(crate) values: IndexValues,
 }
 
-impl<K> Entry<K> {
+impl<K: Object> Entry<K> {
     /// The entry cached under `key` as a read hands it on: taken out from under the lock,
-    /// decoded after it is released. `None` only for a packed entry without a codec, which
-    /// compact mode rules out.
-    pub(crate) fn lazy(&self, key: &Arc<str>, compact: Option<Compact<K>>) -> Option<Lazy<K>> {
+    /// decoded (if at all) after it is released. `None` only for a packed entry without a
+    /// codec, which compact mode rules out.
+    pub(crate) fn cached(&self, key: &Arc<str>, compact: Option<Compact<K>>) -> Option<Cached<K>> {
         Some(match self {
-            Self::Object(obj) => Lazy::Ready(Arc::clone(obj)),
-            Self::Packed(packed) => Lazy::Packed(PackedObject {
-                key: Arc::clone(key),
-                bytes: Arc::clone(&packed.bytes),
-                compact: compact?,
-            }),
+            Self::Object(obj) => Cached::from(Arc::clone(obj)),
+            Self::Packed(packed) => PackedObject::handed_on(
+                Arc::clone(key),
+                Arc::clone(&packed.bytes),
+                packed.resource_version.clone(),
+                compact?,
+            ),
         })
     }
 
-    /// The object itself when it is held decoded.
-    pub(crate) fn object(&self) -> Option<&Arc<K>> {
-        match self {
-            Self::Object(obj) => Some(obj),
-            Self::Packed(_) => None,
-        }
-    }
-}
-
-impl<K: Object> Indexer<K> {
-    /// True when objects are held packed ([`Config::compact`](crate::Config::compact)).
-    pub fn is_compact(&self) -> bool {
-        self.compact.is_some()
+    /// The entry as a removed one is handed on (an update's old object), without copying.
+    pub(crate) fn into_cached(
+        self,
+        key: Arc<str>,
+        compact: Option<Compact<K>>,
+    ) -> Option<Cached<K>> {
+        Some(match self {
+            Self::Object(obj) => Cached::from(obj),
+            Self::Packed(packed) => {
+                let Packed {
+                    bytes,
+                    resource_version,
+                    ..
+                } = *packed;
+                PackedObject::handed_on(key, bytes, resource_version, compact?)
+            }
+        })
     }
 }

@@ -59,9 +59,8 @@ impl<K: Object> Config<K> {
     /// allocation, about a fifth of a decoded pod) with its resourceVersion and index values,
     /// decoded again on every read. See [the trade-off](crate#compact-mode).
     ///
-    /// A listed object is packed as it arrives ([`Indexer::stage`](crate::Indexer::stage)) and
-    /// stands in the list as its name, namespace, UID and resourceVersion only, so a custom key
-    /// function must key on those.
+    /// Key and index functions see whole objects, as in the default mode: an object is keyed
+    /// and indexed before it is packed.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -82,7 +81,7 @@ impl<K: Object> Config<K> {
     #[must_use]
     pub fn compact(self) -> Self
     where
-        K: Serialize + DeserializeOwned + Default,
+        K: Serialize + DeserializeOwned,
     {
         self.packing(Compact::json())
     }

@@ -4,21 +4,30 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use kinformer_core::{DeletedState, Object, Store, StoreError, StoreRead};
+use kinformer_core::{Cached, DeletedState, Object, Store, StoreError, StoreRead};
 
 use crate::compact::{Compact, Entry};
 use crate::index::Index;
-use crate::staging::Staging;
-use crate::state::{State, index_all};
+use crate::state::{State, index_all, next_index_set};
 use crate::{Config, Error, IndexFunc, KeyFunc, NAMESPACE_INDEX, deletion_handling_key};
 
 /// A thread-safe object cache with named indexes (client-go's `Indexer` over a
 /// `ThreadSafeStore`).
 ///
-/// Objects are stored and handed out as `Arc<K>`: nothing is deep-copied. Reads share a read
-/// lock and never block each other; a write holds the write lock only while it updates maps
+/// Objects are stored and handed out as `Arc<K>`: nothing is deep-copied (in
+/// [compact mode](crate#compact-mode) each read decodes its own copy). Reads share a read lock
+/// and never block each other; a write holds the write lock only while it updates maps
 /// (`replace` builds the new content and its indexes before taking the lock, then swaps), so a
 /// reader sees the state before or after a write, never a half-applied one.
+///
+/// The list-watch pipeline moves objects in and out as [`Cached`]s: [`admit_with`] takes in a
+/// listed object, [`upsert`] stores one and hands back what it replaced, and
+/// [`get_cached`](kinformer_core::StoreRead::get_cached) reads one, none of them decoding a
+/// packed object. [`iter`] reads the whole cache one object at a time.
+///
+/// [`admit_with`]: Self::admit_with
+/// [`upsert`]: Self::upsert
+/// [`iter`]: Self::iter
 ///
 /// # Examples
 /// ```
@@ -41,8 +50,6 @@ pub struct Indexer<K> {
     pub(crate) state: RwLock<State<K>>,
     /// Set in compact mode (see [`Config::compact`]).
     pub(crate) compact: Option<Compact<K>>,
-    /// Listed objects packed as they arrived, until a replace or update takes them in.
-    pub(crate) staged: Mutex<Staging<K>>,
     last_resource_version: Mutex<String>,
 }
 
@@ -70,11 +77,10 @@ impl<K: Object> Indexer<K> {
             state: RwLock::new(State {
                 items: HashMap::new(),
                 indices,
-                generation: 0,
+                index_set: next_index_set(),
                 compact: config.compact,
             }),
             compact: config.compact,
-            staged: Mutex::new(Staging::new()),
             last_resource_version: Mutex::new(String::new()),
         }
     }
@@ -103,7 +109,7 @@ impl<K: Object> Indexer<K> {
     /// Removes the object stored under `key`, returning it (decoded, in compact mode).
     pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
         let removed = self.write().remove(key)?;
-        removed.lazy(&Arc::from(key), self.compact)?.load()
+        crate::read::load_logged(&removed.into_cached(Arc::from(key), self.compact)?)
     }
 
     /// Removes a deleted object, using a tombstone's own key when it is one.
@@ -206,7 +212,7 @@ impl<K: Object> Indexer<K> {
     /// let indexer: Indexer<Pod> = Indexer::default();
     /// indexer.add(at("10"))?;
     /// assert_eq!(indexer.last_sync_resource_version(), "10");
-    /// indexer.replace(vec![at("11")], "20")?;
+    /// indexer.replace(vec![at("11").into()], "20")?;
     /// assert_eq!(indexer.last_sync_resource_version(), "20");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -225,24 +231,53 @@ impl<K: Object> Indexer<K> {
         resource_version.clone_into(&mut last);
     }
 
-    fn upsert(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        let key = self.key_func.key(&obj);
-        let written = Arc::clone(&obj);
+    /// Adds or updates `obj` (an informer's delta: a watched object, or a listed one as
+    /// [`admit_with`](Self::admit_with) made it), returning what it replaced, without decoding
+    /// either: the cache's own object, or its packed form in compact mode.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_indexer::Indexer;
+    ///
+    /// let indexer: Indexer<Pod> = Indexer::default();
+    /// let mut pod = Pod::default();
+    /// pod.metadata.name = Some("p".into());
+    /// pod.metadata.resource_version = Some("1".into());
+    /// let first = Arc::new(pod.clone());
+    /// assert!(indexer.upsert(Arc::clone(&first).into())?.is_none());
+    /// pod.metadata.resource_version = Some("2".into());
+    /// let old = indexer.upsert(Arc::new(pod).into())?.unwrap();
+    /// assert_eq!(old.resource_version(), Some("1"));
+    /// assert!(Arc::ptr_eq(&old.load()?, &first));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// An index function's failure ([`StoreError::Index`]), or a packed object of another kind
+    /// of cache that fails to decode; either way nothing changes.
+    pub fn upsert(&self, obj: Cached<K>) -> Result<Option<Cached<K>>, StoreError> {
+        let key = obj.key(&self.key_func).into_owned();
         // Encoded before the lock is taken: readers and writers wait only for map updates.
-        let Some(incoming) = self.incoming(&key, obj).map_err(StoreError::from)? else {
-            self.follow(&written);
-            return Ok(());
-        };
-        self.write()
-            .upsert(key, incoming)
-            .map_err(StoreError::from)?;
-        self.follow(&written);
-        Ok(())
+        let incoming = self.incoming(&key, obj)?;
+        let rv = incoming.resource_version().map(str::to_owned);
+        let previous = self.write().upsert(key, incoming)?;
+        if let Some(rv) = rv {
+            self.set_written(&rv);
+        }
+        Ok(previous)
     }
 
     /// Records the resourceVersion of a written object, when it has one.
     fn follow(&self, obj: &K) {
-        if let Some(rv) = obj.resource_version().filter(|rv| !rv.is_empty()) {
+        if let Some(rv) = obj.resource_version() {
+            self.set_written(rv);
+        }
+    }
+
+    /// Records a written object's resourceVersion unless it is empty.
+    fn set_written(&self, rv: &str) {
+        if !rv.is_empty() {
             self.set_resource_version(rv);
         }
     }
@@ -250,11 +285,11 @@ impl<K: Object> Indexer<K> {
 
 impl<K: Object> Store<K> for Indexer<K> {
     fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.upsert(obj)
+        self.upsert(obj.into()).map(drop)
     }
 
     fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.upsert(obj)
+        self.upsert(obj.into()).map(drop)
     }
 
     fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
@@ -263,38 +298,39 @@ impl<K: Object> Store<K> for Indexer<K> {
         Ok(())
     }
 
-    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
-        // Through a map: a key listed twice is stored once, the last one winning.
-        let keyed: HashMap<Arc<str>, Arc<K>> = list
+    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
+        // Through a map: a key listed twice is stored once, the last one winning. A packed
+        // object brings the key it was filed under.
+        let keyed: HashMap<Arc<str>, Cached<K>> = list
             .into_iter()
-            .map(|obj| (Arc::from(self.key_func.key(&obj)), obj))
+            .map(|obj| (Arc::from(obj.key(&self.key_func)), obj))
             .collect();
-        let mut incoming = self.incoming_all(keyed)?;
+        let incoming = self.incoming_all(keyed)?;
         // Index outside the lock so readers keep reading the old content meanwhile.
-        let (generation, mut indices) = {
+        let (index_set, mut indices) = {
             let state = self.read();
-            (state.generation, state.empty_indices())
+            (state.index_set, state.empty_indices())
         };
-        let mut values = index_all(&mut indices, generation, self.compact, &mut incoming)?;
+        let mut values = index_all(&mut indices, index_set, self.compact, &incoming)?;
         let mut state = self.write();
-        if state.generation != generation {
+        if state.index_set != index_set {
             // Indexes were added meanwhile: index again with the current set.
             indices = state.empty_indices();
-            values = index_all(&mut indices, state.generation, self.compact, &mut incoming)?;
+            values = index_all(&mut indices, state.index_set, self.compact, &incoming)?;
         }
         let items: HashMap<Arc<str>, Entry<K>> = incoming
             .into_iter()
             .zip(values)
             .map(|((key, incoming), values)| (key, incoming.into_entry(values)))
             .collect();
-        let generation = state.generation;
+        let index_set = state.index_set;
         let compact = state.compact;
         let old = std::mem::replace(
             &mut *state,
             State {
                 items,
                 indices,
-                generation,
+                index_set,
                 compact,
             },
         );
@@ -303,6 +339,11 @@ impl<K: Object> Store<K> for Indexer<K> {
         drop(old);
         self.set_resource_version(resource_version);
         Ok(())
+    }
+
+    /// In compact mode, packs `obj` as it arrives (see [`admit_with`](Self::admit_with)).
+    fn admit(&self, obj: Arc<K>) -> Cached<K> {
+        self.admit_with(obj, |obj| obj)
     }
 
     fn resync(&self) -> Result<(), StoreError> {

@@ -12,6 +12,8 @@
 //! - An [`IndexFunc`] failure fails the write with nothing applied (client-go panics).
 //! - An index value whose key set becomes empty is removed.
 //! - `replace` builds the new content and its indexes, then swaps them in at once.
+//! - [`Indexer::iter`] reads every object, [`CacheLister::iter`] every match, each decoded only
+//!   when reached (in compact mode).
 //!
 //! # Compact mode
 //!
@@ -19,14 +21,20 @@
 //! a realistic pod without managedFields, against 20–30 KB decoded) together with its
 //! resourceVersion and index values, and decode it on every read. Index queries, updates and
 //! deletes need no decoding; a relist keeps the bytes of every object whose resourceVersion is
-//! unchanged. A list is never held decoded: each listed object is packed as it arrives
-//! ([`Indexer::stage`]) and a small stand-in takes its place until the replace; an informer
-//! hands objects to its handlers as [`Lazy`] ones, decoded on delivery.
+//! unchanged. How an object is held is the indexer's own business: keys and index values are
+//! always computed from the whole object, before it is packed.
+//!
+//! Objects move in and out as [`Cached`](kinformer_core::Cached)s, which the list-watch
+//! pipeline carries: a listed object is packed as it arrives ([`Indexer::admit_with`]), so a
+//! list is never held decoded, and an informer hands its handlers packed objects that are
+//! decoded on delivery, one at a time. [`Indexer::iter`] and the listers' `iter` read a whole
+//! cache the same way.
 //!
 //! The trade-off is memory against CPU per read: `get`, `list`, `by_index` and the listers
 //! decode each object they return (tens of microseconds for a pod) and hand out a new `Arc<K>`
-//! each time. Pick it for large caches that are read a few objects at a time (by key or by a
-//! selective index); keep the default when handlers or workers list the whole cache often.
+//! each time; `list` decodes the whole cache at once, `iter` one object at a time. Pick it for
+//! large caches that are read a few objects at a time (by key or by a selective index); keep
+//! the default when handlers or workers list the whole cache often.
 //!
 //! # Feature flags
 //! None.
@@ -37,16 +45,17 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod admit;
 mod compact;
 mod config;
 mod error;
 mod index;
 mod indexer;
+mod iter;
 mod key;
-mod lazy;
 mod lister;
+mod packed;
 mod read;
-mod staging;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -57,8 +66,8 @@ pub use config::Config;
 pub use error::{Error, Result};
 pub use index::IndexFunc;
 pub use indexer::Indexer;
+pub use iter::Iter;
 pub use key::{NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
 /// Re-exported from core: the indexer and the queues share one key function type.
 pub use kinformer_core::KeyFunc;
-pub use lazy::{Lazy, PackedObject};
 pub use lister::{CacheLister, NamespacedLister};

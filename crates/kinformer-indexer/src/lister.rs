@@ -5,7 +5,7 @@ use std::sync::Arc;
 use kinformer_core::{Object, StoreRead};
 use kinformer_selector::LabelSelector;
 
-use crate::{Error, Indexer, NAMESPACE_INDEX};
+use crate::{Error, Indexer, Iter, NAMESPACE_INDEX};
 
 /// Reads objects of one resource from an [`Indexer`] (client-go's `GenericLister`).
 ///
@@ -56,9 +56,23 @@ impl<K: Object> CacheLister<K> {
         }
     }
 
-    /// Every object whose labels match `selector` (all of them for the empty selector).
+    /// Every object whose labels match `selector` (all of them for the empty selector). In
+    /// compact mode each object is decoded in turn and kept only if it matches.
     pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
-        filter(self.indexer.list(), selector)
+        if selector.is_empty() {
+            return self.indexer.list();
+        }
+        self.iter(selector).collect()
+    }
+
+    /// The objects [`list`](Self::list) returns, each decoded (in compact mode) only as the
+    /// iteration reaches it: reading a whole compact cache this way holds one decoded object at
+    /// a time (see [`Indexer::iter`]).
+    pub fn iter<'a>(
+        &self,
+        selector: &'a LabelSelector,
+    ) -> impl Iterator<Item = Arc<K>> + use<'a, K> {
+        matching(self.indexer.iter(), selector)
     }
 
     /// The object stored under key `name` (a cluster-scoped object, or a full `namespace/name`
@@ -104,24 +118,26 @@ impl<K: Object> NamespacedLister<K> {
     /// Every object of the namespace whose labels match `selector`, found through the
     /// namespace index.
     pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
+        self.iter(selector).collect()
+    }
+
+    /// The objects [`list`](Self::list) returns, in key order, each decoded (in compact mode)
+    /// only as the iteration reaches it.
+    pub fn iter<'a>(
+        &self,
+        selector: &'a LabelSelector,
+    ) -> impl Iterator<Item = Arc<K>> + use<'a, K> {
         if self.namespace.is_empty() {
-            return self.lister.list(selector);
+            return matching(self.lister.indexer.iter(), selector);
         }
         let in_namespace = self
             .lister
             .indexer
-            .by_index(NAMESPACE_INDEX, &self.namespace)
+            .iter_by_index(NAMESPACE_INDEX, &self.namespace)
             // The namespace index is built into every indexer, so the lookup cannot fail;
-            // a full scan would still be correct.
-            .unwrap_or_else(|_| {
-                self.lister
-                    .indexer
-                    .list()
-                    .into_iter()
-                    .filter(|obj| obj.namespace() == Some(self.namespace.as_str()))
-                    .collect()
-            });
-        filter(in_namespace, selector)
+            // nothing is read if it did.
+            .unwrap_or_else(|_| Iter::new(Vec::new()));
+        matching(in_namespace, selector)
     }
 
     /// The object `name` of this namespace.
@@ -141,12 +157,10 @@ impl<K: Object> NamespacedLister<K> {
     }
 }
 
-fn filter<K: Object>(objects: Vec<Arc<K>>, selector: &LabelSelector) -> Vec<Arc<K>> {
-    if selector.is_empty() {
-        return objects;
-    }
-    objects
-        .into_iter()
-        .filter(|obj| selector.matches(obj.labels()))
-        .collect()
+/// The objects of `objects` whose labels match `selector`.
+fn matching<K: Object>(
+    objects: Iter<K>,
+    selector: &LabelSelector,
+) -> impl Iterator<Item = Arc<K>> + '_ {
+    objects.filter(move |obj| selector.is_empty() || selector.matches(obj.labels()))
 }

@@ -4,11 +4,10 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use kinformer_core::{Object, StoreRead};
+use kinformer_core::{Cached, Object, StoreRead};
 
-use crate::compact::Entry;
 use crate::state::State;
-use crate::{Error, Indexer, Lazy};
+use crate::{Error, Indexer, Iter};
 
 impl<K: Object> Indexer<K> {
     /// The objects that share at least one `name` index value with `obj`.
@@ -94,32 +93,45 @@ impl<K: Object> Indexer<K> {
         values
     }
 
-    /// The cached object with `obj`'s key, without decoding: `None` when it is held packed
-    /// (compact mode) as when it is absent. Outside compact mode it is [`get`](Self::get).
-    pub fn get_shared(&self, obj: &K) -> Option<Arc<K>> {
-        let key = self.key_func.key(obj);
-        self.read().items.get(key.as_str())?.object().cloned()
+    /// Every cached object, each decoded (in compact mode) only as the iteration reaches it
+    /// and dropped when the caller drops it: reading a whole compact cache never holds it
+    /// decoded. The objects are those cached when `iter` was called, in no particular order.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::{Object, Store};
+    /// use kinformer_indexer::{Config, Indexer};
+    ///
+    /// let indexer: Indexer<Pod> = Indexer::new(Config::default().compact());
+    /// for name in ["a", "b", "c"] {
+    ///     let mut pod = Pod::default();
+    ///     pod.metadata.name = Some(name.into());
+    ///     indexer.add(Arc::new(pod))?;
+    /// }
+    /// let mut names: Vec<String> = indexer.iter().map(|pod| pod.name().to_owned()).collect();
+    /// names.sort();
+    /// assert_eq!(names, ["a", "b", "c"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn iter(&self) -> Iter<K> {
+        Iter::new(self.list_cached())
     }
 
-    /// The cached object with `obj`'s key, to hand on as an update's old object without
-    /// decoding, and whether it is `obj`'s own revision (same resourceVersion: a resync).
-    pub fn previous_lazy(&self, obj: &K) -> Option<(Lazy<K>, bool)> {
-        let key = self.key_func.key(obj);
+    /// The objects indexed under `value` in index `name`, in key order, each decoded only as
+    /// the iteration reaches it (see [`iter`](Self::iter)).
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn iter_by_index(&self, name: &str, value: &str) -> Result<Iter<K>, Error> {
         let state = self.read();
-        let (key, entry) = state.items.get_key_value(key.as_str())?;
-        let rv = obj.resource_version();
-        let same = match entry {
-            Entry::Object(held) => held.resource_version() == rv,
-            Entry::Packed(packed) => rv.is_some_and(|rv| *packed.resource_version == *rv),
-        };
-        Some((entry.lazy(key, self.compact)?, same))
-    }
-
-    /// What the cache holds under `key`, for handing on without decoding.
-    pub fn get_lazy(&self, key: &str) -> Option<Lazy<K>> {
-        let state = self.read();
-        let (key, entry) = state.items.get_key_value(key)?;
-        entry.lazy(key, self.compact)
+        let index = state.index(name)?;
+        let held = index
+            .values
+            .get(value)
+            .map(|keys| self.held_of(&state, keys))
+            .unwrap_or_default();
+        Ok(Iter::new(held))
     }
 
     /// What to load for each of `keys`, taken under the lock.
@@ -127,30 +139,47 @@ impl<K: Object> Indexer<K> {
         &self,
         state: &State<K>,
         keys: impl IntoIterator<Item = &'a Arc<str>>,
-    ) -> Vec<Lazy<K>> {
+    ) -> Vec<Cached<K>> {
         keys.into_iter()
-            .filter_map(|key| state.items.get(key)?.lazy(key, self.compact))
+            .filter_map(|key| state.items.get(key)?.cached(key, self.compact))
             .collect()
     }
 }
 
+/// The object of `obj`, decoded now when packed; `None` (logged) when it fails to decode,
+/// which only a type whose serde implementations do not round-trip could cause.
+pub(crate) fn load_logged<K: 'static>(obj: &Cached<K>) -> Option<Arc<K>> {
+    obj.load()
+        .inspect_err(|error| tracing::error!(%error, "a packed object failed to decode"))
+        .ok()
+}
+
 /// Decodes what was taken out from under the lock, in order (a packed object that fails to
-/// decode, which only a serde bug could cause, is logged and read as absent).
-fn load_all<K>(held: Vec<Lazy<K>>) -> Vec<Arc<K>> {
-    held.iter().filter_map(Lazy::load).collect()
+/// decode is logged and read as absent).
+fn load_all<K: 'static>(held: Vec<Cached<K>>) -> Vec<Arc<K>> {
+    held.iter().filter_map(load_logged).collect()
 }
 
 impl<K: Object> StoreRead<K> for Indexer<K> {
     fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        let held = self.get_lazy(key)?;
-        held.load()
+        load_logged(&self.get_cached(key)?)
     }
 
+    /// Every object, decoded at once in compact mode: [`Indexer::iter`] reads them one at a
+    /// time.
     fn list(&self) -> Vec<Arc<K>> {
+        load_all(self.list_cached())
+    }
+
+    fn get_cached(&self, key: &str) -> Option<Cached<K>> {
         let state = self.read();
-        let held = self.held_of(&state, state.items.keys());
-        drop(state);
-        load_all(held)
+        let (key, entry) = state.items.get_key_value(key)?;
+        entry.cached(key, self.compact)
+    }
+
+    fn list_cached(&self) -> Vec<Cached<K>> {
+        let state = self.read();
+        self.held_of(&state, state.items.keys())
     }
 
     fn list_keys(&self) -> Vec<String> {

@@ -1,54 +1,91 @@
 //! [`State`]: the items and their indexes, as one value a lock guards.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use kinformer_core::Object;
+use kinformer_core::{Cached, Object};
 
 use crate::Error;
 use crate::compact::{Compact, Entry, IndexValues, Packed};
 use crate::index::Index;
+use crate::packed::PackedObject;
 
 /// The items by key and every index over them.
 pub(crate) struct State<K> {
     pub(crate) items: HashMap<Arc<str>, Entry<K>>,
     pub(crate) indices: Vec<Index<K>>,
-    /// Bumped when indexes are added, so a replace built outside the lock can tell that its
-    /// index set is stale.
-    pub(crate) generation: u64,
+    /// Which set of indexes `indices` is, unique across indexers ([`next_index_set`]): a new
+    /// one when indexes are added, so index values computed for another set (a replace built
+    /// outside the lock, a listed object packed as it arrived) are known to be stale.
+    pub(crate) index_set: u64,
     /// Set in compact mode: how packed entries decode (to index them under a new index).
     pub(crate) compact: Option<Compact<K>>,
+}
+
+/// A fresh index set id.
+pub(crate) fn next_index_set() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Objects about to be stored, by key.
 pub(crate) type IncomingAll<K> = Vec<(Arc<str>, Incoming<K>)>;
 
-/// An object about to be stored, packed (`bytes`, encoded outside the lock) or not.
-pub(crate) struct Incoming<K> {
-    pub(crate) obj: Arc<K>,
-    pub(crate) bytes: Option<Arc<[u8]>>,
-    /// Index values computed when it was staged, valid for that index generation.
-    pub(crate) values: Option<(u64, Vec<Vec<String>>)>,
+/// An object about to be stored, as it will be held (encoded outside the lock).
+pub(crate) enum Incoming<K> {
+    /// Held decoded: the default mode, or an object that does not encode.
+    Object(Arc<K>),
+    /// Packed from the object at hand (`bytes` are its own or, for an unchanged revision, the
+    /// bytes the cache holds).
+    Packed { obj: Arc<K>, bytes: Arc<[u8]> },
+    /// Packed before it came: a listed object packed as it arrived, or the cache's own entry
+    /// handed back for an unchanged revision.
+    Prepacked {
+        bytes: Arc<[u8]>,
+        resource_version: Box<str>,
+        /// The listed object it came as, carrying the index values computed as it arrived.
+        listed: Cached<K>,
+        /// The held entry's index values, when it shares the entry's bytes.
+        held_values: Option<(u64, Vec<Vec<String>>)>,
+    },
 }
 
 impl<K: Object> Incoming<K> {
-    pub(crate) fn new(obj: Arc<K>, bytes: Option<Arc<[u8]>>) -> Self {
-        Self {
-            obj,
-            bytes,
-            values: None,
+    /// The encoding it will be held as, if packed.
+    pub(crate) fn bytes(&self) -> Option<&Arc<[u8]>> {
+        match self {
+            Self::Object(_) => None,
+            Self::Packed { bytes, .. } | Self::Prepacked { bytes, .. } => Some(bytes),
+        }
+    }
+
+    /// Its resourceVersion, for the last-written record.
+    pub(crate) fn resource_version(&self) -> Option<&str> {
+        match self {
+            Self::Object(obj) | Self::Packed { obj, .. } => obj.resource_version(),
+            Self::Prepacked {
+                resource_version, ..
+            } => Some(resource_version),
         }
     }
 
     pub(crate) fn into_entry(self, values: IndexValues) -> Entry<K> {
-        match self.bytes {
-            Some(bytes) => Entry::Packed(Box::new(Packed {
+        let (bytes, resource_version) = match self {
+            Self::Object(obj) => return Entry::Object(obj),
+            Self::Packed { obj, bytes } => (bytes, obj.resource_version().unwrap_or("").into()),
+            Self::Prepacked {
                 bytes,
-                resource_version: self.obj.resource_version().unwrap_or_default().into(),
-                values,
-            })),
-            None => Entry::Object(self.obj),
-        }
+                resource_version,
+                ..
+            } => (bytes, resource_version),
+        };
+        Entry::Packed(Box::new(Packed {
+            bytes,
+            resource_version,
+            values,
+        }))
     }
 }
 
@@ -76,30 +113,32 @@ impl<K: Object> State<K> {
         }
     }
 
-    /// Adds or replaces the object under `key`. Index values are computed before anything
-    /// changes, so a failing index function leaves the state as it was.
-    pub(crate) fn upsert(&mut self, key: String, mut incoming: Incoming<K>) -> Result<(), Error> {
-        // The same allocation again (a resync re-delivering the cached object): nothing changes.
-        if self
-            .items
-            .get(key.as_str())
-            .and_then(Entry::object)
-            .is_some_and(|old| Arc::ptr_eq(old, &incoming.obj))
-        {
-            return Ok(());
+    /// Adds or replaces the object under `key`, returning what it replaced (as a read hands
+    /// it on). Index values are computed before anything changes, so a failing index function
+    /// leaves the state as it was.
+    pub(crate) fn upsert(
+        &mut self,
+        key: String,
+        incoming: Incoming<K>,
+    ) -> Result<Option<Cached<K>>, Error> {
+        // The same object again (a resync re-delivering what the cache holds): nothing changes.
+        let unchanged = match (self.items.get(key.as_str()), &incoming) {
+            (Some(Entry::Object(old)), Incoming::Object(new)) => Arc::ptr_eq(old, new),
+            (Some(Entry::Packed(old)), Incoming::Prepacked { bytes, .. }) => {
+                Arc::ptr_eq(&old.bytes, bytes)
+            }
+            _ => false,
+        };
+        if unchanged {
+            let held = self.items.get_key_value(key.as_str());
+            return Ok(held.and_then(|(key, entry)| entry.cached(key, self.compact)));
         }
-        let new_values = values_for(
-            &self.indices,
-            self.generation,
-            self.compact,
-            &key,
-            &mut incoming,
-        )?;
+        let new_values = values_for(&self.indices, self.index_set, self.compact, &key, &incoming)?;
         let (shared_key, old_values) = match self.items.get_key_value(key.as_str()) {
             Some((shared_key, old)) => (Arc::clone(shared_key), Some(self.old_values(&key, old))),
             None => (Arc::from(key), None),
         };
-        let packed = incoming.bytes.is_some();
+        let packed = incoming.bytes().is_some();
         let mut shared = Vec::new();
         for (i, index) in self.indices.iter_mut().enumerate() {
             let new = &new_values[i];
@@ -129,8 +168,8 @@ impl<K: Object> State<K> {
             }
         }
         let entry = incoming.into_entry(shared);
-        self.items.insert(shared_key, entry);
-        Ok(())
+        let old = self.items.insert(Arc::clone(&shared_key), entry);
+        Ok(old.and_then(|old| old.into_cached(shared_key, self.compact)))
     }
 
     /// Removes the object under `key` from the items and every index.
@@ -184,7 +223,7 @@ impl<K: Object> State<K> {
             }
         }
         self.indices.extend(new);
-        self.generation += 1;
+        self.index_set = next_index_set();
         Ok(())
     }
 }
@@ -226,48 +265,62 @@ fn insert_all<K>(
     kept
 }
 
-/// The values `incoming` is to be indexed under: those computed when it was staged (taken
-/// out, so computed once) if the indexes are still the same (`generation`), else computed now,
-/// from its packed bytes when it is a stand-in.
-pub(crate) fn values_for<K: Object>(
+/// The values `incoming` is to be indexed under: those it came with (computed as a listed
+/// object arrived, or held by the entry whose bytes it shares) if they are for `index_set`,
+/// else computed now (decoding a prepacked object for it).
+pub(crate) fn values_for<'a, K: Object>(
     indices: &[Index<K>],
-    generation: u64,
+    index_set: u64,
     compact: Option<Compact<K>>,
     key: &str,
-    incoming: &mut Incoming<K>,
-) -> Result<Vec<Vec<String>>, Error> {
-    if let Some((staged_at, values)) = incoming.values.take()
-        && staged_at == generation
-    {
-        return Ok(values);
+    incoming: &'a Incoming<K>,
+) -> Result<Cow<'a, [Vec<String>]>, Error> {
+    let (bytes, listed, held_values) = match incoming {
+        Incoming::Object(obj) | Incoming::Packed { obj, .. } => {
+            return values_of(indices, key, obj).map(Cow::Owned);
+        }
+        Incoming::Prepacked {
+            bytes,
+            listed,
+            held_values,
+            ..
+        } => (bytes, listed, held_values),
+    };
+    let carried = PackedObject::of(listed).and_then(|packed| packed.values.as_ref());
+    for (computed_for, values) in [carried, held_values.as_ref()].into_iter().flatten() {
+        if *computed_for == index_set {
+            return Ok(Cow::Borrowed(values));
+        }
     }
-    if crate::staging::is_stand_in(&*incoming.obj) {
-        let decoded = match (compact, &incoming.bytes) {
-            (Some(compact), Some(bytes)) => compact.decode(bytes),
-            _ => Err("a stand-in without packed bytes".to_owned()),
-        };
-        let obj = decoded.map_err(|message| Error::Decode {
-            key: key.to_owned(),
-            message,
-        })?;
-        return values_of(indices, key, &obj);
-    }
-    values_of(indices, key, &incoming.obj)
+    let decoded = match compact {
+        Some(compact) => compact.decode(bytes),
+        None => Err("a packed object in an indexer without compact mode".to_owned()),
+    };
+    let obj = decoded.map_err(|message| Error::Decode {
+        key: key.to_owned(),
+        message,
+    })?;
+    values_of(indices, key, &obj).map(Cow::Owned)
 }
 
-/// Indexes every object of `items` into `indices` (of index `generation`), returning each
-/// one's entry; on failure `indices` is partly filled and must be discarded.
+/// Indexes every object of `items` into `indices` (of `index_set`), returning each one's
+/// entry values; on failure `indices` is partly filled and must be discarded.
 pub(crate) fn index_all<K: Object>(
     indices: &mut [Index<K>],
-    generation: u64,
+    index_set: u64,
     compact: Option<Compact<K>>,
-    items: &mut IncomingAll<K>,
+    items: &IncomingAll<K>,
 ) -> Result<Vec<IndexValues>, Error> {
     items
-        .iter_mut()
+        .iter()
         .map(|(key, incoming)| {
-            let values = values_for(indices, generation, compact, key, incoming)?;
-            Ok(insert_all(indices, key, &values, incoming.bytes.is_some()))
+            let values = values_for(indices, index_set, compact, key, incoming)?;
+            Ok(insert_all(
+                indices,
+                key,
+                &values,
+                incoming.bytes().is_some(),
+            ))
         })
         .collect()
 }

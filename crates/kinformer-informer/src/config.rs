@@ -154,7 +154,7 @@ impl<K: Object> Config<K> {
     #[must_use]
     pub fn compact(mut self) -> Self
     where
-        K: serde::Serialize + serde::de::DeserializeOwned + Default,
+        K: serde::Serialize + serde::de::DeserializeOwned,
     {
         self.compact = Some(Compact::json());
         self

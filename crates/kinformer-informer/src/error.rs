@@ -22,9 +22,9 @@ pub enum Error {
         key: String,
         /// The call the handler would have received.
         missed: Missed,
-        /// The decoder's error.
+        /// The decoder's error ([`StoreError::Decode`](kinformer_core::StoreError::Decode)).
         #[source]
-        source: kinformer_indexer::Error,
+        source: kinformer_core::StoreError,
     },
     /// A factory's per-resource options cannot be applied (see [`Conflict`]); nothing was
     /// created.

@@ -2,8 +2,7 @@
 
 use std::sync::Arc;
 
-use kinformer_core::DeletedState;
-use kinformer_indexer::Lazy;
+use kinformer_core::{Cached, DeletedState};
 
 use super::handler::EventHandler;
 use crate::error::{Error, Missed};
@@ -13,19 +12,19 @@ use crate::error::{Error, Missed};
 #[derive(Debug)]
 pub(crate) enum Notification<K> {
     Add {
-        obj: Lazy<K>,
+        obj: Cached<K>,
         initial: bool,
     },
     Update {
-        old: Lazy<K>,
-        new: Lazy<K>,
+        old: Cached<K>,
+        new: Cached<K>,
     },
     Delete(DeletedState<K>),
     /// A delete inferred from a relist, with the cached object as its last known state
     /// (a [`DeletedState::Unknown`] once decoded).
     Vanished {
         key: Arc<str>,
-        last: Lazy<K>,
+        last: Cached<K>,
     },
 }
 
@@ -58,7 +57,7 @@ impl<K: 'static> Notification<K> {
             }
             Self::Delete(state) => handler.on_delete(state),
             Self::Vanished { key, last } => {
-                let last = last.try_load().map_err(|source| Error::Decode {
+                let last = last.load().map_err(|source| Error::Decode {
                     key: key.to_string(),
                     missed: Missed::Delete,
                     source,
@@ -75,18 +74,20 @@ impl<K: 'static> Notification<K> {
 
 /// `obj` decoded, or the error standing in for the `missed` call. Only a packed object can
 /// fail, and it knows its key.
-fn load<K>(obj: &Lazy<K>, missed: Missed) -> Result<Arc<K>, Error> {
-    obj.try_load().map_err(|source| {
-        let key = match obj {
-            Lazy::Packed(packed) => packed.key().to_owned(),
-            Lazy::Ready(_) => String::new(),
-        };
-        Error::Decode {
-            key,
-            missed,
-            source,
-        }
+fn load<K: 'static>(obj: &Cached<K>, missed: Missed) -> Result<Arc<K>, Error> {
+    obj.load().map_err(|source| Error::Decode {
+        key: decode_key(&source),
+        missed,
+        source,
     })
+}
+
+/// The key a decode failure names.
+fn decode_key(error: &kinformer_core::StoreError) -> String {
+    match error {
+        kinformer_core::StoreError::Decode { key, .. } => key.clone(),
+        _ => String::new(),
+    }
 }
 
 impl<K> Clone for Notification<K> {

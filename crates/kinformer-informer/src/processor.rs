@@ -9,7 +9,7 @@ use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use kinformer_indexer::Lazy;
+use kinformer_core::Cached;
 
 use super::handler::EventHandler;
 use super::listener::{Listener, SpentSender};
@@ -76,7 +76,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
         &self,
         handler: Arc<dyn EventHandler<K>>,
         resync: Duration,
-        cache: impl FnOnce() -> Vec<Lazy<K>>,
+        cache: impl FnOnce() -> Vec<Cached<K>>,
     ) -> Result<Registration> {
         let mut state = self.lock();
         if state.stopped {

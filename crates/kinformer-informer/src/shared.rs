@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use kinformer_core::{ListerWatcher, Object, Transform};
+use kinformer_core::{ListerWatcher, Object, StoreRead as _, Transform};
 use kinformer_deltafifo::DeltaQueue;
 use kinformer_indexer::{CacheLister, Config as IndexerConfig, IndexFunc, Indexer};
 use kinformer_reflector::Config as ReflectorConfig;
@@ -168,7 +168,9 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         let _no_delta_in_flight = self.inner.lock_deltas();
         self.inner
             .processor
-            .add_listener(Arc::new(handler), resync, || self.inner.indexer.list_lazy())
+            .add_listener(Arc::new(handler), resync, || {
+                self.inner.indexer.list_cached()
+            })
     }
 
     /// Removes a handler: it receives nothing more (its buffered notifications are dropped),

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::pin::pin;
 use std::sync::{Arc, Mutex};
 
-use kinformer_core::{DeletedState, Delta, Object, Store, StoreError, object_key};
+use kinformer_core::{Cached, DeletedState, Delta, KeyFunc, Object, Store, StoreError};
 use tokio::sync::{Notify, watch};
 
 use kinformer_deltafifo::{DeltaQueue, Error as QueueError, Popped, PoppedItem};
@@ -49,18 +49,18 @@ impl<K: Object> ScriptedQueue<K> {
 
 impl<K: Object> Store<K> for ScriptedQueue<K> {
     fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.push(Delta::Added(obj));
+        self.push(Delta::Added(obj.into()));
         Ok(())
     }
     fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.push(Delta::Updated(obj));
+        self.push(Delta::Updated(obj.into()));
         Ok(())
     }
     fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
         self.push(Delta::Deleted(DeletedState::Known(obj)));
         Ok(())
     }
-    fn replace(&self, list: Vec<Arc<K>>, _rv: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Cached<K>>, _rv: &str) -> Result<(), StoreError> {
         let mut state = self.state.lock().unwrap();
         if state.initial_left.is_none() {
             state.initial_left = Some(list.len());
@@ -91,7 +91,7 @@ impl<K: Object> DeltaQueue<K> for ScriptedQueue<K> {
                 let mut state = self.state.lock().unwrap();
                 if let Some(delta) = state.items.pop_front() {
                     let is_in_initial_list = state.initial_left.is_some_and(|n| n > 0);
-                    let key = object_key(&**delta.object());
+                    let key = delta.object().key(&KeyFunc::default()).into_owned();
                     let item = PoppedItem::Deltas {
                         key,
                         deltas: vec![delta],

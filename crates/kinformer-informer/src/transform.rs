@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kinformer_core::{Object, Store, StoreError, Transform};
+use kinformer_core::{Cached, Object, Store, StoreError, Transform};
 use kinformer_indexer::Indexer;
 use tokio::sync::Notify;
 
@@ -29,7 +29,8 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
         }
     }
 
-    /// Lets relists reuse `cache`'s copies of unchanged objects.
+    /// Lets relists reuse `cache`'s copies of unchanged objects, and has listed objects taken
+    /// in as `cache` holds them.
     pub(crate) fn reusing(mut self, cache: Arc<Indexer<K>>) -> Self {
         self.cache = Some(cache);
         self
@@ -80,7 +81,7 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
     }
 
     /// `list` has been through [`admit`](Store::admit): transformed, or the cache's own copy.
-    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
         self.signal(self.inner.replace(list, resource_version))
     }
 
@@ -92,27 +93,14 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
         self.inner.update_resource_version(resource_version);
     }
 
-    /// The cache's copy when it holds `obj`'s revision (same UID and resourceVersion; it was
-    /// transformed when it first entered), else `obj` transformed now, before the next object
-    /// of the list is decoded; a compact cache then packs it at once and the list holds a
-    /// stand-in (`Indexer::stage`).
-    fn admit(&self, obj: Arc<K>) -> Arc<K> {
-        let Some(cache) = &self.cache else {
-            return self.apply(obj);
-        };
-        if cache.is_compact() {
-            // No decoded copy to reuse; the cache keeps an unchanged revision's bytes itself.
-            return cache.stage(self.apply(obj));
-        }
-        match cache.get_shared(&obj) {
-            Some(held)
-                if held.meta().uid == obj.meta().uid
-                    && held.resource_version().is_some()
-                    && held.resource_version() == obj.resource_version() =>
-            {
-                held
-            }
-            _ => self.apply(obj),
+    /// The cache's copy when it holds `obj`'s revision (it was transformed when it first
+    /// entered), else `obj` transformed now, before the next object of the list is decoded,
+    /// and taken in as the cache will hold it (packed at once by a compact cache, so the list
+    /// is never held decoded).
+    fn admit(&self, obj: Arc<K>) -> Cached<K> {
+        match &self.cache {
+            Some(cache) => cache.admit_with(obj, |obj| self.apply(obj)),
+            None => Cached::from(self.apply(obj)),
         }
     }
 }
@@ -139,7 +127,8 @@ mod tests {
         fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
             self.add(obj)
         }
-        fn replace(&self, list: Vec<Arc<ConfigMap>>, _: &str) -> Result<(), StoreError> {
+        fn replace(&self, list: Vec<Cached<ConfigMap>>, _: &str) -> Result<(), StoreError> {
+            let list = list.iter().map(|obj| obj.load().unwrap());
             self.0.lock().unwrap().extend(list);
             Ok(())
         }
@@ -196,11 +185,48 @@ mod tests {
             Arc::new(cm)
         };
         store.add(with_slack()).unwrap();
-        let listed = store.admit(with_slack());
+        let listed = store.admit(with_slack()).load().unwrap();
         for cm in [&store.inner.0.lock().unwrap()[0], &listed] {
             let meta = &cm.metadata;
             assert_eq!(meta.owner_references.as_ref().unwrap().capacity(), 1);
             assert_eq!(meta.finalizers.as_ref().unwrap().capacity(), 0);
         }
+    }
+
+    /// With a compact cache behind it, a listed object is transformed and packed as it
+    /// arrives; a relisted unchanged revision is the cache's own entry, not transformed again.
+    #[test]
+    fn a_compact_cache_packs_listed_objects_as_they_arrive() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        use kinformer_indexer::Config as IndexerConfig;
+
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        let label = Transform::new(move |cm: &mut ConfigMap| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            cm.metadata.labels = Some([("seen".to_owned(), "yes".to_owned())].into());
+        });
+        let cache = Arc::new(Indexer::new(IndexerConfig::default().compact()));
+        let store =
+            TransformingStore::new(Captured::default(), Some(label), Arc::new(Notify::new()))
+                .reusing(Arc::clone(&cache));
+        let mut cm = (*named("a")).clone();
+        cm.metadata.resource_version = Some("1".into());
+        let listed = store.admit(Arc::new(cm.clone()));
+        assert!(listed.decoded().is_none(), "packed as it arrived");
+        assert!(
+            listed.load().unwrap().labels().is_some(),
+            "transformed first"
+        );
+        cache.replace(vec![listed], "1").unwrap();
+        let again = store.admit(Arc::new(cm));
+        assert!(again.decoded().is_none());
+        assert!(again.load().unwrap().labels().is_some());
+        assert_eq!(
+            calls.load(Ordering::Relaxed),
+            1,
+            "an unchanged revision is not transformed"
+        );
     }
 }

@@ -47,10 +47,10 @@ async fn churn(sim: &SimHandle, count: u64, seed: u64) {
 /// (old resourceVersion, new resourceVersion) of every update a handler saw.
 type Updates = Arc<Mutex<Vec<(String, String)>>>;
 
-/// Whole pods: a spec, a status and no stand-in mark (a listed object is packed as it arrives
-/// and a metadata-only stand-in holds its place until the cache takes it in).
+/// Whole pods: a spec and a status (a listed object is packed as it arrives, and handlers
+/// still receive it whole).
 fn whole(pod: &Pod) -> bool {
-    pod.spec.is_some() && pod.status.is_some() && pod.metadata.self_link.is_none()
+    pod.spec.is_some() && pod.status.is_some()
 }
 
 /// Records updates; counts adds, failing the count for any pod that is not whole.
@@ -79,7 +79,6 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
             .queue(queue)
             .reflector(ReflectorConfig::default().streaming_list(streaming)),
     );
-    assert!(informer.indexer().is_compact());
     let (updates, adds) = (Updates::default(), Arc::new(Mutex::new(0)));
     let registration = informer
         .add_event_handler(recording(&updates, &adds))
@@ -93,7 +92,12 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
         "every listed pod was added, whole"
     );
     converges_to_the_sims_pods(&sim, &informer).await;
-    assert!(informer.indexer().list().iter().all(|pod| whole(pod)));
+    let held = informer.indexer().list_cached();
+    assert!(
+        held.iter().all(|pod| pod.decoded().is_none()),
+        "held packed"
+    );
+    assert!(informer.indexer().iter().all(|pod| whole(&pod)));
     let some = informer.indexer().list()[0].clone();
     assert!(
         some.spec.is_some() && some.status.is_some(),
@@ -127,8 +131,8 @@ async fn a_compact_informer_follows_churn_and_relists_with_a_streaming_list() {
     follows_churn_and_a_relist(true, QueueKind::RealFifo).await;
 }
 
-/// Through client-go's classic DeltaFIFO, stand-ins arrive as `Replaced` deltas one key at a
-/// time and are stored from their packed bytes all the same.
+/// Through client-go's classic DeltaFIFO, listed objects arrive packed as `Replaced` deltas one
+/// key at a time and are stored from their packed bytes all the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compact_informer_works_through_the_delta_fifo() {
     follows_churn_and_a_relist(true, QueueKind::DeltaFifo).await;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kinformer_core::{ApiResource, DynamicObject, Object, Scope, StoreRead, Transform};
-use kinformer_indexer::IndexFunc;
+use kinformer_indexer::{IndexFunc, Indexer};
 use kinformer_informer::factory::{FactoryConfig, ResourceOptions, SharedInformerFactory};
 use kinformer_informer::{Conflict, Error};
 use kinformer_rest::{Client, Projection};
@@ -102,8 +102,8 @@ async fn per_resource_options_shape_one_informer() {
     factory.start();
     assert!(synced(&factory).await);
 
-    assert!(pods.indexer().is_compact() && metadata.indexer().is_compact());
-    assert!(!configmaps.indexer().is_compact());
+    assert!(held_packed(pods.indexer()) && held_packed(metadata.indexer()));
+    assert!(!held_packed(configmaps.indexer()));
     let cached = pods.indexer().list();
     assert_eq!(cached.len(), 12);
     assert!(
@@ -117,8 +117,17 @@ async fn per_resource_options_shape_one_informer() {
         .unwrap();
     assert_eq!(one.len(), 1);
     assert_eq!(metadata.indexer().len(), 4);
-    assert!(factory.informer_for::<Pod>().indexer().is_compact());
+    assert!(Arc::ptr_eq(
+        factory.informer_for::<Pod>().indexer(),
+        pods.indexer()
+    ));
     factory.shutdown().await;
+}
+
+/// True when `indexer` holds objects and holds every one packed (a compact cache).
+fn held_packed<K: Object>(indexer: &Indexer<K>) -> bool {
+    let held = indexer.list_cached();
+    !held.is_empty() && held.iter().all(|obj| obj.decoded().is_none())
 }
 
 /// The conflict `result` was refused for.

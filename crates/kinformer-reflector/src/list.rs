@@ -1,7 +1,11 @@
 //! The list step (client-go's `Reflector.list`): choose the resourceVersion and page size, list
 //! through the pager, replace the store.
 
-use kinformer_core::{ApiError, ListOptions, Lister, ListerWatcher, Object, ObjectList, Store};
+use std::sync::{Mutex, PoisonError};
+
+use kinformer_core::{
+    ApiError, Cached, ListOptions, Lister, ListerWatcher, Object, ObjectList, Store,
+};
 use kinformer_pager::{DEFAULT_PAGE_SIZE, Pager};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -46,9 +50,10 @@ where
     /// with RV `""` (same page size, as client-go reuses its pager).
     pub(crate) async fn list(&mut self) -> Result<(), Error<<L as Lister<K>>::Error>> {
         let rv = self.relist_resource_version();
-        let source = ReusingLister {
+        let source = AdmittingLister {
             source: &self.parts.source,
             store: &self.parts.store,
+            admitted: Mutex::new(Vec::new()),
         };
         let pager = Pager::new(source).page_size(self.page_size_for(&rv));
         let started = Instant::now();
@@ -71,13 +76,12 @@ where
         }
         self.rv_unavailable = false;
         let list = paged.list;
-        tracing::debug!(items = list.items.len(), resource_version = %list.resource_version, "listed");
-        self.parts
-            .metrics
-            .list_done(started.elapsed(), list.items.len());
+        let items = pager.into_inner().into_admitted();
+        tracing::debug!(items = items.len(), resource_version = %list.resource_version, "listed");
+        self.parts.metrics.list_done(started.elapsed(), items.len());
         self.parts
             .store
-            .replace(list.items, &list.resource_version)
+            .replace(items, &list.resource_version)
             .map_err(Error::Store)?;
         // Like client-go, the list path does not call the store's resourceVersion updater: the
         // replace carries the RV.
@@ -90,14 +94,28 @@ where
 }
 
 /// Lists through `source`, passing each object through the store's
-/// [`admit`](kinformer_core::Store::admit) as its page arrives: a paged relist of a mostly
-/// unchanged cache then holds a page of fresh objects at a time, not a second cache.
-struct ReusingLister<'a, L, S> {
+/// [`admit`](kinformer_core::Store::admit) as its page arrives and keeping what the store made
+/// of it: a paged relist of a mostly unchanged cache then holds a page of fresh objects at a
+/// time, not a second cache, and a store that packs objects never has the list decoded.
+///
+/// The pager joins the pages' metadata; their items are kept here instead, in order. A request
+/// without a continue token starts the list anew (a first page, or the pager's full list after
+/// an expired continue token), so it drops what earlier pages left.
+struct AdmittingLister<'a, K, L, S> {
     source: &'a L,
     store: &'a S,
+    admitted: Mutex<Vec<Cached<K>>>,
 }
 
-impl<K, L, S> Lister<K> for ReusingLister<'_, L, S>
+impl<K, L, S> AdmittingLister<'_, K, L, S> {
+    fn into_admitted(self) -> Vec<Cached<K>> {
+        self.admitted
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<K, L, S> Lister<K> for AdmittingLister<'_, K, L, S>
 where
     K: Send + Sync,
     L: Lister<K>,
@@ -107,11 +125,13 @@ where
 
     async fn list(&self, options: &ListOptions) -> Result<ObjectList<K>, L::Error> {
         let mut page = self.source.list(options).await?;
-        page.items = page
-            .items
-            .into_iter()
-            .map(|item| self.store.admit(item))
-            .collect();
+        // The store's admit is its own code and the list below it plain pushes: a panic in
+        // it leaves the list as it was before the object, so the poison flag can be ignored.
+        let mut admitted = self.admitted.lock().unwrap_or_else(PoisonError::into_inner);
+        if options.continue_token.is_none() {
+            admitted.clear();
+        }
+        admitted.extend(page.items.drain(..).map(|item| self.store.admit(item)));
         Ok(page)
     }
 }

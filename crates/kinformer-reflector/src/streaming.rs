@@ -4,12 +4,11 @@
 //! carries on as the watch.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use kinformer_core::{
-    ListOptions, ListerWatcher, Object, ResourceVersionMatch, Store, WatchEvent, object_key,
+    Cached, ListOptions, ListerWatcher, Object, ResourceVersionMatch, Store, WatchEvent, object_key,
 };
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -101,7 +100,7 @@ where
         let started = Instant::now();
         let mut last_activity = started;
         let mut last_warning = started;
-        let mut initial: HashMap<String, Arc<K>> = HashMap::new();
+        let mut initial: HashMap<String, Cached<K>> = HashMap::new();
         let mut events = 0_u64;
         let patience = self.parts.config.initial_events_timeout;
         loop {
@@ -144,9 +143,10 @@ where
             match event {
                 WatchEvent::Added(obj) | WatchEvent::Modified(obj) if self.accepts(&obj) => {
                     // On a relist, an unchanged object is the store's copy; the fresh one drops
-                    // here, so the relist never holds a second cache.
-                    let obj = self.parts.store.admit(obj);
-                    initial.insert(object_key(obj.as_ref()), obj);
+                    // here, so the relist never holds a second cache. Keyed before the store
+                    // takes it in: what it hands back may be packed.
+                    let key = object_key(obj.as_ref());
+                    initial.insert(key, self.parts.store.admit(obj));
                 }
                 WatchEvent::Deleted(obj) if self.accepts(&obj) => {
                     initial.remove(&object_key(obj.as_ref()));
@@ -179,10 +179,10 @@ where
     fn initial_events_done(
         &mut self,
         stream: WatchStream<K, L>,
-        initial: HashMap<String, Arc<K>>,
+        initial: HashMap<String, Cached<K>>,
         rv: &str,
     ) -> Attempt<K, L> {
-        let items: Vec<Arc<K>> = initial.into_values().collect();
+        let items: Vec<Cached<K>> = initial.into_values().collect();
         tracing::debug!(
             items = items.len(),
             resource_version = rv,

@@ -9,7 +9,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use kinformer_core::{DeletedState, Delta, Object, Store, StoreError, StoreRead};
+use kinformer_core::{Cached, DeletedState, Delta, Object, Store, StoreError, StoreRead};
 
 pub use self::config::{Config, KnownObjects};
 use crate::queue::{Shared, TakeHead};
@@ -110,12 +110,12 @@ impl<K: Object> DeltaFifo<K> {
     }
 
     /// Adds or updates, with the transform applied before the lock is taken.
-    fn enqueue_change(&self, obj: Arc<K>, delta: fn(Arc<K>) -> Delta<K>) {
+    fn enqueue_change(&self, obj: Arc<K>, delta: fn(Cached<K>) -> Delta<K>) {
         let key = self.key_func.key(&obj);
         let obj = self.transformed(obj);
         let mut state = self.shared.lock();
         state.populated = true;
-        state.push(key, delta(obj));
+        state.push(key, delta(obj.into()));
         drop(state);
         self.shared.wake();
     }
@@ -203,7 +203,7 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
         let known = self
             .known_objects
             .as_ref()
-            .is_some_and(|known| known.get_by_key(&key).is_some());
+            .is_some_and(|known| known.get_cached(&key).is_some());
         // Neither queued nor known: a relist already deleted it.
         if !known && !state.items.contains_key(&key) {
             drop(state);
@@ -217,10 +217,15 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
         Ok(())
     }
 
-    fn replace(&self, list: Vec<Arc<K>>, _resource_version: &str) -> Result<(), StoreError> {
-        let listed: Vec<(String, Arc<K>)> = list
+    /// Listed objects that arrive packed (as a packing cache admitted them) are queued as
+    /// they are, under the key their cache gave them; the transform applies to decoded ones.
+    fn replace(&self, list: Vec<Cached<K>>, _resource_version: &str) -> Result<(), StoreError> {
+        let listed: Vec<(String, Cached<K>)> = list
             .into_iter()
-            .map(|obj| (self.key_func.key(&obj), self.transformed(obj)))
+            .map(|obj| {
+                let key = obj.key(&self.key_func).into_owned();
+                (key, transformed_listed(self.transform.as_ref(), obj))
+            })
             .collect();
         let delta = if self.emit_replaced {
             Delta::Replaced
@@ -231,14 +236,14 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
         let mut keys: HashSet<&str> = HashSet::with_capacity(listed.len());
         for (key, obj) in &listed {
             keys.insert(key);
-            state.push(key.clone(), delta(Arc::clone(obj)));
+            state.push(key.clone(), delta(obj.clone()));
         }
         let mut queued_deletions = 0;
         let queued_absent: Vec<(String, Arc<K>)> = state
             .items
             .iter()
             .filter(|(key, _)| !keys.contains(key.as_str()))
-            .filter_map(|(key, deltas)| Some((key.clone(), Arc::clone(deltas.last()?.object()))))
+            .filter_map(|(key, deltas)| Some((key.clone(), last_state(key, deltas.last()?)?)))
             .collect();
         for (key, last) in queued_absent {
             queued_deletions += 1;
@@ -275,6 +280,8 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
         Ok(())
     }
 
+    /// Queues each known object as its store holds it (packed, for a packing cache): a resync
+    /// decodes nothing.
     fn resync(&self) -> Result<(), StoreError> {
         let Some(known) = &self.known_objects else {
             return Ok(());
@@ -282,15 +289,14 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
         let mut state = self.shared.lock();
         let mut queued = false;
         for key in known.list_keys() {
-            let Some(obj) = known.get_by_key(&key) else {
-                continue;
-            };
             // Pending deltas are newer than the cached copy: skip, or the resync would
             // overwrite them with older data.
-            let key = self.key_func.key(&obj);
             if state.items.contains_key(&key) {
                 continue;
             }
+            let Some(obj) = known.get_cached(&key) else {
+                continue;
+            };
             state.push(key, Delta::Sync(obj));
             queued = true;
         }
@@ -300,6 +306,33 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
         }
         Ok(())
     }
+}
+
+/// A listed object with the queue's transform applied when it is decoded; a packed one was
+/// transformed by the cache that packed it, as it arrived.
+pub(crate) fn transformed_listed<K>(transform: Option<&Transform<K>>, obj: Cached<K>) -> Cached<K> {
+    match (transform, obj.decoded()) {
+        (Some(transform), Some(decoded)) => {
+            let decoded = Arc::clone(decoded);
+            drop(obj);
+            transform.apply(decoded).into()
+        }
+        _ => obj,
+    }
+}
+
+/// The last state a tombstone carries for `key` after `delta`, decoded. `None` (logged) only
+/// when a packed object fails to decode, which a type whose serde round-trips cannot cause.
+pub(crate) fn last_state<K: 'static>(key: &str, delta: &Delta<K>) -> Option<Arc<K>> {
+    let last = match delta {
+        Delta::Deleted(state) => return Some(Arc::clone(state.object())),
+        Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => obj,
+    };
+    last.load()
+        .inspect_err(|error| {
+            tracing::error!(key, %error, "no tombstone: the queued object failed to decode");
+        })
+        .ok()
 }
 
 impl<K: Object> DeltaQueue<K> for DeltaFifo<K> {

@@ -97,7 +97,7 @@ fn replace_after_a_queued_delete_keeps_the_delete_and_adds_no_tombstone() {
     let known = Cache::with(&[cm("a", 1), cm("b", 1)]);
     let fifo = fifo_with(&known);
     fifo.delete(cm("b", 1)).unwrap();
-    fifo.replace(vec![cm("a", 2)], "10").unwrap();
+    fifo.replace(vec![cm("a", 2).into()], "10").unwrap();
     assert_eq!(pending(&fifo, "ns/b"), ["Deleted:b@1"]);
     assert_eq!(pending(&fifo, "ns/a"), ["Replaced:a@2"]);
     assert_eq!(fifo.queued_keys(), ["ns/b", "ns/a"]);
@@ -109,7 +109,7 @@ fn replace_tombstones_objects_only_in_the_queue_and_known_objects() {
     let fifo = fifo_with(&known);
     fifo.add(cm("queued", 1)).unwrap();
     fifo.update(cm("queued", 2)).unwrap();
-    fifo.replace(vec![cm("listed", 3)], "10").unwrap();
+    fifo.replace(vec![cm("listed", 3).into()], "10").unwrap();
     assert_eq!(
         pending(&fifo, "ns/queued"),
         ["Added:queued@1", "Updated:queued@2", "Tombstone:queued@2"]
@@ -141,7 +141,7 @@ fn a_second_replace_unwraps_the_tombstone_and_keeps_one() {
 #[test]
 fn replace_emits_sync_without_the_replaced_option() {
     let fifo = DeltaFifo::<ConfigMap>::default();
-    fifo.replace(vec![cm("a", 1)], "1").unwrap();
+    fifo.replace(vec![cm("a", 1).into()], "1").unwrap();
     assert_eq!(pending(&fifo, "ns/a"), ["Sync:a@1"]);
 }
 
@@ -163,8 +163,11 @@ fn resync_skips_keys_with_pending_deltas() {
 fn has_synced_counts_the_first_replace_population() {
     let fifo = DeltaFifo::<ConfigMap>::default();
     assert!(!fifo.has_synced());
-    fifo.replace(vec![cm("a", 1), cm("b", 1), cm("a", 2)], "1")
-        .unwrap();
+    fifo.replace(
+        vec![cm("a", 1).into(), cm("b", 1).into(), cm("a", 2).into()],
+        "1",
+    )
+    .unwrap();
     assert!(!fifo.has_synced());
     assert_eq!(
         pop_described(&fifo),
@@ -196,7 +199,7 @@ fn has_synced_counts_the_first_replace_population() {
 fn has_synced_across_deletions_in_the_first_replace() {
     let known = Cache::with(&[cm("old", 1)]);
     let fifo = fifo_with(&known);
-    fifo.replace(vec![cm("a", 1)], "1").unwrap();
+    fifo.replace(vec![cm("a", 1).into()], "1").unwrap();
     assert_eq!(fifo.queued(), 2);
     assert!(pop_described(&fifo).2);
     assert!(
@@ -210,7 +213,7 @@ fn has_synced_across_deletions_in_the_first_replace() {
     );
     assert!(fifo.has_synced());
     // Later replaces do not reset the count.
-    fifo.replace(vec![cm("b", 1)], "2").unwrap();
+    fifo.replace(vec![cm("b", 1).into()], "2").unwrap();
     assert!(fifo.has_synced());
 }
 
@@ -233,7 +236,7 @@ fn transform_runs_once_on_entry_and_never_on_tombstones_or_syncs() {
     fifo.update(cm("a", 2)).unwrap();
     fifo.delete(cm("a", 2)).unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 3);
-    fifo.replace(vec![cm("b", 1)], "1").unwrap();
+    fifo.replace(vec![cm("b", 1).into()], "1").unwrap();
     assert_eq!(
         calls.load(Ordering::SeqCst),
         4,
@@ -248,7 +251,7 @@ fn transform_runs_once_on_entry_and_never_on_tombstones_or_syncs() {
     let PoppedItem::Deltas { deltas, .. } = popped.item else {
         panic!("expected deltas")
     };
-    assert!(matches!(&deltas[0], Delta::Sync(obj) if obj.labels().is_none()));
+    assert!(matches!(&deltas[0], Delta::Sync(obj) if obj.load().unwrap().labels().is_none()));
 }
 
 #[test]
@@ -262,8 +265,9 @@ fn transform_edits_in_place_when_unique() {
     let address = Arc::as_ptr(&obj);
     fifo.add(obj).unwrap();
     let deltas = fifo.deltas("a").unwrap();
-    assert!(deltas[0].object().metadata.annotations.is_none());
-    assert_eq!(Arc::as_ptr(deltas[0].object()), address, "no copy was made");
+    let queued = deltas[0].object().load().unwrap();
+    assert!(queued.metadata.annotations.is_none());
+    assert_eq!(Arc::as_ptr(&queued), address, "no copy was made");
 }
 
 #[tokio::test(start_paused = true)]
@@ -306,7 +310,8 @@ async fn synced_resolves_after_the_last_initial_item_is_processed() {
         let fifo = Arc::clone(&fifo);
         tokio::spawn(async move { fifo.synced().await })
     };
-    fifo.replace(vec![cm("a", 1), cm("b", 1)], "1").unwrap();
+    fifo.replace(vec![cm("a", 1).into(), cm("b", 1).into()], "1")
+        .unwrap();
     fifo.pop(|_| ()).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     assert!(!waiter.is_finished());
@@ -315,4 +320,38 @@ async fn synced_resolves_after_the_last_initial_item_is_processed() {
     assert!(fifo.has_synced());
     // Already synced: resolves at once.
     fifo.synced().await;
+}
+
+/// Known objects a compact cache holds packed: a resync queues them packed (decoding
+/// nothing), a deleted key's check decodes nothing, and a relist's tombstone carries the last
+/// state decoded, whole.
+#[test]
+fn packed_known_objects_are_queued_as_the_cache_holds_them() {
+    use kinformer_indexer::{Config as IndexerConfig, Indexer};
+
+    let cache = Indexer::<ConfigMap>::new(IndexerConfig::default().compact());
+    cache.add(cm("a", 1)).unwrap();
+    cache.add(cm("b", 1)).unwrap();
+    let known: KnownObjects<ConfigMap> = Arc::new(cache);
+    let fifo = DeltaFifo::new(Config::default().known_objects(known));
+    fifo.resync().unwrap();
+    let synced = fifo.deltas("ns/a").unwrap();
+    assert!(matches!(&synced[0], Delta::Sync(obj) if obj.decoded().is_none()));
+    assert_eq!(*synced[0].object().load().unwrap(), *cm("a", 1));
+    // `b` is queued already; `c` is neither queued nor known.
+    fifo.delete(cm("b", 2)).unwrap();
+    fifo.delete(cm("c", 2)).unwrap();
+    assert!(fifo.deltas("ns/c").is_none());
+    fifo.replace(vec![cm("b", 3).into()], "3").unwrap();
+    assert_eq!(
+        pending(&fifo, "ns/a"),
+        ["Sync:a@1", "Tombstone:a@1"],
+        "the tombstone's last state is the queued object, decoded"
+    );
+    let Some(Delta::Deleted(DeletedState::Unknown { last, .. })) =
+        fifo.deltas("ns/a").unwrap().pop()
+    else {
+        panic!("expected a tombstone");
+    };
+    assert_eq!(*last, *cm("a", 1));
 }

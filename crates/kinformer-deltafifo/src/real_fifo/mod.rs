@@ -8,8 +8,9 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use kinformer_core::{DeletedState, Delta, Object, Store, StoreError};
+use kinformer_core::{Cached, DeletedState, Delta, Object, Store, StoreError};
 
+use crate::delta_fifo::{last_state, transformed_listed};
 use crate::queue::{Shared, TakeHead};
 use crate::{DeltaQueue, Error, KeyFunc, KnownObjects, Popped, PoppedItem, Transform};
 
@@ -101,7 +102,7 @@ impl<K> fmt::Debug for RealFifoConfig<K> {
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let fifo: RealFifo<ConfigMap> = RealFifo::new(RealFifoConfig::default().atomic(true));
-/// fifo.replace(vec![Arc::new(ConfigMap::default())], "7")?;
+/// fifo.replace(vec![Arc::new(ConfigMap::default()).into()], "7")?;
 /// let listed = fifo
 ///     .pop(|popped| match popped.item {
 ///         PoppedItem::ReplacedAll { objects, .. } => objects.len(),
@@ -129,7 +130,7 @@ enum Entry<K> {
     },
     ReplacedAll {
         resource_version: String,
-        objects: Vec<Arc<K>>,
+        objects: Vec<Cached<K>>,
     },
     SyncAll,
 }
@@ -213,7 +214,10 @@ impl<K: Object> RealFifo<K> {
             .filter(|key| !listed.contains(**key))
             .filter_map(|key| {
                 let delta = last.get(key)?;
-                (!delta.is_deleted()).then(|| ((*key).to_owned(), Arc::clone(delta.object())))
+                if delta.is_deleted() {
+                    return None;
+                }
+                Some(((*key).to_owned(), last_state(key, delta)?))
             })
             .collect();
         if let Some(known) = &self.known_objects {
@@ -269,12 +273,12 @@ impl<K> TakeHead<K> for State<K> {
 
 impl<K: Object> Store<K> for RealFifo<K> {
     fn add(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.enqueue(obj, Delta::Added);
+        self.enqueue(obj, |obj| Delta::Added(obj.into()));
         Ok(())
     }
 
     fn update(&self, obj: Arc<K>) -> Result<(), StoreError> {
-        self.enqueue(obj, Delta::Updated);
+        self.enqueue(obj, |obj| Delta::Updated(obj.into()));
         Ok(())
     }
 
@@ -283,9 +287,15 @@ impl<K: Object> Store<K> for RealFifo<K> {
         Ok(())
     }
 
-    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+    /// Listed objects that arrive packed (as a packing cache admitted them) are queued as
+    /// they are, under the key their cache gave them; the transform applies to decoded ones.
+    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
+        let transform = self.transform.as_ref();
         if self.atomic {
-            let objects: Vec<Arc<K>> = list.into_iter().map(|obj| self.transformed(obj)).collect();
+            let objects: Vec<Cached<K>> = list
+                .into_iter()
+                .map(|obj| transformed_listed(transform, obj))
+                .collect();
             let mut state = self.shared.lock();
             state.items.push_back(Entry::ReplacedAll {
                 resource_version: resource_version.to_owned(),
@@ -296,9 +306,12 @@ impl<K: Object> Store<K> for RealFifo<K> {
             self.shared.wake();
             return Ok(());
         }
-        let listed: Vec<(String, Arc<K>)> = list
+        let listed: Vec<(String, Cached<K>)> = list
             .into_iter()
-            .map(|obj| (self.key_func.key(&obj), self.transformed(obj)))
+            .map(|obj| {
+                let key = obj.key(&self.key_func).into_owned();
+                (key, transformed_listed(transform, obj))
+            })
             .collect();
         let keys: HashSet<&str> = listed.iter().map(|(key, _)| key.as_str()).collect();
         let mut state = self.shared.lock();
@@ -310,7 +323,7 @@ impl<K: Object> Store<K> for RealFifo<K> {
             state.push(key, Delta::Deleted(tombstone));
         }
         for (key, obj) in &listed {
-            state.push(key.clone(), Delta::Replaced(Arc::clone(obj)));
+            state.push(key.clone(), Delta::Replaced(obj.clone()));
         }
         state.mark_initial_population();
         drop(state);
@@ -332,11 +345,12 @@ impl<K: Object> Store<K> for RealFifo<K> {
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
+            // As the known store holds them (packed, for a packing cache): nothing decoded.
             for key in known.list_keys() {
                 if queued.contains(&key) {
                     continue;
                 }
-                if let Some(obj) = known.get_by_key(&key) {
+                if let Some(obj) = known.get_cached(&key) {
                     state.push(key, Delta::Sync(obj));
                 }
             }

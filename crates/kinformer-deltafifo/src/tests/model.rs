@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer_core::{Delta, StoreRead};
+use kinformer_core::{Cached, Delta, StoreRead};
 use proptest::prelude::*;
 
 use super::{Cache, cm};
@@ -74,7 +74,8 @@ fn run<Q: DeltaQueue<ConfigMap>>(
                 truth.remove(&key(*k));
             }
             Op::Replace(keys) => {
-                let listed: Vec<Arc<ConfigMap>> = keys.iter().map(|k| cm(&name(*k), rv)).collect();
+                let listed: Vec<Cached<ConfigMap>> =
+                    keys.iter().map(|k| cm(&name(*k), rv).into()).collect();
                 let listed_keys: Vec<String> = keys.iter().map(|k| key(*k)).collect();
                 around_replace(queue, None);
                 queue.replace(listed, &rv.to_string()).unwrap();

@@ -1,9 +1,11 @@
-//! Compact mode: packed objects, decoded on read, indexed without decoding.
+//! Compact mode: packed objects, decoded on read, indexed without decoding; listed objects
+//! packed as they arrive and stored from their packed form.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{DeletedState, Store, StoreRead};
+use kinformer_core::{Cached, DeletedState, Store, StoreRead};
 use kinformer_selector::LabelSelector;
 
 use super::{by_node, compact_indexer, pod};
@@ -27,7 +29,6 @@ fn bytes_of(store: &Indexer<Pod>, key: &str) -> Arc<[u8]> {
 #[test]
 fn reads_decode_what_was_written() {
     let store = compact_indexer();
-    assert!(store.is_compact());
     let written = at("5", "a", "n1");
     store.add(Arc::clone(&written)).unwrap();
     let read = store.get_by_key("ns/a").unwrap();
@@ -39,7 +40,9 @@ fn reads_decode_what_was_written() {
         *store.index(NAMESPACE_INDEX, &written).unwrap()[0],
         *written
     );
-    assert!(store.get_shared(&written).is_none(), "nothing decoded");
+    let cached = store.get_cached("ns/a").unwrap();
+    assert!(cached.decoded().is_none(), "handed on packed");
+    assert_eq!(cached.resource_version(), Some("5"));
     let pods = CacheLister::new(Arc::new(store), "pods");
     let web = LabelSelector::parse("app=web").unwrap();
     assert_eq!(pods.namespaced("ns").list(&web).len(), 1);
@@ -63,12 +66,13 @@ fn updates_and_deletes_move_index_entries_without_decoding() {
 #[test]
 fn a_relist_keeps_the_bytes_of_unchanged_objects() {
     let store = compact_indexer();
+    let listed = |objects: Vec<Arc<Pod>>| objects.into_iter().map(Cached::from).collect();
     store
-        .replace(vec![at("5", "a", "n1"), at("6", "b", "n1")], "6")
+        .replace(listed(vec![at("5", "a", "n1"), at("6", "b", "n1")]), "6")
         .unwrap();
     let (a, b) = (bytes_of(&store, "ns/a"), bytes_of(&store, "ns/b"));
     store
-        .replace(vec![at("5", "a", "n1"), at("8", "b", "n2")], "8")
+        .replace(listed(vec![at("5", "a", "n1"), at("8", "b", "n2")]), "8")
         .unwrap();
     assert!(
         Arc::ptr_eq(&a, &bytes_of(&store, "ns/a")),
@@ -82,60 +86,86 @@ fn a_relist_keeps_the_bytes_of_unchanged_objects() {
     assert_eq!(store.last_sync_resource_version(), "8");
 }
 
-/// An update's old object is handed on packed, with whether it is the same revision.
+/// An upsert hands back what it replaced, packed, without decoding it.
 #[test]
-fn previous_is_handed_on_packed() {
+fn an_upsert_hands_back_the_packed_previous_object() {
     let store = compact_indexer();
-    store.add(at("5", "a", "n1")).unwrap();
-    let (old, same) = store.previous_lazy(&at("5", "a", "n1")).unwrap();
-    assert!(same && old.ready().is_none(), "packed, the same revision");
-    let (old, same) = store.previous_lazy(&at("6", "a", "n2")).unwrap();
-    assert!(!same);
-    assert_eq!(
-        old.load().unwrap().metadata.resource_version.as_deref(),
-        Some("5")
-    );
-    assert!(store.previous_lazy(&at("1", "absent", "")).is_none());
+    assert!(store.upsert(at("5", "a", "n1").into()).unwrap().is_none());
+    let old = store.upsert(at("6", "a", "n2").into()).unwrap().unwrap();
+    assert!(old.decoded().is_none(), "packed");
+    assert_eq!(old.resource_version(), Some("5"));
+    assert_eq!(*old.load().unwrap(), *at("5", "a", "n1"));
+    assert_eq!(store.index_keys("node", "n2").unwrap(), ["ns/a"]);
 }
 
-/// A listed object is packed as it arrives: the list holds a metadata-only stand-in, the
-/// replace stores the staged bytes, and the stand-in is handed on as the packed object.
+/// A listed object is packed as it arrives, with its index values: the replace stores its
+/// bytes as they are, and an upsert of it (a delta FIFO's `Replaced` delta) does too.
 #[test]
-fn a_staged_object_is_stored_from_its_packed_bytes() {
+fn an_admitted_object_is_stored_from_its_packed_form() {
     let store = compact_indexer();
     let full = at("5", "a", "n1");
-    let stand_in = store.stage(Arc::clone(&full));
-    assert!(
-        stand_in.spec.is_none(),
-        "the stand-in carries metadata only"
-    );
-    assert_eq!(stand_in.metadata.name, full.metadata.name);
-    store.replace(vec![Arc::clone(&stand_in)], "5").unwrap();
-    assert_eq!(*store.get_by_key("ns/a").unwrap(), *full, "stored whole");
+    let prepared = Cell::new(0);
+    let listed = store.admit_with(Arc::clone(&full), |obj| {
+        prepared.set(prepared.get() + 1);
+        obj
+    });
+    assert!(listed.packed().is_some(), "packed as it arrived");
     assert_eq!(
-        store.index_keys("node", "n1").unwrap(),
-        ["ns/a"],
-        "indexed whole"
+        listed.key(&Default::default()),
+        "ns/a",
+        "keyed from the whole object"
     );
-    let handed = store.lazy_of(&stand_in).unwrap();
-    assert_eq!(*handed.load().unwrap(), *full);
-    // Upserting the stand-in again (a delta FIFO's later delta) stores nothing new.
-    store.update(stand_in).unwrap();
-    assert_eq!(*store.get_by_key("ns/a").unwrap(), *full);
-    // Outside compact mode, staging hands the object back.
-    let plain = super::indexer();
-    assert!(Arc::ptr_eq(&plain.stage(Arc::clone(&full)), &full));
+    let bytes = crate::packed::PackedObject::of(&listed)
+        .unwrap()
+        .bytes
+        .clone();
+    store.replace(vec![listed.clone()], "5").unwrap();
+    assert!(
+        Arc::ptr_eq(&bytes, &bytes_of(&store, "ns/a")),
+        "stored as packed"
+    );
+    assert_eq!(*store.get_by_key("ns/a").unwrap(), *full, "stored whole");
+    assert_eq!(store.index_keys("node", "n1").unwrap(), ["ns/a"]);
+    // The same revision listed again: the cache's own entry, not prepared again.
+    let again = store.admit_with(Arc::clone(&full), |obj| {
+        prepared.set(prepared.get() + 1);
+        obj
+    });
+    assert_eq!(prepared.get(), 1);
+    assert!(again.decoded().is_none());
+    store.replace(vec![again], "6").unwrap();
+    assert!(Arc::ptr_eq(&bytes, &bytes_of(&store, "ns/a")), "kept");
+    assert_eq!(store.index_keys("node", "n1").unwrap(), ["ns/a"]);
+    // Upserting the listed object again (a later delta) changes nothing.
+    let old = store.upsert(listed).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&bytes, &bytes_of(&store, "ns/a")));
+    assert_eq!(*old.load().unwrap(), *full);
 }
 
-/// Staged objects whose list was dropped (a list that failed part-way) do not pile up.
+/// Outside compact mode an unchanged revision comes back as the cache's own `Arc`.
 #[test]
-fn an_abandoned_stage_is_dropped_at_the_next_replace() {
-    let store = compact_indexer();
-    drop(store.stage(at("5", "a", "n1")));
-    let kept = store.stage(at("6", "b", "n1"));
-    store.replace(vec![kept], "6").unwrap();
-    assert!(store.staged.lock().unwrap().is_empty());
-    assert_eq!(store.list_keys(), ["ns/b"]);
+fn a_typed_cache_admits_its_own_copy_of_an_unchanged_revision() {
+    let store = super::indexer();
+    let held = at("5", "a", "n1");
+    store.add(Arc::clone(&held)).unwrap();
+    let listed = store.admit_with(at("5", "a", "n1"), |_| panic!("not prepared"));
+    assert!(Arc::ptr_eq(listed.decoded().unwrap(), &held));
+    let fresh = at("6", "a", "n1");
+    let listed = store.admit_with(Arc::clone(&fresh), |obj| obj);
+    assert!(Arc::ptr_eq(listed.decoded().unwrap(), &fresh));
+}
+
+/// Indexes added between a listed object's arrival and the replace: its values are stale
+/// and computed again from its bytes.
+#[test]
+fn an_index_added_before_the_replace_indexes_admitted_objects() {
+    let store = Indexer::new(crate::Config::default().compact());
+    let listed = store.admit_with(at("5", "a", "n1"), |obj| obj);
+    store
+        .add_indexers([("node".to_owned(), by_node())])
+        .unwrap();
+    store.replace(vec![listed], "5").unwrap();
+    assert_eq!(store.index_keys("node", "n1").unwrap(), ["ns/a"]);
 }
 
 #[test]

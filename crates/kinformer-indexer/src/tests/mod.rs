@@ -4,6 +4,7 @@ mod compact;
 mod concurrency;
 mod model;
 mod unit;
+mod whole;
 
 use std::sync::Arc;
 

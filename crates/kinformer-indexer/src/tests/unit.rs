@@ -142,7 +142,13 @@ fn a_failing_index_function_applies_nothing() {
     assert_eq!(store.list_index_func_values("node"), ["n1"]);
 
     let before = sorted_keys(&store);
-    let replaced = store.replace(vec![pod("x", "y", "ok", ""), pod("x", "z", "bad", "")], "9");
+    let replaced = store.replace(
+        vec![
+            pod("x", "y", "ok", "").into(),
+            pod("x", "z", "bad", "").into(),
+        ],
+        "9",
+    );
     assert!(replaced.is_err());
     assert_eq!(sorted_keys(&store), before);
     assert_eq!(store.last_sync_resource_version(), "");
@@ -154,7 +160,10 @@ fn replace_swaps_content_and_rebuilds_indexes() {
     store.add(pod("ns", "old", "web", "n1")).unwrap();
     store
         .replace(
-            vec![pod("ns", "new", "api", "n2"), pod("ns2", "x", "", "")],
+            vec![
+                pod("ns", "new", "api", "n2").into(),
+                pod("ns2", "x", "", "").into(),
+            ],
             "42",
         )
         .unwrap();
@@ -266,7 +275,7 @@ fn the_last_resource_version_follows_every_write() {
     assert_eq!(store.last_sync_resource_version(), "12");
     store.delete(at("15", "a")).unwrap();
     assert_eq!(store.last_sync_resource_version(), "15");
-    store.replace(vec![at("16", "b")], "20").unwrap();
+    store.replace(vec![at("16", "b").into()], "20").unwrap();
     assert_eq!(store.last_sync_resource_version(), "20");
     store.update_resource_version("21");
     assert_eq!(store.last_sync_resource_version(), "21");

@@ -154,6 +154,7 @@ impl SharedInformerFactory {
     /// # Examples
     /// ```
     /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::StoreRead as _;
     /// use kinformer_informer::factory::{FactoryConfig, ResourceOptions, SharedInformerFactory};
     /// use kinformer_rest::Client;
     /// use kinformer_sim::Sim;
@@ -164,10 +165,11 @@ impl SharedInformerFactory {
     /// let pods = factory.informer_with(ResourceOptions::<Pod>::typed().compact())?;
     /// factory.start();
     /// factory.wait_for_cache_sync().await;
-    /// assert!(pods.indexer().is_compact());
+    /// let held = pods.indexer().list_cached();
+    /// assert!(held.iter().all(|pod| pod.decoded().is_none()), "held packed");
     /// assert_eq!(pods.lister().list(&Default::default()).len(), 10);
     /// // The factory's shared informer of pods is this one.
-    /// assert!(factory.informer_for::<Pod>().indexer().is_compact());
+    /// assert!(std::sync::Arc::ptr_eq(factory.informer_for::<Pod>().indexer(), pods.indexer()));
     /// factory.shutdown().await;
     /// # Ok(()) }
     /// ```

@@ -102,7 +102,7 @@ impl<K> ResourceOptions<K> {
     #[must_use]
     pub fn compact(mut self) -> Self
     where
-        K: Object + Serialize + DeserializeOwned + Default,
+        K: Object + Serialize + DeserializeOwned,
     {
         self.compact = Some(Compact::json());
         self

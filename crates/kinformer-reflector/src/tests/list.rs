@@ -99,6 +99,36 @@ async fn relist_keeps_limit_500_when_the_first_rv0_list_was_paginated() {
     );
 }
 
+/// Pages are admitted as they arrive; when a continue token expires and the pager falls back to
+/// one full list, what earlier pages brought is dropped, so the replace holds each object once.
+#[tokio::test(start_paused = true)]
+async fn an_expired_continue_token_replaces_with_the_full_list_only() {
+    let source = ScriptedSource::new(vec![
+        Reply::List(Ok(list("10", &["a"]).with_continue(Some("t1".into())))),
+        Reply::List(Err(api_error(410, "Expired"))),
+        Reply::List(Ok(list("12", &["a", "b", "c"]))),
+        Reply::Watch(Ok(vec![Step::Hang])),
+    ]);
+    let store = Arc::new(RecordingStore::default());
+    run_for(reflector(&source, &store), Duration::from_secs(60)).await;
+    assert_eq!(
+        source.queries(),
+        [
+            "LIST resourceVersion=0&limit=500",
+            "LIST continue=t1&limit=500",
+            "LIST resourceVersion=0",
+            "WATCH resourceVersion=12&allowWatchBookmarks=true",
+        ]
+    );
+    assert_eq!(
+        store.calls(),
+        [Call::Replace(
+            vec!["ns/a".into(), "ns/b".into(), "ns/c".into()],
+            "12".into()
+        )]
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn expired_or_too_large_list_retries_at_once_with_empty_rv() {
     let source = ScriptedSource::new(vec![
