@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kinformer_core::{DynamicObject, WatchEvent};
+use kinformer_core::WatchEvent;
 
 use super::{
     SECOND, event, gap, listed_then, recording_errors, reflector, reflector_with, run_for,
