@@ -1,11 +1,13 @@
 //! [`SharedInformerFactory`]: one shared informer per resource type over one client.
 
+mod build;
 mod config;
 mod erased;
+mod lifecycle;
 mod resource;
 
 use std::any::TypeId;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -16,12 +18,11 @@ use kinformer_rest::Client;
 use serde::de::DeserializeOwned;
 use tokio::task::JoinHandle;
 
+use crate::SharedIndexInformer;
 use crate::error::{Conflict, Result};
 use crate::queues::make_queue;
-use crate::{Config, SharedIndexInformer, Transform};
-use config::MetadataTransform;
 use erased::AnyInformer;
-use resource::{Objects, Parts};
+use resource::Objects;
 
 pub use config::FactoryConfig;
 pub use resource::ResourceOptions;
@@ -287,133 +288,6 @@ impl SharedInformerFactory {
         Ok(informer)
     }
 
-    fn build<K, Q>(
-        &self,
-        name: &str,
-        parts: Parts<K>,
-        make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
-    ) -> SharedIndexInformer<K>
-    where
-        K: Object + Clone + DeserializeOwned,
-        Q: DeltaQueue<K> + Send + Sync + 'static,
-    {
-        let options = &self.inner.config;
-        let resource = &parts.resource;
-        let mut source = (parts.source)(&self.inner.client, resource);
-        if let Some(ns) = &options.namespace {
-            source = source.namespace(ns.clone());
-        }
-        if let Some(tweak) = options.tweak.clone() {
-            source = source.modify(move |o| tweak(o));
-        }
-        let mut config = Config::default()
-            .name(resource.plural.clone())
-            .resync_period(options.resync_of(resource))
-            .queue(options.queue)
-            .reflector(options.reflector.clone().name(format!(
-                "{}/{}",
-                resource.api_version(),
-                resource.plural
-            )));
-        config.indexes = parts.indexes;
-        config.compact = parts.compact;
-        config.type_check = parts.type_check;
-        config.metrics = options
-            .metrics
-            .as_ref()
-            .map(|metrics| metrics(name, resource));
-        config.transform = match (options.transform.clone(), parts.transform) {
-            (Some(metadata), Some(own)) => Some(Transform::from_shared(move |obj: Arc<K>| {
-                own.apply(metadata_transform(&metadata, obj))
-            })),
-            (Some(metadata), None) => Some(Transform::from_shared(move |obj: Arc<K>| {
-                metadata_transform(&metadata, obj)
-            })),
-            (None, own) => own,
-        };
-        if options.keep_managed_fields {
-            SharedIndexInformer::with_queue(source.with_managed_fields(), config, make_queue)
-        } else if let Some(projection) = parts.projection {
-            SharedIndexInformer::with_queue(source.project(projection), config, make_queue)
-        } else {
-            SharedIndexInformer::with_queue(source, config, make_queue)
-        }
-    }
-
-    /// Starts every informer that is not running yet, each on its own task; safe to call again
-    /// after adding informers. Does nothing once [`shutdown`](Self::shutdown) began.
-    ///
-    /// # Panics
-    /// Outside a tokio runtime (it spawns tasks).
-    pub fn start(&self) {
-        let mut state = self.lock();
-        if state.shutting_down {
-            return;
-        }
-        for entry in state.informers.values_mut() {
-            if entry.task.is_none() {
-                entry.task = Some(tokio::spawn(entry.informer.run()));
-            }
-        }
-    }
-
-    /// Waits until every started informer has synced or stopped, and reports each one by name
-    /// (`v1/pods`, `apps/v1/deployments`, ...). Wrap it in a timeout to bound the wait.
-    ///
-    /// # Cancel safety
-    /// Cancel safe: it only observes.
-    pub async fn wait_for_cache_sync(&self) -> BTreeMap<String, bool> {
-        let waits: Vec<_> = {
-            let state = self.lock();
-            state
-                .informers
-                .values()
-                .filter(|e| e.task.is_some())
-                .map(|e| (e.name.clone(), e.informer.wait_for_cache_sync()))
-                .collect()
-        };
-        let mut synced = BTreeMap::new();
-        for (name, wait) in waits {
-            synced.insert(name, wait.await);
-        }
-        synced
-    }
-
-    /// Which started informers have synced, now, by name.
-    pub fn sync_status(&self) -> BTreeMap<String, bool> {
-        let state = self.lock();
-        state
-            .informers
-            .values()
-            .filter(|e| e.task.is_some())
-            .map(|e| (e.name.clone(), e.informer.has_synced()))
-            .collect()
-    }
-
-    /// Stops every informer and waits until each has stopped (handler callbacks included).
-    /// Informers created afterwards are never started.
-    ///
-    /// # Cancel safety
-    /// Every informer is told to stop at the first poll; dropping only stops the waiting.
-    pub async fn shutdown(&self) {
-        let tasks: Vec<_> = {
-            let mut state = self.lock();
-            state.shutting_down = true;
-            state
-                .informers
-                .values_mut()
-                .filter_map(|e| {
-                    e.informer.shutdown();
-                    e.task.take()
-                })
-                .collect()
-        };
-        for task in tasks {
-            // Finished or cancelled by runtime shutdown: either way it has stopped.
-            drop(task.await);
-        }
-    }
-
     fn lock(&self) -> MutexGuard<'_, State> {
         // Registry bookkeeping only; every section leaves it consistent.
         self.inner
@@ -453,12 +327,6 @@ enum Existing {
     Share,
     /// Refuse: options cannot apply to an informer that exists.
     Refuse,
-}
-
-/// Applies the factory's metadata transform to `obj`, copying it only if it is shared.
-fn metadata_transform<K: Object + Clone>(transform: &MetadataTransform, mut obj: Arc<K>) -> Arc<K> {
-    transform(Arc::make_mut(&mut obj).meta_mut());
-    obj
 }
 
 /// `v1/pods`, `apps/v1/deployments`; dynamic informers get a `(dynamic)` suffix and

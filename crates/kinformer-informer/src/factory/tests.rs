@@ -1,6 +1,7 @@
 //! Factory tests against the in-process simulator that need crate-private items (the scripted
 //! queue, `informer_with_queue`); public-API ones live in `tests/factory.rs`.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 

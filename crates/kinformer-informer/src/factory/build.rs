@@ -1,0 +1,74 @@
+//! Building one informer from the factory's options and a resource's own.
+
+use std::sync::Arc;
+
+use kinformer_core::Object;
+use kinformer_deltafifo::DeltaQueue;
+use kinformer_indexer::Indexer;
+use serde::de::DeserializeOwned;
+
+use super::SharedInformerFactory;
+use super::config::MetadataTransform;
+use super::resource::Parts;
+use crate::{Config, SharedIndexInformer, Transform};
+
+impl SharedInformerFactory {
+    pub(super) fn build<K, Q>(
+        &self,
+        name: &str,
+        parts: Parts<K>,
+        make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
+    ) -> SharedIndexInformer<K>
+    where
+        K: Object + Clone + DeserializeOwned,
+        Q: DeltaQueue<K> + Send + Sync + 'static,
+    {
+        let options = &self.inner.config;
+        let resource = &parts.resource;
+        let mut source = (parts.source)(&self.inner.client, resource);
+        if let Some(ns) = &options.namespace {
+            source = source.namespace(ns.clone());
+        }
+        if let Some(tweak) = options.tweak.clone() {
+            source = source.modify(move |o| tweak(o));
+        }
+        let mut config = Config::default()
+            .name(resource.plural.clone())
+            .resync_period(options.resync_of(resource))
+            .queue(options.queue)
+            .reflector(options.reflector.clone().name(format!(
+                "{}/{}",
+                resource.api_version(),
+                resource.plural
+            )));
+        config.indexes = parts.indexes;
+        config.compact = parts.compact;
+        config.type_check = parts.type_check;
+        config.metrics = options
+            .metrics
+            .as_ref()
+            .map(|metrics| metrics(name, resource));
+        config.transform = match (options.transform.clone(), parts.transform) {
+            (Some(metadata), Some(own)) => Some(Transform::from_shared(move |obj: Arc<K>| {
+                own.apply(metadata_transform(&metadata, obj))
+            })),
+            (Some(metadata), None) => Some(Transform::from_shared(move |obj: Arc<K>| {
+                metadata_transform(&metadata, obj)
+            })),
+            (None, own) => own,
+        };
+        if options.keep_managed_fields {
+            SharedIndexInformer::with_queue(source.with_managed_fields(), config, make_queue)
+        } else if let Some(projection) = parts.projection {
+            SharedIndexInformer::with_queue(source.project(projection), config, make_queue)
+        } else {
+            SharedIndexInformer::with_queue(source, config, make_queue)
+        }
+    }
+}
+
+/// Applies the factory's metadata transform to `obj`, copying it only if it is shared.
+fn metadata_transform<K: Object + Clone>(transform: &MetadataTransform, mut obj: Arc<K>) -> Arc<K> {
+    transform(Arc::make_mut(&mut obj).meta_mut());
+    obj
+}
