@@ -1,5 +1,6 @@
-//! Bytes per cached pod, with and without a managedFields-stripping transform, and the
-//! indexer's own overhead per object, measured with a counting global allocator.
+//! Bytes per cached pod, with and without a managedFields-stripping transform, the indexer's
+//! own overhead per object, and a compact indexer's whole footprint per object, measured with a
+//! counting global allocator.
 //!
 //! Run with `cargo bench -p kinformer-indexer --bench memory`.
 
@@ -85,6 +86,32 @@ fn three_indexes() -> Config<Pod> {
         )
 }
 
+/// Bytes a compact indexer with three indexes holds per object (its entries, maps, keys and
+/// index sets, everything), filled the way an informer fills it: `listed` through a list
+/// (each object admitted as it arrives, then one replace), else by adds (watch events).
+fn compact_total(pods: &[Arc<Pod>], listed: bool) -> isize {
+    let region = Region::new(GLOBAL);
+    let indexer = Indexer::new(three_indexes().compact());
+    if listed {
+        let list = pods
+            .iter()
+            .map(|pod| indexer.admit_with(Arc::clone(pod), |pod| pod))
+            .collect();
+        indexer
+            .replace(list, "1")
+            .expect("the benchmark's index functions never fail");
+    } else {
+        for pod in pods {
+            indexer
+                .add(Arc::clone(pod))
+                .expect("the benchmark's index functions never fail");
+        }
+    }
+    let bytes = net(&region);
+    drop(indexer);
+    bytes
+}
+
 /// Bytes the indexer itself holds per object (maps, keys, index sets), objects excluded.
 fn index_overhead(pods: &[Arc<Pod>], config: Config<Pod>) -> isize {
     let region = Region::new(GLOBAL);
@@ -112,6 +139,8 @@ fn main() {
     let store_three = index_overhead(&full, three_indexes());
     drop(full);
     let (stripped, stripped_bytes) = build(&json, true, false);
+    let compact_added = compact_total(&stripped, false);
+    let compact_listed = compact_total(&stripped, true);
     drop(stripped);
     let (compacted, compacted_bytes) = build(&json, true, true);
     drop(compacted);
@@ -147,5 +176,13 @@ fn main() {
     println!(
         "  total per cached pod (stripped, 3 indexes): {:>4} B",
         per(stripped_bytes + store_three)
+    );
+    println!(
+        "  compact, total per pod (stripped, 3 indexes), added:  {:>5} B",
+        per(compact_added)
+    );
+    println!(
+        "  compact, total per pod (stripped, 3 indexes), listed: {:>5} B",
+        per(compact_listed)
     );
 }
