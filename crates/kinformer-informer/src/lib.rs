@@ -61,6 +61,7 @@ mod queues;
 mod registration;
 mod run;
 mod shared;
+mod spent;
 mod sync;
 #[cfg(test)]
 mod testing;

@@ -14,14 +14,11 @@ use super::handler::EventHandler;
 use super::metrics::Metrics;
 use super::notification::Notification;
 use super::registration::ListenerShared;
+use super::spent::Spent;
 
-/// Where a handler task sends each notification it has delivered, to be dropped there.
-///
-/// The informer's task decodes objects, so its thread allocated them. When another thread
-/// frees them, glibc's allocator takes the owning arena's lock and its thread cache never
-/// gets the memory back: under a watch burst the allocator's locks and consolidation
-/// cost more than the informer itself. Freeing where they were allocated avoids both.
-pub(crate) type SpentSender<K> = mpsc::UnboundedSender<Notification<K>>;
+/// Where a handler task returns each notification it has delivered, to be dropped on the
+/// informer's task (see [`Spent`]).
+pub(crate) type SpentSender<K> = Arc<Spent<K>>;
 
 /// A listener's buffer and handler, kept until its task is spawned.
 type Unstarted<K> = (
@@ -206,7 +203,7 @@ fn deliver<K: 'static>(
         shared.handled(initial);
         if let Some(spent) = &out.spent {
             // Once the informer's task is gone, this task drops it after all.
-            drop(spent.send(notification));
+            spent.send(notification);
         }
     }
     Delivered {

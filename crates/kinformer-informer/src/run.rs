@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use kinformer_core::{Object, StoreRead};
 use tokio::runtime::Handle;
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::sync::{Notify, watch};
 
 use super::metrics::Metrics;
 use super::process::process_item;
+use super::spent::Spent;
 use kinformer_deltafifo::{DeltaQueue, Popped};
 
 use super::inner::Inner;
@@ -31,12 +32,18 @@ impl<K: Send + Sync + 'static> Drop for CloseOnDrop<'_, K> {
     }
 }
 
-/// Spent notifications dropped at once, at most.
-const SPENT_BATCH: usize = 256;
-
 /// The reflector's future, boxed by the caller: held by value, it would sit in this loop's
 /// state and in every future that awaits it, several KB per informer for its whole life.
 pub(crate) type ReflectorFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// Closes the returns of delivered notifications when dropped.
+struct ClosesSpent<K>(Arc<Spent<K>>);
+
+impl<K> Drop for ClosesSpent<K> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
 
 /// Runs until `stop` turns true (or its sender is gone) or the queue closes: the reflector
 /// future feeds `queue`; this loop pops, applies, distributes.
@@ -63,17 +70,16 @@ pub(crate) async fn run_loop<K, Q>(
         inner: &inner,
         armed: true,
     };
-    let (spent_tx, mut spent_rx) = mpsc::unbounded_channel();
-    inner.processor.return_spent_to(spent_tx);
+    let spent = Arc::new(Spent::new());
+    inner.processor.return_spent_to(Arc::clone(&spent));
+    // Closed however the loop ends, cancelled included: handler tasks then drop what they
+    // deliver instead of queueing it for nobody.
+    let spent = ClosesSpent(spent);
     if let Some(metrics) = &metrics {
         inner.processor.report_to(Arc::clone(metrics));
     }
     inner.processor.start(Handle::current());
     let mut reflector_running = true;
-    let mut spent_open = true;
-    // Empty until notifications come back, and emptied after each batch: an idle informer
-    // holds no buffer (with room for a full batch it cost 30 KB each).
-    let mut spent = Vec::new();
     let mut synced = false;
     loop {
         tokio::select! {
@@ -89,10 +95,8 @@ pub(crate) async fn run_loop<K, Q>(
                     metrics.processed(latency, queue.queued(), inner.indexer.len(), &rv);
                 }
             }
-            received = spent_rx.recv_many(&mut spent, SPENT_BATCH), if spent_open => {
-                spent_open = received > 0;
-                drop(std::mem::take(&mut spent));
-            }
+            // Each batch's vector goes with it: an idle informer holds no buffer.
+            returned = spent.0.take() => drop(returned),
             () = &mut reflector, if reflector_running => reflector_running = false,
         }
         // Checked between items only, so every popped initial item is fully handled.
@@ -102,6 +106,7 @@ pub(crate) async fn run_loop<K, Q>(
         }
     }
     queue.close();
+    drop(spent);
     drop(reflector);
     guard.armed = false;
     inner.processor.stop().await;
