@@ -187,8 +187,12 @@ async fn a_goaway_moves_every_watch_to_new_connections_without_a_relist() {
     // watch timeout would, and each informer watches again from its resourceVersion.
     assert_eq!(sim.goaway().await, before.connections_open);
     sim.drop_watches(DropMode::Clean).await;
+    // Waits for the new connections too: right after the drop, the old watches may still be
+    // counted open on the old connections.
     let after = stats_until(&sim, |s| {
-        s.open_watches == INFORMERS && s.connections_open == before.connections_open
+        s.open_watches == INFORMERS
+            && s.connections_open == before.connections_open
+            && s.connections_accepted >= 2 * before.connections_accepted
     })
     .await;
     assert_eq!(

@@ -47,7 +47,22 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
         }
         return Err(format!("package: {} problem(s)", problems.len()));
     }
-    let mut args = vec!["package", "--allow-dirty", "--offline"];
+    forget_extracted(&publishable);
+    // Built from scratch each time: cargo takes a registry crate's build as final for its name
+    // and version, so a kept target would link the previous run's build of our crates.
+    let verify_dir = root.join("target").join("package-verify");
+    if verify_dir.exists() {
+        std::fs::remove_dir_all(&verify_dir)
+            .map_err(|e| format!("package: removing {}: {e}", verify_dir.display()))?;
+    }
+    let verify_dir = verify_dir.to_string_lossy().into_owned();
+    let mut args = vec![
+        "package",
+        "--allow-dirty",
+        "--offline",
+        "--target-dir",
+        &verify_dir,
+    ];
     for name in &publishable {
         args.extend(["-p", name.as_str()]);
     }
@@ -58,6 +73,39 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
         &args,
         &[],
     )
+}
+
+/// Removes the copies of our crates that earlier runs extracted from cargo's local overlay
+/// registry. Until a release every crate stays at one version, and cargo reuses an extracted
+/// copy of the same name and version without looking at the new package: verification would
+/// build against an earlier tree's sources.
+fn forget_extracted(publishable: &[String]) {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(sources) = home.map(|h| h.join("registry").join("src")) else {
+        return;
+    };
+    let Ok(registries) = std::fs::read_dir(&sources) else {
+        return;
+    };
+    for registry in registries.flatten() {
+        let Ok(entries) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // `<crate>-<version>`: ours only, whichever registry extracted them.
+            let ours = publishable.iter().any(|crate_name| {
+                name.strip_prefix(crate_name.as_str())
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
+            });
+            if ours && let Err(e) = std::fs::remove_dir_all(entry.path()) {
+                eprintln!("package: could not remove {}: {e}", entry.path().display());
+            }
+        }
+    }
 }
 
 /// The publishable packages' names, and what is wrong with the workspace's manifests.
