@@ -61,6 +61,18 @@ pub(crate) fn restrict(def: &ResourceDef, subresource: Option<&str>, old: &Value
     }
 }
 
+/// What a create may not set: a custom resource with a status subresource starts without the
+/// status its body carried, as kube-apiserver's custom resource strategy drops it (status is
+/// written through `/status` only).
+pub(crate) fn restrict_create(def: &ResourceDef, obj: &mut Value) {
+    if !def.builtin
+        && def.status_subresource
+        && let Some(map) = obj.as_object_mut()
+    {
+        map.remove("status");
+    }
+}
+
 /// Whether a new object starts counting generations (at 1): built-ins with a spec, except
 /// Leases, and every custom resource.
 pub(crate) fn starts_generation(def: &ResourceDef, obj: &serde_json::Map<String, Value>) -> bool {
@@ -175,6 +187,12 @@ mod tests {
         let status_only =
             json!({"metadata": {"name": "b"}, "spec": {"n": 1}, "status": {"ready": 1}});
         assert!(!bumps_generation(&with_status, &m(&old), &m(&status_only)));
+        let mut created = old.clone();
+        restrict_create(&with_status, &mut created);
+        assert_eq!(created.get("status"), None, "a create cannot set status");
+        let mut created = old.clone();
+        restrict_create(&plain, &mut created);
+        assert_eq!(created["status"], json!({"ready": 0}));
         assert!(bumps_generation(&plain, &m(&old), &m(&status_only)));
     }
 }

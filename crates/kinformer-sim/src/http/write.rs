@@ -130,6 +130,7 @@ pub(super) fn create(
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
     validation::validate(def, &obj)?;
     let mut obj = Value::Object(obj);
+    write_rules::restrict_create(def, &mut obj);
     apply::record_update(None, &mut obj, &writer(def, target, &opts));
     let record = shared
         .store
