@@ -72,7 +72,9 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
         &cargo,
         &args,
         &[],
-    )
+    )?;
+    // Nothing reuses the verification builds (see above), and they are gigabytes.
+    std::fs::remove_dir_all(&verify_dir).map_err(|e| format!("package: removing {verify_dir}: {e}"))
 }
 
 /// Removes the copies of our crates that earlier runs extracted from cargo's local overlay
