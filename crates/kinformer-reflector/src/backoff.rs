@@ -13,47 +13,94 @@ use tokio::time::Instant;
 /// With the defaults the delays are `[0.8, 1.6)`, `[1.6, 3.2)`, ..., `[25.6, 51.2)`, then
 /// `[30, 60)` s forever.
 ///
+/// Each setting has a `with_` setter and a getter of the same name. The setters are `const`, so
+/// a backoff can be a constant.
+///
 /// ```
 /// use std::time::Duration;
 /// use kinformer_reflector::BackoffConfig;
 ///
 /// let backoff = BackoffConfig::default();
-/// assert_eq!(backoff.initial, Duration::from_millis(800));
-/// assert_eq!(backoff.cap, Duration::from_secs(30));
+/// assert_eq!(backoff.initial(), Duration::from_millis(800));
+/// assert_eq!(backoff.cap(), Duration::from_secs(30));
+///
+/// const FAST: BackoffConfig = BackoffConfig::DEFAULT
+///     .with_initial(Duration::from_millis(50))
+///     .with_cap(Duration::from_millis(400));
+/// assert_eq!(FAST.factor(), 2.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
 pub struct BackoffConfig {
-    /// The first base delay.
-    pub initial: Duration,
-    /// Growth of the base delay per step.
-    pub factor: f64,
-    /// The largest base delay.
-    pub cap: Duration,
-    /// A gap longer than this between two delays resets the base delay to `initial`.
-    pub reset_after: Duration,
+    initial: Duration,
+    factor: f64,
+    cap: Duration,
+    reset_after: Duration,
 }
 
 impl Default for BackoffConfig {
     fn default() -> Self {
-        Self {
-            initial: Duration::from_millis(800),
-            factor: 2.0,
-            cap: Duration::from_secs(30),
-            reset_after: Duration::from_secs(120),
-        }
+        Self::DEFAULT
     }
 }
 
 impl BackoffConfig {
-    /// A backoff with the given initial delay, factor, cap and reset interval.
-    pub const fn new(initial: Duration, factor: f64, cap: Duration, reset_after: Duration) -> Self {
-        Self {
-            initial,
-            factor,
-            cap,
-            reset_after,
-        }
+    /// client-go's reflector backoff (`Default` gives the same): 800 ms doubling up to 30 s,
+    /// reset after two quiet minutes. A constant, to start a constant backoff from.
+    pub const DEFAULT: Self = Self {
+        initial: Duration::from_millis(800),
+        factor: 2.0,
+        cap: Duration::from_secs(30),
+        reset_after: Duration::from_secs(120),
+    };
+
+    /// Sets the first base delay.
+    #[must_use]
+    pub const fn with_initial(mut self, initial: Duration) -> Self {
+        self.initial = initial;
+        self
+    }
+
+    /// The first base delay.
+    pub const fn initial(&self) -> Duration {
+        self.initial
+    }
+
+    /// Sets the growth of the base delay per step. A factor below 1, or NaN, is stored as 1:
+    /// the base delay never shrinks.
+    #[must_use]
+    pub const fn with_factor(mut self, factor: f64) -> Self {
+        // `!(factor >= 1.0)` also catches NaN.
+        self.factor = if factor >= 1.0 { factor } else { 1.0 };
+        self
+    }
+
+    /// The growth of the base delay per step (at least 1).
+    pub const fn factor(&self) -> f64 {
+        self.factor
+    }
+
+    /// Sets the largest base delay.
+    #[must_use]
+    pub const fn with_cap(mut self, cap: Duration) -> Self {
+        self.cap = cap;
+        self
+    }
+
+    /// The largest base delay.
+    pub const fn cap(&self) -> Duration {
+        self.cap
+    }
+
+    /// Sets the gap between two delays after which the base delay starts over at `initial`.
+    #[must_use]
+    pub const fn with_reset_after(mut self, reset_after: Duration) -> Self {
+        self.reset_after = reset_after;
+        self
+    }
+
+    /// A gap longer than this between two delays resets the base delay to `initial`.
+    pub const fn reset_after(&self) -> Duration {
+        self.reset_after
     }
 }
 
@@ -85,9 +132,9 @@ impl Backoff {
         }
         self.last_delay_at = Some(now);
         let base = self.base;
-        // The fields are public and unchecked: a factor below 1 (or NaN) keeps the base, and a
-        // product too large for a `Duration` is the cap, so no setting can panic here.
-        let grown = Duration::try_from_secs_f64(base.as_secs_f64() * self.config.factor.max(1.0))
+        // The factor is at least 1 (its setter sees to it), and a product too large for a
+        // `Duration` is the cap, so no setting can panic here.
+        let grown = Duration::try_from_secs_f64(base.as_secs_f64() * self.config.factor)
             .unwrap_or(self.config.cap);
         self.base = grown.min(self.config.cap);
         base.saturating_add(base.mul_f64(rng.random_range(0.0..1.0)))
@@ -130,8 +177,8 @@ mod tests {
         assert!(backoff.next_delay(&mut rng) < Duration::from_secs_f64(1.6));
     }
 
-    /// No `BackoffConfig`, however extreme, makes a delay panic: the struct's fields are public,
-    /// so the delay computation is total rather than relying on a validating setter.
+    /// No `BackoffConfig`, however extreme, makes a delay panic, and a factor below 1 (or NaN)
+    /// is stored as 1, so the base never shrinks.
     #[tokio::test(start_paused = true)]
     async fn extreme_settings_never_panic() {
         let mut rng = StdRng::seed_from_u64(4);
@@ -143,7 +190,14 @@ mod tests {
             (-3.0, second),
             (0.0, Duration::ZERO),
         ] {
-            let config = BackoffConfig::new(second, factor, cap, Duration::MAX);
+            let config = BackoffConfig::default()
+                .with_initial(second)
+                .with_factor(factor)
+                .with_cap(cap)
+                .with_reset_after(Duration::MAX);
+            if factor.is_nan() || factor < 1.0 {
+                assert_eq!(config.factor(), 1.0, "{factor} stored as 1");
+            }
             let mut backoff = Backoff::new(config);
             let delays: Vec<Duration> = (0..4).map(|_| backoff.next_delay(&mut rng)).collect();
             assert!(delays[0] >= second && delays[0] < second * 2, "{delays:?}");

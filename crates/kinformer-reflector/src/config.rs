@@ -7,12 +7,12 @@ use crate::backoff::BackoffConfig;
 /// The smallest `min_watch_timeout` accepted: client-go ignores smaller values.
 pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// Reflector settings. `Default` gives client-go's behaviour; setters chain.
+/// Reflector settings. `Default` gives client-go's behaviour; each setting has a `with_` setter
+/// and a getter of the same name.
 ///
-/// The settings a setter validates (the watch timeout floor, the resync period) are private:
-/// the setter is the only way in, so no value it would refuse reaches the reflector. The public
-/// fields take any value: each is read as its setter would store it (a zero `page_size` is the
-/// automatic choice; any backoff or initial-events timeout works, `Duration::MAX` included).
+/// The fields are private: a setter is the only way in, so every value the reflector reads is
+/// one its setter stored (a watch timeout floor of at least 300 s, no zero resync period, no
+/// zero page size). Any backoff or initial-events timeout works, `Duration::MAX` included.
 ///
 /// # Examples
 /// ```
@@ -20,13 +20,14 @@ pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
 /// use kinformer_reflector::Config;
 ///
 /// let config = Config::default()
-///     .name("pods")
-///     .resync_period(Duration::from_secs(600))
-///     .min_watch_timeout(Duration::from_secs(60)) // too small: raised to 300 s
-///     .seed(7);
-/// assert_eq!(config.watch_timeout_floor(), Duration::from_secs(300));
-/// assert_eq!(config.resync_every(), Some(Duration::from_secs(600)));
-/// assert!(config.streaming_list);
+///     .with_name("pods")
+///     .with_resync_period(Duration::from_secs(600))
+///     .with_min_watch_timeout(Duration::from_secs(60)) // too small: raised to 300 s
+///     .with_seed(7);
+/// assert_eq!(config.name(), "pods");
+/// assert_eq!(config.min_watch_timeout(), Duration::from_secs(300));
+/// assert_eq!(config.resync_period(), Some(Duration::from_secs(600)));
+/// assert!(config.streaming_list());
 /// ```
 ///
 /// The floor cannot be set around the setter:
@@ -35,38 +36,16 @@ pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
 /// let mut config = kinformer_reflector::Config::default();
 /// config.min_watch_timeout = Duration::from_secs(1);
 /// ```
-///
-/// Nor can a zero resync period, which the setter turns into "never":
-/// ```compile_fail
-/// # use std::time::Duration;
-/// let mut config = kinformer_reflector::Config::default();
-/// config.resync_period = Some(Duration::ZERO);
-/// ```
 #[derive(Clone, Debug)]
-#[non_exhaustive]
 pub struct Config {
-    /// Name used in logs and spans.
-    pub name: String,
-    /// Page size for every list (client-go's `WatchListPageSize`); `None` applies client-go's
-    /// automatic choice (500 for `resourceVersion` `"0"` and `""`, unpaginated for a relist at a
-    /// known RV unless the first list showed the watch cache is off).
-    pub page_size: Option<u32>,
-    /// Each watch asks the server for a `timeoutSeconds` drawn uniformly from
-    /// `[min_watch_timeout, 2 * min_watch_timeout]`. Never below [`MIN_WATCH_TIMEOUT`].
+    name: String,
+    page_size: Option<u32>,
     min_watch_timeout: Duration,
-    /// How often to call `Store::resync`; `None` never does.
     resync_period: Option<Duration>,
-    /// Try a streaming list (`sendInitialEvents`) before list+watch (on by default, like
-    /// client-go 1.35+). Ignored for sources that do not support it.
-    pub streaming_list: bool,
-    /// How long a streaming list may go without the initial-events-end bookmark (counted from the
-    /// last object event, or from the request) before the reflector gives up on streaming lists
-    /// and uses list+watch.
-    pub initial_events_timeout: Duration,
-    /// Delays between retries.
-    pub backoff: BackoffConfig,
-    /// Seed for the jitter and timeout draws; `None` seeds from the process's random state.
-    pub seed: Option<u64>,
+    streaming_list: bool,
+    initial_events_timeout: Duration,
+    backoff: BackoffConfig,
+    seed: Option<u64>,
 }
 
 impl Default for Config {
@@ -85,70 +64,107 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Sets the name used in logs and spans.
+    /// Sets the name used in logs and spans (default `reflector`).
     #[must_use]
-    pub fn name(mut self, name: impl Into<String>) -> Self {
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
         self
+    }
+
+    /// The name used in logs and spans.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Forces a page size for every list (client-go's `WatchListPageSize`); `0` restores the
     /// automatic choice.
     #[must_use]
-    pub fn page_size(mut self, page_size: u32) -> Self {
-        self.page_size = Some(page_size);
+    pub fn with_page_size(mut self, page_size: u32) -> Self {
+        self.page_size = (page_size > 0).then_some(page_size);
         self
     }
 
-    /// Sets the minimum watch timeout; values below 300 s are raised to 300 s.
+    /// The forced page size; `None` applies client-go's automatic choice (500 for
+    /// `resourceVersion` `"0"` and `""`, unpaginated for a relist at a known RV unless the first
+    /// list showed the watch cache is off).
+    pub fn page_size(&self) -> Option<u32> {
+        self.page_size
+    }
+
+    /// Sets the minimum watch timeout; values below [`MIN_WATCH_TIMEOUT`] (300 s) are raised to
+    /// it, as client-go does.
     #[must_use]
-    pub fn min_watch_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_min_watch_timeout(mut self, timeout: Duration) -> Self {
         self.min_watch_timeout = timeout.max(MIN_WATCH_TIMEOUT);
         self
     }
 
-    /// The smallest `timeoutSeconds` a watch asks for (each draws from `[floor, 2 * floor]`).
-    pub fn watch_timeout_floor(&self) -> Duration {
+    /// The smallest `timeoutSeconds` a watch asks for: each draws uniformly from
+    /// `[min_watch_timeout, 2 * min_watch_timeout]`. Never below [`MIN_WATCH_TIMEOUT`].
+    pub fn min_watch_timeout(&self) -> Duration {
         self.min_watch_timeout
     }
 
-    /// How often `Store::resync` is called; `None`: never.
-    pub fn resync_every(&self) -> Option<Duration> {
-        self.resync_period
-    }
-
-    /// Calls `Store::resync` every `period` (a zero period disables it).
+    /// Calls `Store::resync` every `period`; a zero period disables it (the default).
     #[must_use]
-    pub fn resync_period(mut self, period: Duration) -> Self {
+    pub fn with_resync_period(mut self, period: Duration) -> Self {
         self.resync_period = (!period.is_zero()).then_some(period);
         self
     }
 
-    /// Enables or disables streaming lists.
+    /// How often `Store::resync` is called; `None`: never.
+    pub fn resync_period(&self) -> Option<Duration> {
+        self.resync_period
+    }
+
+    /// Enables or disables streaming lists (on by default).
     #[must_use]
-    pub fn streaming_list(mut self, enabled: bool) -> Self {
+    pub fn with_streaming_list(mut self, enabled: bool) -> Self {
         self.streaming_list = enabled;
         self
     }
 
-    /// Sets the bounded wait for the initial-events-end bookmark.
+    /// Whether a streaming list (`sendInitialEvents`) is tried before list+watch (on by
+    /// default, like client-go 1.35+). Ignored for sources that do not support it.
+    pub fn streaming_list(&self) -> bool {
+        self.streaming_list
+    }
+
+    /// Sets the bounded wait for the initial-events-end bookmark (default 10 s).
     #[must_use]
-    pub fn initial_events_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_initial_events_timeout(mut self, timeout: Duration) -> Self {
         self.initial_events_timeout = timeout;
         self
     }
 
+    /// How long a streaming list may go without the initial-events-end bookmark (counted from
+    /// the last object event, or from the request) before the reflector gives up on streaming
+    /// lists and uses list+watch.
+    pub fn initial_events_timeout(&self) -> Duration {
+        self.initial_events_timeout
+    }
+
     /// Sets the retry backoff.
     #[must_use]
-    pub fn backoff(mut self, backoff: BackoffConfig) -> Self {
+    pub fn with_backoff(mut self, backoff: BackoffConfig) -> Self {
         self.backoff = backoff;
         self
     }
 
+    /// The delays between retries.
+    pub fn backoff(&self) -> BackoffConfig {
+        self.backoff
+    }
+
     /// Seeds the random draws (jitter, watch timeouts), for reproducible tests.
     #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
+    pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self
+    }
+
+    /// The seed for the jitter and timeout draws; `None` seeds from the process's random state.
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
     }
 }

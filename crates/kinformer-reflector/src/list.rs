@@ -36,8 +36,8 @@ where
 
     /// The pager's page size for a list at `rv`, in client-go's priority order.
     fn page_size_for(&self, rv: &str) -> u32 {
-        match self.parts.config.page_size {
-            Some(forced) if forced > 0 => forced,
+        match self.parts.config.page_size() {
+            Some(forced) => forced,
             _ if self.paginated_result => DEFAULT_PAGE_SIZE,
             // A paginated list at a specific RV would be served by etcd; unpaginated, the watch
             // cache serves it.

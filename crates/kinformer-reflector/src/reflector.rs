@@ -96,7 +96,7 @@ pub type WatchErrorHandler<E> = Arc<dyn Fn(&Error<E>) + Send + Sync>;
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 /// let store = Arc::new(Count::default());
-/// let reflector = Reflector::new(OneObject, Arc::clone(&store), Config::default().seed(1));
+/// let reflector = Reflector::new(OneObject, Arc::clone(&store), Config::default().with_seed(1));
 /// let rv = reflector.resource_version_handle();
 /// // Stop once the store is filled; cancellation returns without an error.
 /// let synced = async {
@@ -209,7 +209,7 @@ where
     // future holds it once instead of also keeping the argument's slot (a few KB per informer
     // for its whole life).
     pub fn run(self) -> impl Future<Output = ()> {
-        let span = tracing::info_span!("reflector", name = %self.config.name);
+        let span = tracing::info_span!("reflector", name = %self.config.name());
         Runner::new(self).run().instrument(span)
     }
 

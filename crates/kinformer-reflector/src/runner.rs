@@ -58,17 +58,17 @@ where
     pub(crate) fn new(parts: Reflector<K, L, S>) -> Self {
         let seed = parts
             .config
-            .seed
+            .seed()
             .unwrap_or_else(|| RandomState::new().hash_one(0_u8));
-        let streaming = parts.config.streaming_list && parts.source.supports_streaming_list();
+        let streaming = parts.config.streaming_list() && parts.source.supports_streaming_list();
         Self {
             rng: StdRng::seed_from_u64(seed),
-            backoff: Backoff::new(parts.config.backoff),
+            backoff: Backoff::new(parts.config.backoff()),
             rv_unavailable: false,
             paginated_result: false,
             streaming,
             synced_once: false,
-            resync: ResyncTimer::new(parts.config.resync_every()),
+            resync: ResyncTimer::new(parts.config.resync_period()),
             parts,
         }
     }
@@ -137,8 +137,8 @@ where
     /// `timeoutSeconds` for a watch: uniform in `[min, 2 * min]`.
     pub(crate) fn watch_timeout_seconds(&mut self) -> u32 {
         use rand::Rng;
-        let min = u32::try_from(self.parts.config.watch_timeout_floor().as_secs())
-            .unwrap_or(u32::MAX / 2);
+        let min =
+            u32::try_from(self.parts.config.min_watch_timeout().as_secs()).unwrap_or(u32::MAX / 2);
         self.rng.random_range(min..=min.saturating_mul(2))
     }
 

@@ -102,7 +102,7 @@ where
         let mut last_warning = started;
         let mut initial: HashMap<String, Cached<K>> = HashMap::new();
         let mut events = 0_u64;
-        let patience = self.parts.config.initial_events_timeout;
+        let patience = self.parts.config.initial_events_timeout();
         loop {
             // A patience too long to add to the clock (`Duration::MAX`) means: never give up.
             let give_up_at = last_activity.checked_add(patience);

@@ -103,7 +103,9 @@ async fn start(streaming: bool, faults: Vec<Fault>) -> Running {
     let counters = Arc::new(Counters::default());
     let log = Arc::clone(&seen);
     let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
-    let config = Config::default().seed(9).streaming_list(streaming);
+    let config = Config::default()
+        .with_seed(9)
+        .with_streaming_list(streaming);
     let reflector = Reflector::new(source, Arc::clone(&store), config)
         .metrics(counters.clone())
         .watch_error_handler(move |e: &RestError| log.lock().unwrap().push(kind(e)));

@@ -35,9 +35,9 @@ async fn no_setting_gets_a_watch_timeout_below_300_seconds() {
     ];
     for (setting, floor) in cases {
         for streaming in [false, true] {
-            let mut config = Config::default().seed(5);
+            let mut config = Config::default().with_seed(5);
             if let Some(secs) = setting {
-                config = config.min_watch_timeout(Duration::from_secs(secs));
+                config = config.with_min_watch_timeout(Duration::from_secs(secs));
             }
             let source = if streaming {
                 ScriptedSource::streaming(vec![Reply::Watch(Ok(vec![Step::Hang]))])
@@ -58,15 +58,15 @@ async fn no_setting_gets_a_watch_timeout_below_300_seconds() {
     }
 }
 
-/// The initial-events timeout is a public field that takes any value: `Duration::MAX` means the
+/// The initial-events timeout takes any value: `Duration::MAX` means the
 /// streaming list waits for its end bookmark for good, rather than overflowing the clock.
 #[tokio::test(start_paused = true)]
 async fn an_unbounded_initial_events_timeout_waits_without_falling_back() {
     let source = ScriptedSource::streaming(vec![Reply::Watch(Ok(vec![Step::Hang]))]);
     let store = Arc::new(RecordingStore::default());
     let config = Config::default()
-        .seed(1)
-        .initial_events_timeout(Duration::MAX);
+        .with_seed(1)
+        .with_initial_events_timeout(Duration::MAX);
     run_for(reflector_with(&source, &store, config), SECOND * 3600).await;
     assert_eq!(source.requests().len(), 1, "no list+watch fallback");
 }

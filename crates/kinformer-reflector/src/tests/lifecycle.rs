@@ -22,7 +22,9 @@ async fn resync_runs_every_period_when_should_resync_allows_and_sends_nothing() 
     let store = Arc::new(RecordingStore::default());
     let allow = Arc::new(AtomicBool::new(true));
     let gate = Arc::clone(&allow);
-    let config = Config::default().seed(1).resync_period(SECOND * 30);
+    let config = Config::default()
+        .with_seed(1)
+        .with_resync_period(SECOND * 30);
     let r =
         reflector_with(&source, &store, config).should_resync(move || gate.load(Ordering::SeqCst));
     let task = tokio::spawn(r.run());
@@ -182,7 +184,9 @@ async fn a_server_failing_every_request_for_five_minutes_is_not_hammered() {
             start: Instant::now(),
         });
         let store = Arc::new(RecordingStore::default());
-        let config = Config::default().seed(11).streaming_list(streaming);
+        let config = Config::default()
+            .with_seed(11)
+            .with_streaming_list(streaming);
         Reflector::new(Arc::clone(&source), store, config)
             .watch_error_handler(|_| {})
             .run_until(tokio::time::sleep(SECOND * 300))

@@ -23,7 +23,7 @@ pub(crate) fn reflector(
     source: &Arc<ScriptedSource>,
     store: &Arc<RecordingStore>,
 ) -> TestReflector {
-    reflector_with(source, store, Config::default().seed(1))
+    reflector_with(source, store, Config::default().with_seed(1))
 }
 
 pub(crate) fn reflector_with(

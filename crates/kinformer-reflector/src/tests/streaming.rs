@@ -158,8 +158,8 @@ async fn a_server_that_never_sends_the_end_bookmark_falls_back_after_a_bounded_w
     ]);
     let store = Arc::new(RecordingStore::default());
     let config = Config::default()
-        .seed(1)
-        .initial_events_timeout(SECOND * 10);
+        .with_seed(1)
+        .with_initial_events_timeout(SECOND * 10);
     let (r, seen) = recording_errors(reflector_with(&source, &store, config));
     run_for(r, SECOND * 60).await;
     assert_eq!(*seen.lock().unwrap(), ["stalled", "expired (event)"]);
@@ -185,7 +185,7 @@ async fn streaming_is_skipped_when_unsupported_or_disabled() {
     assert_eq!(unsupported.queries()[0], "LIST resourceVersion=0&limit=500");
 
     let disabled = ScriptedSource::streaming(vec![Reply::List(Ok(list("10", &[])))]);
-    let config = Config::default().seed(1).streaming_list(false);
+    let config = Config::default().with_seed(1).with_streaming_list(false);
     run_for(reflector_with(&disabled, &store, config), SECOND).await;
     assert_eq!(disabled.queries()[0], "LIST resourceVersion=0&limit=500");
 }

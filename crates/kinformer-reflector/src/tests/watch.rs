@@ -22,8 +22,8 @@ async fn watch_timeout_is_uniform_in_min_to_twice_min_and_min_is_at_least_300() 
         let source = listed_then(watches);
         let store = Arc::new(RecordingStore::default());
         let config = Config::default()
-            .seed(3)
-            .min_watch_timeout(Duration::from_secs(min));
+            .with_seed(3)
+            .with_min_watch_timeout(Duration::from_secs(min));
         run_for(reflector_with(&source, &store, config), SECOND * 79).await;
         let timeouts: Vec<u32> = source
             .requests()

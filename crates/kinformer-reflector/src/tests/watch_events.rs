@@ -152,7 +152,7 @@ async fn the_store_receives_the_only_reference_to_each_object() {
     let reflector = crate::Reflector::new(
         Arc::clone(&source),
         Arc::clone(&store),
-        Config::default().seed(1),
+        Config::default().with_seed(1),
     );
     reflector.run_until(tokio::time::sleep(SECOND * 3)).await;
     assert_eq!(*store.0.lock().unwrap(), vec![1, 1, 1, 1, 1]);
