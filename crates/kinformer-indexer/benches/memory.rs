@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::Store;
-use kinformer_indexer::{Config, IndexFunc, Indexer};
+use kinformer_indexer::{Compact, Config, IndexFunc, Indexer};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -61,7 +61,7 @@ fn build(json: &[Vec<u8>], strip: bool, compact: bool) -> (Vec<Arc<Pod>>, isize)
 
 fn three_indexes() -> Config<Pod> {
     Config::default()
-        .index(
+        .with_index(
             "node",
             IndexFunc::new(|pod: &Pod| {
                 Ok(pod
@@ -72,7 +72,7 @@ fn three_indexes() -> Config<Pod> {
                     .collect())
             }),
         )
-        .index(
+        .with_index(
             "app",
             IndexFunc::new(|pod: &Pod| {
                 Ok(pod
@@ -91,7 +91,7 @@ fn three_indexes() -> Config<Pod> {
 /// (each object admitted as it arrives, then one replace), else by adds (watch events).
 fn compact_total(pods: &[Arc<Pod>], listed: bool) -> isize {
     let region = Region::new(GLOBAL);
-    let indexer = Indexer::new(three_indexes().compact());
+    let indexer = Indexer::new(three_indexes().with_compact(Compact::json()));
     if listed {
         let list = pods
             .iter()

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Store, StoreRead, object_key};
-use kinformer_indexer::{CacheLister, Config, IndexFunc, Indexer, NAMESPACE_INDEX};
+use kinformer_indexer::{CacheLister, Compact, Config, IndexFunc, Indexer, NAMESPACE_INDEX};
 use kinformer_selector::LabelSelector;
 
 /// The full size under `cargo bench`; a small smoke run under `cargo test --all-targets`,
@@ -30,7 +30,7 @@ fn size(full: usize) -> usize {
 fn three_indexes() -> Indexer<Pod> {
     Indexer::new(
         Config::default()
-            .index(
+            .with_index(
                 "node",
                 IndexFunc::new(|pod: &Pod| {
                     Ok(pod
@@ -41,7 +41,7 @@ fn three_indexes() -> Indexer<Pod> {
                         .collect())
                 }),
             )
-            .index(
+            .with_index(
                 "app",
                 IndexFunc::new(|pod: &Pod| {
                     Ok(pod
@@ -72,7 +72,7 @@ fn rate(label: &str, count: usize, run: impl FnOnce()) {
 /// one pod at a time (`iter`).
 fn compact_reads(pods: &[Arc<Pod>]) {
     let objects = pods.len();
-    let compact = Indexer::new(Config::default().compact());
+    let compact = Indexer::new(Config::default().with_compact(Compact::json()));
     for pod in pods {
         let mut pod = (**pod).clone();
         pods::strip_managed_fields(&mut pod);

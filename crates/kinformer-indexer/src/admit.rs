@@ -26,9 +26,9 @@ impl<K: Object> Indexer<K> {
     /// use std::sync::Arc;
     /// use k8s_openapi::api::core::v1::Pod;
     /// use kinformer_core::{Store, StoreRead};
-    /// use kinformer_indexer::{Config, Indexer};
+    /// use kinformer_indexer::{Compact, Config, Indexer};
     ///
-    /// let indexer: Indexer<Pod> = Indexer::new(Config::default().compact());
+    /// let indexer: Indexer<Pod> = Indexer::new(Config::default().with_compact(Compact::json()));
     /// let mut pod = Pod::default();
     /// pod.metadata.name = Some("web-0".into());
     /// pod.metadata.resource_version = Some("5".into());

@@ -26,8 +26,8 @@ use crate::packed::PackedObject;
 /// How an [`Indexer`](crate::Indexer) in compact mode encodes and decodes its objects: as
 /// compact JSON (what `serde_json` writes, without `None` fields).
 ///
-/// [`Config::compact`](crate::Config::compact) uses it, for any `K` that serializes and
-/// deserializes.
+/// [`Config::with_compact`](crate::Config::with_compact) takes it; [`Compact::json`] makes one for
+/// any `K` that serializes and deserializes.
 pub struct Compact<K> {
     encode: fn(&K, &mut Vec<u8>) -> Result<(), String>,
     pub(crate) decode: fn(&[u8]) -> Result<K, String>,

@@ -1,24 +1,24 @@
 //! [`Config`]: how to build an [`Indexer`](crate::Indexer).
 
-use kinformer_core::Object;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use kinformer_core::{KeyFunc, Object};
 
+use crate::IndexFunc;
 use crate::compact::Compact;
-use crate::{IndexFunc, KeyFunc};
 
-/// How to build an [`Indexer`](crate::Indexer): the key function and the indexes besides the built-in
-/// [`NAMESPACE_INDEX`](crate::NAMESPACE_INDEX).
+/// How to build an [`Indexer`](crate::Indexer): the key function, the indexes besides the
+/// built-in [`NAMESPACE_INDEX`](crate::NAMESPACE_INDEX), and whether objects are held compact.
+/// `Default` is client-go's `NewIndexer` with `MetaNamespaceKeyFunc`; each setting has a `with_`
+/// setter and a getter of the same name.
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;
 /// use kinformer_indexer::{Config, IndexFunc, Indexer};
 ///
-/// let indexer: Indexer<Pod> = Indexer::new(
-///     Config::default().index("phase", IndexFunc::new(|pod: &Pod| {
-///         Ok(pod.status.as_ref().and_then(|s| s.phase.clone()).into_iter().collect())
-///     })),
-/// );
+/// let config = Config::default().with_index("phase", IndexFunc::new(|pod: &Pod| {
+///     Ok(pod.status.as_ref().and_then(|s| s.phase.clone()).into_iter().collect())
+/// }));
+/// assert!(config.index("phase").is_some());
+/// let indexer: Indexer<Pod> = Indexer::new(config);
 /// assert_eq!(indexer.index_names(), ["namespace", "phase"]);
 /// ```
 #[derive(Debug)]
@@ -38,24 +38,39 @@ impl<K: Object> Default for Config<K> {
     }
 }
 
-impl<K: Object> Config<K> {
+impl<K> Config<K> {
     /// Uses `key_func` instead of `namespace/name`.
     #[must_use]
-    pub fn key_func(mut self, key_func: KeyFunc<K>) -> Self {
+    pub fn with_key_func(mut self, key_func: KeyFunc<K>) -> Self {
         self.key_func = key_func;
         self
     }
 
+    /// The key function (by default `namespace/name`, or `name` for a cluster-scoped object).
+    pub fn key_func(&self) -> &KeyFunc<K> {
+        &self.key_func
+    }
+
     /// Adds an index; a later index of the same name replaces an earlier one.
     #[must_use]
-    pub fn index(mut self, name: impl Into<String>, func: IndexFunc<K>) -> Self {
+    pub fn with_index(mut self, name: impl Into<String>, func: IndexFunc<K>) -> Self {
         let name = name.into();
         self.indexers.retain(|(existing, _)| *existing != name);
         self.indexers.push((name, func));
         self
     }
 
-    /// Holds objects in compact form: each as its JSON encoding (one exactly sized
+    /// The index function added under `name`, if any (the built-in namespace index is not
+    /// listed here).
+    pub fn index(&self, name: &str) -> Option<&IndexFunc<K>> {
+        self.indexers
+            .iter()
+            .find(|(existing, _)| existing == name)
+            .map(|(_, func)| func)
+    }
+
+    /// Holds objects in compact form, packed by `compact` (for any `K` that serializes and
+    /// deserializes, [`Compact::json()`]): each object as its JSON encoding (one exactly sized
     /// allocation, about a fifth of a decoded pod) with its resourceVersion and index values,
     /// decoded again on every read. See [the trade-off](crate#compact-mode).
     ///
@@ -66,9 +81,9 @@ impl<K: Object> Config<K> {
     /// use std::sync::Arc;
     /// use k8s_openapi::api::core::v1::Pod;
     /// use kinformer_core::{Store, StoreRead};
-    /// use kinformer_indexer::{Config, Indexer, NAMESPACE_INDEX};
+    /// use kinformer_indexer::{Compact, Config, Indexer, NAMESPACE_INDEX};
     ///
-    /// let indexer: Indexer<Pod> = Indexer::new(Config::default().compact());
+    /// let indexer: Indexer<Pod> = Indexer::new(Config::default().with_compact(Compact::json()));
     /// let mut pod = Pod::default();
     /// pod.metadata.namespace = Some("prod".into());
     /// pod.metadata.name = Some("web-0".into());
@@ -79,18 +94,13 @@ impl<K: Object> Config<K> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn compact(self) -> Self
-    where
-        K: Serialize + DeserializeOwned,
-    {
-        self.packing(Compact::json())
-    }
-
-    /// Holds objects packed by `compact` ([`compact`](Self::compact) with a codec in hand, for
-    /// code generic over `K`).
-    #[must_use]
-    pub fn packing(mut self, compact: Compact<K>) -> Self {
+    pub fn with_compact(mut self, compact: Compact<K>) -> Self {
         self.compact = Some(compact);
         self
+    }
+
+    /// How objects are packed, in compact mode; `None` (the default) holds them decoded.
+    pub fn compact(&self) -> Option<Compact<K>> {
+        self.compact
     }
 }

@@ -4,12 +4,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use kinformer_core::{Cached, DeletedState, Object, Store, StoreError, StoreRead};
+use kinformer_core::{Cached, DeletedState, KeyFunc, Object, Store, StoreError, StoreRead};
 
 use crate::compact::{Compact, Entry};
 use crate::index::Index;
 use crate::state::{State, index_all, next_index_set};
-use crate::{Config, Error, IndexFunc, KeyFunc, NAMESPACE_INDEX, deletion_handling_key};
+use crate::{Config, Error, IndexFunc, NAMESPACE_INDEX, deletion_handling_key};
 
 /// A thread-safe object cache with named indexes (client-go's `Indexer` over a
 /// `ThreadSafeStore`).
@@ -48,7 +48,7 @@ use crate::{Config, Error, IndexFunc, KeyFunc, NAMESPACE_INDEX, deletion_handlin
 pub struct Indexer<K> {
     pub(crate) key_func: KeyFunc<K>,
     pub(crate) state: RwLock<State<K>>,
-    /// Set in compact mode (see [`Config::compact`]).
+    /// Set in compact mode (see [`Config::with_compact`]).
     pub(crate) compact: Option<Compact<K>>,
     last_resource_version: Mutex<String>,
 }

@@ -5,7 +5,8 @@
 //! [`Store`](kinformer_core::Store) by a reflector or an informer and read through
 //! [`StoreRead`](kinformer_core::StoreRead), the index queries and the [`CacheLister`]s.
 //!
-//! - Keys are `namespace/name` (or `name`) unless a [`KeyFunc`] says otherwise;
+//! - Keys are `namespace/name` (or `name`) unless a [`KeyFunc`](kinformer_core::KeyFunc) says
+//!   otherwise;
 //!   [`deletion_handling_key`] reads a tombstone's key.
 //! - The [`NAMESPACE_INDEX`] is always present; more indexes come from [`Config`] or
 //!   [`Indexer::add_indexers`] (also on a non-empty store).
@@ -17,7 +18,7 @@
 //!
 //! # Compact mode
 //!
-//! [`Config::compact`] makes an indexer hold each object as its JSON encoding (about 4.5 KB for
+//! [`Config::with_compact`] makes an indexer hold each object as its JSON encoding (about 4.5 KB for
 //! a realistic pod without managedFields, against 20–30 KB decoded) together with its
 //! resourceVersion and index values, and decode it on every read. Index queries, updates and
 //! deletes need no decoding; a relist keeps the bytes of every object whose resourceVersion is
@@ -68,6 +69,4 @@ pub use index::IndexFunc;
 pub use indexer::Indexer;
 pub use iter::Iter;
 pub use key::{NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
-/// Re-exported from core: the indexer and the queues share one key function type.
-pub use kinformer_core::KeyFunc;
 pub use lister::{CacheLister, NamespacedLister};

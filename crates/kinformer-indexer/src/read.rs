@@ -101,9 +101,9 @@ impl<K: Object> Indexer<K> {
     /// use std::sync::Arc;
     /// use k8s_openapi::api::core::v1::Pod;
     /// use kinformer_core::{Object, Store};
-    /// use kinformer_indexer::{Config, Indexer};
+    /// use kinformer_indexer::{Compact, Config, Indexer};
     ///
-    /// let indexer: Indexer<Pod> = Indexer::new(Config::default().compact());
+    /// let indexer: Indexer<Pod> = Indexer::new(Config::default().with_compact(Compact::json()));
     /// for name in ["a", "b", "c"] {
     ///     let mut pod = Pod::default();
     ///     pod.metadata.name = Some(name.into());

@@ -159,7 +159,7 @@ fn a_typed_cache_admits_its_own_copy_of_an_unchanged_revision() {
 /// and computed again from its bytes.
 #[test]
 fn an_index_added_before_the_replace_indexes_admitted_objects() {
-    let store = Indexer::new(crate::Config::default().compact());
+    let store = Indexer::new(crate::Config::default().with_compact(crate::Compact::json()));
     let listed = store.admit_with(at("5", "a", "n1"), |obj| obj);
     store
         .add_indexers([("node".to_owned(), by_node())])
@@ -170,7 +170,7 @@ fn an_index_added_before_the_replace_indexes_admitted_objects() {
 
 #[test]
 fn a_new_index_decodes_packed_objects_once() {
-    let store = Indexer::new(crate::Config::default().compact());
+    let store = Indexer::new(crate::Config::default().with_compact(crate::Compact::json()));
     store.add(at("5", "a", "n1")).unwrap();
     store.add(at("6", "b", "n2")).unwrap();
     store

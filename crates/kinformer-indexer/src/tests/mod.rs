@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Pod, PodSpec};
 
-use crate::{Config, IndexFunc, Indexer};
+use crate::{Compact, Config, IndexFunc, Indexer};
 
 /// A pod `ns/name` (cluster-scoped when `ns` is empty) with `app=<app>` and a node.
 pub(super) fn pod(ns: &str, name: &str, app: &str, node: &str) -> Arc<Pod> {
@@ -57,11 +57,11 @@ pub(super) fn indexer() -> Indexer<Pod> {
 
 /// [`indexer`] in compact mode.
 pub(super) fn compact_indexer() -> Indexer<Pod> {
-    Indexer::new(config().compact())
+    Indexer::new(config().with_compact(Compact::json()))
 }
 
 fn config() -> Config<Pod> {
     Config::default()
-        .index("node", by_node())
-        .index("app", by_app())
+        .with_index("node", by_node())
+        .with_index("app", by_app())
 }

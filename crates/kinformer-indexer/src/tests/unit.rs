@@ -1,11 +1,11 @@
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{DeletedState, Object, Store, StoreError, StoreRead};
+use kinformer_core::{DeletedState, KeyFunc, Object, Store, StoreError, StoreRead};
 use kinformer_selector::LabelSelector;
 
 use super::{by_app, by_node, indexer, pod};
-use crate::{CacheLister, Config, Error, IndexFunc, Indexer, KeyFunc, NAMESPACE_INDEX};
+use crate::{CacheLister, Config, Error, IndexFunc, Indexer, NAMESPACE_INDEX};
 
 fn sorted_keys(indexer: &Indexer<Pod>) -> Vec<String> {
     let mut keys = indexer.list_keys();
@@ -60,7 +60,7 @@ fn indexes_follow_updates_and_drop_empty_values() {
 
 #[test]
 fn index_query_unions_the_values_of_an_object() {
-    let store = Indexer::new(Config::default().index(
+    let store = Indexer::new(Config::default().with_index(
         "letters",
         IndexFunc::new(|pod: &Pod| Ok(pod.name().chars().map(String::from).collect())),
     ));
@@ -181,7 +181,7 @@ fn replace_swaps_content_and_rebuilds_indexes() {
 #[test]
 fn tombstones_and_explicit_keys() {
     let store = Indexer::new(
-        Config::default().key_func(KeyFunc::new(|pod: &Pod| format!("uid:{}", pod.name()))),
+        Config::default().with_key_func(KeyFunc::new(|pod: &Pod| format!("uid:{}", pod.name()))),
     );
     let a = pod("ns", "a", "", "");
     store.add(Arc::clone(&a)).unwrap();
@@ -236,7 +236,7 @@ fn listers_filter_by_labels_and_namespace() {
 fn updating_with_the_stored_arc_is_a_no_op() {
     let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = Arc::clone(&calls);
-    let store = Indexer::new(Config::default().index(
+    let store = Indexer::new(Config::default().with_index(
         "counted",
         IndexFunc::new(move |_: &Pod| {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

@@ -13,7 +13,7 @@ use kinformer_selector::LabelSelector;
 use serde::{Deserialize, Serialize};
 
 use super::{by_node, pod};
-use crate::{CacheLister, Config, IndexFunc, Indexer};
+use crate::{CacheLister, Compact, Config, IndexFunc, Indexer};
 
 /// A key function that fails the test on anything but a whole pod (one with a spec), and
 /// counts its calls.
@@ -40,9 +40,9 @@ fn a_compact_cache_keys_whole_objects_through_relists_and_tombstones() {
     let calls = Arc::new(AtomicUsize::new(0));
     let store: Indexer<Pod> = Indexer::new(
         Config::default()
-            .key_func(whole_pods_only(&calls))
-            .index("node", by_node())
-            .compact(),
+            .with_key_func(whole_pods_only(&calls))
+            .with_index("node", by_node())
+            .with_compact(Compact::json()),
     );
     let list = |pods: &[Arc<Pod>]| -> Vec<Cached<Pod>> {
         pods.iter()
@@ -162,7 +162,9 @@ fn peak_during(read: impl FnOnce()) -> usize {
 #[test]
 fn reading_a_whole_compact_cache_decodes_one_object_at_a_time() {
     const N: usize = 50;
-    let store = Arc::new(Indexer::<Tracked>::new(Config::default().compact()));
+    let store = Arc::new(Indexer::<Tracked>::new(
+        Config::default().with_compact(Compact::json()),
+    ));
     for i in 0..N {
         store
             .add(tracked(
