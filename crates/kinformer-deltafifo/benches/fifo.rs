@@ -12,7 +12,7 @@ use std::time::Instant;
 use k8s_openapi::api::core::v1::{Pod, PodSpec};
 use kinformer_core::{Cached, Delta, Store};
 use kinformer_deltafifo::{
-    Config, DeltaFifo, DeltaQueue, KnownObjects, PoppedItem, RealFifo, RealFifoConfig,
+    DeltaFifo, DeltaFifoConfig, DeltaQueue, KnownObjects, PoppedItem, RealFifo, RealFifoConfig,
 };
 use kinformer_indexer::{Config as IndexerConfig, IndexFunc, Indexer};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -46,7 +46,7 @@ fn pod(i: usize, version: usize) -> Arc<Pod> {
 fn indexer() -> Arc<Indexer<Pod>> {
     Arc::new(Indexer::new(
         IndexerConfig::default()
-            .index(
+            .with_index(
                 "node",
                 IndexFunc::new(|pod: &Pod| {
                     Ok(pod
@@ -57,7 +57,7 @@ fn indexer() -> Arc<Indexer<Pod>> {
                         .collect())
                 }),
             )
-            .index(
+            .with_index(
                 "app",
                 IndexFunc::new(|pod: &Pod| {
                     Ok(pod
@@ -152,7 +152,11 @@ fn main() {
     // End to end: queue -> pop -> indexer with three indexes.
     let store = indexer();
     let known: KnownObjects<Pod> = store.clone();
-    let fifo = DeltaFifo::new(Config::default().known_objects(known).emit_replaced(true));
+    let fifo = DeltaFifo::new(
+        DeltaFifoConfig::default()
+            .with_known_objects(known)
+            .with_emit_replaced(true),
+    );
     let start = Instant::now();
     fifo.replace(listed(&first), "1")
         .expect("replace never fails");
@@ -204,7 +208,7 @@ fn main() {
     fifo.resync().expect("resync never fails");
     report("DeltaFifo resync of 25k cached", objects / 2, start);
 
-    let atomic: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default().atomic(true));
+    let atomic: RealFifo<Pod> = RealFifo::new(RealFifoConfig::default().with_atomic(true));
     let start = Instant::now();
     atomic
         .replace(listed(&second), "4")

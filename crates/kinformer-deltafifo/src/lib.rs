@@ -32,12 +32,8 @@ mod real_fifo;
 mod tests;
 
 // The public interface is:
-pub use delta_fifo::{Config, DeltaFifo, KnownObjects};
+pub use delta_fifo::{DeltaFifo, DeltaFifoConfig, KnownObjects};
 pub use either::EitherQueue;
 pub use error::{Error, Result};
-/// Re-exported from core: the queues and the indexer share one key function type.
-pub use kinformer_core::KeyFunc;
-/// Re-exported from core: the queues and the informer share one transform type.
-pub use kinformer_core::Transform;
 pub use queue::{DeltaQueue, Popped, PoppedItem};
 pub use real_fifo::{RealFifo, RealFifoConfig};

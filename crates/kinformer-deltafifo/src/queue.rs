@@ -29,7 +29,7 @@ pub enum PoppedItem<K> {
     ReplacedAll {
         /// The resourceVersion of the list.
         resource_version: String,
-        /// Every listed object, transformed (as the store it was admitted to holds it: packed,
+        /// Every listed object (as the store it was admitted to holds it: packed,
         /// for a packing cache).
         objects: Vec<Cached<K>>,
     },
@@ -165,7 +165,7 @@ impl<S> Shared<S> {
         }
     }
 
-    // User code (`process`, transforms) never runs between two parts of a state change, so a
+    // User code (`process`) never runs between two parts of a state change, so a
     // panic cannot leave the state half-updated and the poison flag can be ignored.
     pub(crate) fn lock(&self) -> MutexGuard<'_, S> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)

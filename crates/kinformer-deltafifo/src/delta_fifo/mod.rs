@@ -9,11 +9,11 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use kinformer_core::{Cached, DeletedState, Delta, Object, Store, StoreError, StoreRead};
+use kinformer_core::{Cached, DeletedState, Delta, KeyFunc, Object, Store, StoreError, StoreRead};
 
-pub use self::config::{Config, KnownObjects};
+pub use self::config::{DeltaFifoConfig, KnownObjects};
 use crate::queue::{Shared, TakeHead};
-use crate::{DeltaQueue, Error, KeyFunc, Popped, PoppedItem, Transform};
+use crate::{DeltaQueue, Error, Popped, PoppedItem};
 
 /// client-go's DeltaFIFO: per-key lists of deltas, and a FIFO of keys in which a key keeps its
 /// place while more deltas arrive for it (no line jumping).
@@ -55,7 +55,6 @@ pub struct DeltaFifo<K> {
     key_func: KeyFunc<K>,
     known_objects: Option<KnownObjects<K>>,
     emit_replaced: bool,
-    transform: Option<Transform<K>>,
     shared: Shared<State<K>>,
 }
 
@@ -70,18 +69,17 @@ struct State<K> {
 
 impl<K: Object> Default for DeltaFifo<K> {
     fn default() -> Self {
-        Self::new(Config::default())
+        Self::new(DeltaFifoConfig::default())
     }
 }
 
 impl<K: Object> DeltaFifo<K> {
     /// An empty queue.
-    pub fn new(config: Config<K>) -> Self {
+    pub fn new(config: DeltaFifoConfig<K>) -> Self {
         Self {
             key_func: config.key_func,
             known_objects: config.known_objects,
             emit_replaced: config.emit_replaced,
-            transform: config.transform,
             shared: Shared::new(State {
                 items: HashMap::new(),
                 queue: VecDeque::new(),
@@ -102,17 +100,9 @@ impl<K: Object> DeltaFifo<K> {
         self.shared.lock().items.get(key).cloned()
     }
 
-    fn transformed(&self, obj: Arc<K>) -> Arc<K> {
-        match &self.transform {
-            Some(transform) => transform.apply(obj),
-            None => obj,
-        }
-    }
-
-    /// Adds or updates, with the transform applied before the lock is taken.
+    /// Adds or updates, with the key computed before the lock is taken.
     fn enqueue_change(&self, obj: Arc<K>, delta: fn(Cached<K>) -> Delta<K>) {
         let key = self.key_func.key(&obj);
-        let obj = self.transformed(obj);
         let mut state = self.shared.lock();
         state.populated = true;
         state.push(key, delta(obj.into()));
@@ -195,7 +185,6 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
 
     fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> {
         let key = self.key_func.key(&obj);
-        let obj = self.transformed(obj);
         let mut state = self.shared.lock();
         state.populated = true;
         // Asked under the queue lock: the consumer stores popped objects under it too, so an
@@ -218,14 +207,11 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
     }
 
     /// Listed objects that arrive packed (as a packing cache admitted them) are queued as
-    /// they are, under the key their cache gave them; the transform applies to decoded ones.
+    /// they are, under the key their cache gave them.
     fn replace(&self, list: Vec<Cached<K>>, _resource_version: &str) -> Result<(), StoreError> {
         let listed: Vec<(String, Cached<K>)> = list
             .into_iter()
-            .map(|obj| {
-                let key = obj.key(&self.key_func).into_owned();
-                (key, transformed_listed(self.transform.as_ref(), obj))
-            })
+            .map(|obj| (obj.key(&self.key_func).into_owned(), obj))
             .collect();
         let delta = if self.emit_replaced {
             Delta::Replaced
@@ -305,19 +291,6 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
             self.shared.wake();
         }
         Ok(())
-    }
-}
-
-/// A listed object with the queue's transform applied when it is decoded; a packed one was
-/// transformed by the cache that packed it, as it arrived.
-pub(crate) fn transformed_listed<K>(transform: Option<&Transform<K>>, obj: Cached<K>) -> Cached<K> {
-    match (transform, obj.decoded()) {
-        (Some(transform), Some(decoded)) => {
-            let decoded = Arc::clone(decoded);
-            drop(obj);
-            transform.apply(decoded).into()
-        }
-        _ => obj,
     }
 }
 

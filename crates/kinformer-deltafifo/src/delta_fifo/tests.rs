@@ -1,16 +1,19 @@
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::{DeletedState, Delta, Object, Store};
 
-use super::{Config, DeltaFifo};
-use crate::tests::{Cache, cm, describe, pop_described, pop_now};
-use crate::{DeltaQueue, Error, KnownObjects, PoppedItem, Transform};
+use super::{DeltaFifo, DeltaFifoConfig};
+use crate::tests::{Cache, cm, describe, pop_described};
+use crate::{DeltaQueue, Error, KnownObjects, PoppedItem};
 
 fn fifo_with(known: &Arc<Cache>) -> DeltaFifo<ConfigMap> {
     let known: KnownObjects<ConfigMap> = known.clone();
-    DeltaFifo::new(Config::default().known_objects(known).emit_replaced(true))
+    DeltaFifo::new(
+        DeltaFifoConfig::default()
+            .with_known_objects(known)
+            .with_emit_replaced(true),
+    )
 }
 
 fn pending(fifo: &DeltaFifo<ConfigMap>, key: &str) -> Vec<String> {
@@ -218,56 +221,17 @@ fn has_synced_across_deletions_in_the_first_replace() {
 }
 
 #[test]
-fn transform_runs_once_on_entry_and_never_on_tombstones_or_syncs() {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&calls);
-    let known = Cache::with(&[cm("k", 1)]);
-    let known_objects: KnownObjects<ConfigMap> = known;
-    let fifo = DeltaFifo::new(Config::default().known_objects(known_objects).transform(
-        Transform::from_shared(move |mut obj: Arc<ConfigMap>| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            if let Some(cm) = Arc::get_mut(&mut obj) {
-                cm.metadata.labels = Some([("transformed".to_owned(), "yes".to_owned())].into());
-            }
-            obj
-        }),
-    ));
-    fifo.add(cm("a", 1)).unwrap();
-    fifo.update(cm("a", 2)).unwrap();
-    fifo.delete(cm("a", 2)).unwrap();
-    assert_eq!(calls.load(Ordering::SeqCst), 3);
-    fifo.replace(vec![cm("b", 1).into()], "1").unwrap();
-    assert_eq!(
-        calls.load(Ordering::SeqCst),
-        4,
-        "tombstones for a and k are not transformed"
-    );
-    let _ = pop_now(&fifo);
-    let _ = pop_now(&fifo);
-    let _ = pop_now(&fifo);
-    fifo.resync().unwrap();
-    assert_eq!(calls.load(Ordering::SeqCst), 4, "syncs are not transformed");
-    let popped = pop_now(&fifo);
-    let PoppedItem::Deltas { deltas, .. } = popped.item else {
-        panic!("expected deltas")
-    };
-    assert!(matches!(&deltas[0], Delta::Sync(obj) if obj.load().unwrap().labels().is_none()));
-}
-
-#[test]
-fn transform_edits_in_place_when_unique() {
-    let drop_annotations = Transform::new(|cm: &mut ConfigMap| cm.metadata.annotations = None);
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::new(Config::default().transform(drop_annotations));
+fn queues_the_object_it_is_given_without_a_copy() {
+    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
     let mut obj = ConfigMap::default();
     obj.metadata.name = Some("a".into());
     obj.metadata.annotations = Some([("a".to_owned(), "b".to_owned())].into());
     let obj = Arc::new(obj);
-    let address = Arc::as_ptr(&obj);
-    fifo.add(obj).unwrap();
+    fifo.add(Arc::clone(&obj)).unwrap();
     let deltas = fifo.deltas("a").unwrap();
     let queued = deltas[0].object().load().unwrap();
-    assert!(queued.metadata.annotations.is_none());
-    assert_eq!(Arc::as_ptr(&queued), address, "no copy was made");
+    assert_eq!(queued, obj, "nothing dropped: the queue has no transform");
+    assert!(Arc::ptr_eq(&queued, &obj), "no copy was made");
 }
 
 #[tokio::test(start_paused = true)]
@@ -327,13 +291,13 @@ async fn synced_resolves_after_the_last_initial_item_is_processed() {
 /// state decoded, whole.
 #[test]
 fn packed_known_objects_are_queued_as_the_cache_holds_them() {
-    use kinformer_indexer::{Config as IndexerConfig, Indexer};
+    use kinformer_indexer::{Compact, Config as IndexerConfig, Indexer};
 
-    let cache = Indexer::<ConfigMap>::new(IndexerConfig::default().compact());
+    let cache = Indexer::<ConfigMap>::new(IndexerConfig::default().with_compact(Compact::json()));
     cache.add(cm("a", 1)).unwrap();
     cache.add(cm("b", 1)).unwrap();
     let known: KnownObjects<ConfigMap> = Arc::new(cache);
-    let fifo = DeltaFifo::new(Config::default().known_objects(known));
+    let fifo = DeltaFifo::new(DeltaFifoConfig::default().with_known_objects(known));
     fifo.resync().unwrap();
     let synced = fifo.deltas("ns/a").unwrap();
     assert!(matches!(&synced[0], Delta::Sync(obj) if obj.decoded().is_none()));

@@ -9,12 +9,12 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use kinformer_core::{Cached, DeletedState, Delta, Object, Store, StoreError};
+use kinformer_core::{Cached, DeletedState, Delta, KeyFunc, Object, Store, StoreError};
 
 pub use self::config::RealFifoConfig;
-use crate::delta_fifo::{last_state, transformed_listed};
+use crate::delta_fifo::last_state;
 use crate::queue::{Shared, TakeHead};
-use crate::{DeltaQueue, Error, KeyFunc, KnownObjects, Popped, PoppedItem, Transform};
+use crate::{DeltaQueue, Error, KnownObjects, Popped, PoppedItem};
 
 /// Newer client-go's `RealFIFO`: every event is kept, in arrival order, and popped alone, so
 /// handlers see the exact history (a key may be queued many times).
@@ -34,7 +34,7 @@ use crate::{DeltaQueue, Error, KeyFunc, KnownObjects, Popped, PoppedItem, Transf
 /// use kinformer_deltafifo::{DeltaQueue, PoppedItem, RealFifo, RealFifoConfig};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let fifo: RealFifo<ConfigMap> = RealFifo::new(RealFifoConfig::default().atomic(true));
+/// let fifo: RealFifo<ConfigMap> = RealFifo::new(RealFifoConfig::default().with_atomic(true));
 /// fifo.replace(vec![Arc::new(ConfigMap::default()).into()], "7")?;
 /// let listed = fifo
 ///     .pop(|popped| match popped.item {
@@ -52,7 +52,6 @@ pub struct RealFifo<K> {
     key_func: KeyFunc<K>,
     known_objects: Option<KnownObjects<K>>,
     atomic: bool,
-    transform: Option<Transform<K>>,
     shared: Shared<State<K>>,
 }
 
@@ -113,7 +112,6 @@ impl<K: Object> RealFifo<K> {
             key_func: config.key_func,
             known_objects: config.known_objects,
             atomic: config.atomic,
-            transform: config.transform,
             shared: Shared::new(State {
                 items: VecDeque::new(),
                 populated: false,
@@ -123,16 +121,8 @@ impl<K: Object> RealFifo<K> {
         }
     }
 
-    fn transformed(&self, obj: Arc<K>) -> Arc<K> {
-        match &self.transform {
-            Some(transform) => transform.apply(obj),
-            None => obj,
-        }
-    }
-
     fn enqueue(&self, obj: Arc<K>, delta: fn(Arc<K>) -> Delta<K>) {
         let key = self.key_func.key(&obj);
-        let obj = self.transformed(obj);
         let mut state = self.shared.lock();
         state.populated = true;
         state.push(key, delta(obj));
@@ -221,18 +211,13 @@ impl<K: Object> Store<K> for RealFifo<K> {
     }
 
     /// Listed objects that arrive packed (as a packing cache admitted them) are queued as
-    /// they are, under the key their cache gave them; the transform applies to decoded ones.
+    /// they are, under the key their cache gave them.
     fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
-        let transform = self.transform.as_ref();
         if self.atomic {
-            let objects: Vec<Cached<K>> = list
-                .into_iter()
-                .map(|obj| transformed_listed(transform, obj))
-                .collect();
             let mut state = self.shared.lock();
             state.items.push_back(Entry::ReplacedAll {
                 resource_version: resource_version.to_owned(),
-                objects,
+                objects: list,
             });
             state.mark_initial_population();
             drop(state);
@@ -241,10 +226,7 @@ impl<K: Object> Store<K> for RealFifo<K> {
         }
         let listed: Vec<(String, Cached<K>)> = list
             .into_iter()
-            .map(|obj| {
-                let key = obj.key(&self.key_func).into_owned();
-                (key, transformed_listed(transform, obj))
-            })
+            .map(|obj| (obj.key(&self.key_func).into_owned(), obj))
             .collect();
         let keys: HashSet<&str> = listed.iter().map(|(key, _)| key.as_str()).collect();
         let mut state = self.shared.lock();

@@ -5,11 +5,11 @@ use kinformer_core::{Object, Store};
 
 use super::{RealFifo, RealFifoConfig};
 use crate::tests::{Cache, cm, pop_described};
-use crate::{DeltaQueue, KnownObjects, Transform};
+use crate::{DeltaQueue, KnownObjects};
 
 fn in_order(known: &Arc<Cache>) -> RealFifo<ConfigMap> {
     let known: KnownObjects<ConfigMap> = known.clone();
-    RealFifo::new(RealFifoConfig::default().known_objects(known))
+    RealFifo::new(RealFifoConfig::default().with_known_objects(known))
 }
 
 fn drain(fifo: &RealFifo<ConfigMap>) -> Vec<(String, Vec<String>, bool)> {
@@ -51,7 +51,7 @@ fn replace_queues_tombstones_first_then_replaced_and_counts_the_queue() {
     );
 
     let fresh_known: KnownObjects<ConfigMap> = known;
-    let unpopulated = RealFifo::new(RealFifoConfig::default().known_objects(fresh_known));
+    let unpopulated = RealFifo::new(RealFifoConfig::default().with_known_objects(fresh_known));
     unpopulated
         .replace(vec![cm("kept", 2).into(), cm("kept", 3).into()], "5")
         .unwrap();
@@ -101,13 +101,7 @@ fn resync_queues_sync_for_known_keys_without_queued_entries() {
 
 #[test]
 fn atomic_mode_queues_one_item_per_relist_and_resync() {
-    let fifo: RealFifo<ConfigMap> = RealFifo::new(
-        RealFifoConfig::default()
-            .atomic(true)
-            .transform(Transform::new(|cm: &mut ConfigMap| {
-                cm.metadata.annotations = None
-            })),
-    );
+    let fifo: RealFifo<ConfigMap> = RealFifo::new(RealFifoConfig::default().with_atomic(true));
     assert!(!fifo.has_synced());
     let mut with_fields = ConfigMap::default();
     with_fields.metadata.name = Some("m".into());
@@ -133,7 +127,10 @@ fn atomic_mode_queues_one_item_per_relist_and_resync() {
     assert_eq!(resource_version, "9");
     assert_eq!(objects.len(), 2);
     let objects: Vec<_> = objects.iter().map(|o| o.load().unwrap()).collect();
-    assert!(objects.iter().all(|o| o.metadata.annotations.is_none()));
+    assert!(
+        objects[1].metadata.annotations.is_some(),
+        "listed objects are queued as they came"
+    );
     assert!(fifo.has_synced());
     assert_eq!(
         drain(&fifo),

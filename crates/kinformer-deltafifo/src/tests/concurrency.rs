@@ -8,7 +8,9 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::{Store, StoreRead};
 
 use super::{Cache, cm};
-use crate::{Config, DeltaFifo, DeltaQueue, EitherQueue, KnownObjects, RealFifo, RealFifoConfig};
+use crate::{
+    DeltaFifo, DeltaFifoConfig, DeltaQueue, EitherQueue, KnownObjects, RealFifo, RealFifoConfig,
+};
 
 const WRITERS: u32 = 4;
 const ROUNDS: u32 = 500;
@@ -99,7 +101,9 @@ async fn delta_fifo_with_many_writers_readers_and_a_popper() {
     let cache = Arc::new(Cache::default());
     let known: KnownObjects<ConfigMap> = cache.clone();
     let fifo = Arc::new(DeltaFifo::new(
-        Config::default().known_objects(known).emit_replaced(true),
+        DeltaFifoConfig::default()
+            .with_known_objects(known)
+            .with_emit_replaced(true),
     ));
     check(fifo, cache).await;
 }
@@ -110,6 +114,6 @@ async fn real_fifo_with_many_writers_readers_and_a_popper() {
     let known: KnownObjects<ConfigMap> = cache.clone();
     // Through the run-time choice, to cover its delegation too.
     let fifo: EitherQueue<ConfigMap> =
-        RealFifo::new(RealFifoConfig::default().known_objects(known)).into();
+        RealFifo::new(RealFifoConfig::default().with_known_objects(known)).into();
     check(Arc::new(fifo), cache).await;
 }

@@ -9,7 +9,7 @@ use kinformer_core::{Cached, Delta, StoreRead};
 use proptest::prelude::*;
 
 use super::{Cache, cm};
-use crate::{Config, DeltaFifo, DeltaQueue, KnownObjects, RealFifo, RealFifoConfig};
+use crate::{DeltaFifo, DeltaFifoConfig, DeltaQueue, KnownObjects, RealFifo, RealFifoConfig};
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -98,7 +98,7 @@ proptest! {
     fn delta_fifo_replays_to_the_model(ops in prop::collection::vec(op(), 1..40)) {
         let cache = Arc::new(Cache::default());
         let known: KnownObjects<ConfigMap> = cache.clone();
-        let fifo = DeltaFifo::new(Config::default().known_objects(known).emit_replaced(true));
+        let fifo = DeltaFifo::new(DeltaFifoConfig::default().with_known_objects(known).with_emit_replaced(true));
         let mut before: HashMap<String, Option<bool>> = HashMap::new();
         let mut failures = Vec::new();
         let truth = run(&fifo, &cache, &ops, |fifo, listed| {
@@ -143,9 +143,9 @@ proptest! {
         let cache = Arc::new(Cache::default());
         let known: KnownObjects<ConfigMap> = cache.clone();
         let config = if atomic {
-            RealFifoConfig::default().atomic(true)
+            RealFifoConfig::default().with_atomic(true)
         } else {
-            RealFifoConfig::default().known_objects(known)
+            RealFifoConfig::default().with_known_objects(known)
         };
         let fifo = RealFifo::new(config);
         let truth = run(&fifo, &cache, &ops, |_, _| {});
