@@ -40,7 +40,7 @@
 //! ```
 //!
 //! # Feature flags
-//! - `prometheus`: `PrometheusMetrics` (over `prometheus-client`), with client-go's metric names.
+//! - `prometheus`: `WorkqueueMetrics` (over `prometheus-client`), with client-go's metric names.
 //!
 //! # MSRV
 //! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger
@@ -62,10 +62,10 @@ mod waiting;
 use std::hash::Hash;
 
 pub use delaying::{DelayingQueue, MAX_DELAY};
-pub use metrics::{NoMetrics, QueueMetrics};
+pub use metrics::{NoQueueMetrics, QueueMetrics};
 #[cfg(feature = "prometheus")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
-pub use prometheus::PrometheusMetrics;
+pub use prometheus::WorkqueueMetrics;
 pub use queue::{Queue, QueueConfig};
 pub use rate_limiter::{
     BucketRateLimiter, ItemExponentialRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter,

@@ -30,7 +30,7 @@ use std::time::Duration;
 /// }
 ///
 /// let adds = Arc::new(Adds::default());
-/// let queue = Queue::with_config(QueueConfig::default().metrics(adds.clone()));
+/// let queue = Queue::with_config(QueueConfig::default().with_metrics(adds.clone()));
 /// queue.add(1);
 /// queue.add(1);
 /// assert_eq!(adds.0.load(Ordering::Relaxed), 1);
@@ -54,6 +54,6 @@ pub trait QueueMetrics: fmt::Debug + Send + Sync {
 
 /// Metrics that go nowhere: the default.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct NoMetrics;
+pub struct NoQueueMetrics;
 
-impl QueueMetrics for NoMetrics {}
+impl QueueMetrics for NoQueueMetrics {}

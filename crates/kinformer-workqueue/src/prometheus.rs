@@ -1,4 +1,4 @@
-//! [`PrometheusMetrics`]: client-go's workqueue metrics, for a Prometheus registry.
+//! [`WorkqueueMetrics`]: client-go's workqueue metrics, for a Prometheus registry.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -31,12 +31,14 @@ fn duration_histogram() -> Histogram {
 /// # Examples
 /// ```
 /// use prometheus_client::registry::Registry;
-/// use kinformer_workqueue::{PrometheusMetrics, Queue, QueueConfig};
+/// use kinformer_workqueue::{Queue, QueueConfig, WorkqueueMetrics};
 ///
 /// let mut registry = Registry::default();
-/// let metrics = PrometheusMetrics::register(&mut registry);
-/// let queue: Queue<String> =
-///     Queue::with_config(QueueConfig::default().name("pods").metrics(metrics.for_queue("pods")));
+/// let metrics = WorkqueueMetrics::register(&mut registry);
+/// let config = QueueConfig::default()
+///     .with_name("pods")
+///     .with_metrics(metrics.for_queue("pods"));
+/// let queue: Queue<String> = Queue::with_config(config);
 /// queue.add("ns/a".into());
 /// metrics.observe_unfinished_work("pods", &queue);
 ///
@@ -47,7 +49,7 @@ fn duration_histogram() -> Histogram {
 /// # Ok::<(), std::fmt::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct PrometheusMetrics {
+pub struct WorkqueueMetrics {
     depth: Family<Labels, Gauge>,
     adds: Family<Labels, Counter>,
     queue_duration: Histograms,
@@ -57,7 +59,7 @@ pub struct PrometheusMetrics {
     longest: Family<Labels, Seconds>,
 }
 
-impl PrometheusMetrics {
+impl WorkqueueMetrics {
     /// Registers the families in `registry`.
     pub fn register(registry: &mut Registry) -> Self {
         let metrics = Self {

@@ -9,50 +9,62 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::QueueItem;
-use super::metrics::{NoMetrics, QueueMetrics};
+use super::metrics::{NoQueueMetrics, QueueMetrics};
 use super::state::State;
 
-/// Options of a work queue: a name (for logs and metrics) and a metrics sink.
+/// Options of a work queue: a name (for logs and metrics) and a metrics sink. `Default` is an
+/// anonymous queue without metrics; each setting has a `with_` setter and a getter of the same
+/// name.
 ///
 /// ```
 /// use std::sync::Arc;
-/// use kinformer_workqueue::{NoMetrics, Queue, QueueConfig};
+/// use kinformer_workqueue::{NoQueueMetrics, Queue, QueueConfig};
 ///
-/// let queue: Queue<String> =
-///     Queue::with_config(QueueConfig::default().name("configmaps").metrics(Arc::new(NoMetrics)));
+/// let config = QueueConfig::default()
+///     .with_name("configmaps")
+///     .with_metrics(Arc::new(NoQueueMetrics));
+/// assert_eq!(config.name(), "configmaps");
+/// let queue: Queue<String> = Queue::with_config(config);
 /// assert_eq!(queue.name(), "configmaps");
 /// ```
 #[derive(Clone, Debug)]
-#[non_exhaustive]
 pub struct QueueConfig {
-    /// The queue's name; empty for an anonymous queue.
-    pub name: String,
-    /// Where measurements go.
-    pub metrics: Arc<dyn QueueMetrics>,
+    name: String,
+    metrics: Arc<dyn QueueMetrics>,
 }
 
 impl Default for QueueConfig {
     fn default() -> Self {
         Self {
             name: String::new(),
-            metrics: Arc::new(NoMetrics),
+            metrics: Arc::new(NoQueueMetrics),
         }
     }
 }
 
 impl QueueConfig {
-    /// Sets the name.
+    /// Sets the queue's name.
     #[must_use]
-    pub fn name(mut self, name: impl Into<String>) -> Self {
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
         self
     }
 
-    /// Sets the metrics sink.
+    /// The queue's name; empty for an anonymous queue.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sets where measurements go.
     #[must_use]
-    pub fn metrics(mut self, metrics: Arc<dyn QueueMetrics>) -> Self {
+    pub fn with_metrics(mut self, metrics: Arc<dyn QueueMetrics>) -> Self {
         self.metrics = metrics;
         self
+    }
+
+    /// Where measurements go ([`NoQueueMetrics`] by default).
+    pub fn metrics(&self) -> &Arc<dyn QueueMetrics> {
+        &self.metrics
     }
 }
 

@@ -158,11 +158,11 @@ impl<T: QueueItem> State<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::metrics::NoMetrics;
+    use super::super::metrics::NoQueueMetrics;
     use super::*;
 
     fn state() -> State<&'static str> {
-        State::new(Arc::new(NoMetrics))
+        State::new(Arc::new(NoQueueMetrics))
     }
 
     #[tokio::test(start_paused = true)]
@@ -312,7 +312,7 @@ mod tests {
             let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
             rt.block_on(async {
                 let t = Instant::now();
-                let mut state: State<u8> = State::new(Arc::new(NoMetrics));
+                let mut state: State<u8> = State::new(Arc::new(NoQueueMetrics));
                 let mut model = Model::default();
                 for op in ops {
                     match op {

@@ -190,7 +190,11 @@ impl QueueMetrics for Recorded {
 #[tokio::test(start_paused = true)]
 async fn metrics_hooks_see_adds_depth_latency_and_work() {
     let metrics = Arc::new(Recorded::default());
-    let queue = Queue::with_config(QueueConfig::default().name("m").metrics(metrics.clone()));
+    let queue = Queue::with_config(
+        QueueConfig::default()
+            .with_name("m")
+            .with_metrics(metrics.clone()),
+    );
     queue.add("a");
     queue.add("a");
     queue.add("b");
