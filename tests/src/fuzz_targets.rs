@@ -9,18 +9,16 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::hint::black_box;
+use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::Bytes;
 use http_body_util::Full;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kinformer_core::{Status, WatchEvent};
+use kinformer_core::{Projection, Status, WatchEvent};
 use kinformer_rest::decoders::{ListDecoder, WatchDecoder};
-use kinformer_rest::{
-    Body, Client, Config, Decoding, FullObjects, Kubeconfig, KubeconfigOptions, RestClient,
-    SkipManagedFields,
-};
+use kinformer_rest::{Body, Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
 use kinformer_selector::{FieldSelector, LabelSelector};
 use serde::de::DeserializeOwned;
 use tokio::runtime::Runtime;
@@ -53,8 +51,8 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 /// A frame limit no fuzz input reaches, so chunking cannot change the outcome.
 const LARGE_FRAME: usize = 1 << 20;
 
-/// Watch decoding. The first byte picks the chunk size (low 6 bits, 1..=64), the decoding mode
-/// (bit 6) and a small frame limit (bit 7); the rest is the watch body.
+/// Watch decoding. The first byte picks the chunk size (low 6 bits, 1..=64), whole objects or
+/// managedFields skipped (bit 6) and a small frame limit (bit 7); the rest is the watch body.
 ///
 /// Checks: at most one error, and it is the last item; with the large limit, the events are the
 /// same as when the body arrives in one piece.
@@ -69,23 +67,26 @@ pub fn watch_stream(data: &[u8]) {
     } else {
         LARGE_FRAME
     };
-    if control & 0x40 == 0 {
-        watch_mode::<Pod, FullObjects>(body, chunk, max_frame, !small_frame);
-    } else {
-        watch_mode::<Pod, SkipManagedFields>(body, chunk, max_frame, !small_frame);
-    }
-    watch_events::<ConfigMap, FullObjects>(body, body.len().max(1), LARGE_FRAME);
+    let projection = projection(control & 0x40 != 0);
+    watch_mode::<Pod>(body, chunk, max_frame, &projection, !small_frame);
+    watch_events::<ConfigMap>(body, body.len().max(1), LARGE_FRAME, &None);
 }
 
-fn watch_mode<K: DeserializeOwned, M: Decoding>(
+/// Whole objects, or (`skip_managed_fields`) the projection that skips managedFields only.
+fn projection(skip_managed_fields: bool) -> Option<Arc<Projection>> {
+    skip_managed_fields.then(Projection::managed_fields)
+}
+
+fn watch_mode<K: DeserializeOwned>(
     body: &[u8],
     chunk: usize,
     max_frame: usize,
+    projection: &Option<Arc<Projection>>,
     compare: bool,
 ) {
-    let chunked = watch_events::<K, M>(body, chunk, max_frame);
+    let chunked = watch_events::<K>(body, chunk, max_frame, projection);
     if compare {
-        let whole = watch_events::<K, M>(body, body.len().max(1), max_frame);
+        let whole = watch_events::<K>(body, body.len().max(1), max_frame, projection);
         assert_eq!(
             chunked, whole,
             "watch events depend on the chunk size ({chunk})"
@@ -94,12 +95,13 @@ fn watch_mode<K: DeserializeOwned, M: Decoding>(
 }
 
 /// The event types decoded from `body` fed in `chunk`-sized pieces (`None` for an error).
-fn watch_events<K: DeserializeOwned, M: Decoding>(
+fn watch_events<K: DeserializeOwned>(
     body: &[u8],
     chunk: usize,
     max_frame: usize,
+    projection: &Option<Arc<Projection>>,
 ) -> Vec<Option<&'static str>> {
-    let mut decoder = WatchDecoder::<K, M>::new(max_frame);
+    let mut decoder = WatchDecoder::<K>::new(max_frame).with_projection(projection.clone());
     let mut out = VecDeque::new();
     for piece in body.chunks(chunk) {
         decoder.decode(piece, &mut out);
@@ -130,8 +132,9 @@ fn watch_events<K: DeserializeOwned, M: Decoding>(
     events
 }
 
-/// List decoding. The first byte picks the chunk size (low 6 bits, 1..=64), the decoding mode
-/// (bit 6) and the item type (bit 7: `ConfigMap`, else `Pod`); the rest is the list body.
+/// List decoding. The first byte picks the chunk size (low 6 bits, 1..=64), whole objects or
+/// managedFields skipped (bit 6) and the item type (bit 7: `ConfigMap`, else `Pod`); the rest
+/// is the list body.
 ///
 /// Checks: the incremental decoder's result does not depend on the chunking.
 pub fn list_decode(data: &[u8]) {
@@ -139,11 +142,11 @@ pub fn list_decode(data: &[u8]) {
         return;
     };
     let chunk = usize::from(control & 0x3f) + 1;
-    match (control & 0x80 != 0, control & 0x40 != 0) {
-        (false, false) => list_mode::<Pod, FullObjects>(body, chunk),
-        (false, true) => list_mode::<Pod, SkipManagedFields>(body, chunk),
-        (true, false) => list_mode::<ConfigMap, FullObjects>(body, chunk),
-        (true, true) => list_mode::<ConfigMap, SkipManagedFields>(body, chunk),
+    let projection = projection(control & 0x40 != 0);
+    if control & 0x80 == 0 {
+        list_mode::<Pod>(body, chunk, &projection);
+    } else {
+        list_mode::<ConfigMap>(body, chunk, &projection);
     }
     black_box(
         kinformer_rest::decoders::decode_list::<Pod>(body)
@@ -155,17 +158,21 @@ pub fn list_decode(data: &[u8]) {
 /// What a list decode produced: its metadata and item count, or that it failed.
 type ListOutcome = Option<(String, Option<String>, Option<i64>, usize)>;
 
-fn list_mode<K: DeserializeOwned, M: Decoding>(body: &[u8], chunk: usize) {
-    let chunked = list_outcome::<K, M>(body, chunk);
-    let whole = list_outcome::<K, M>(body, body.len().max(1));
+fn list_mode<K: DeserializeOwned>(body: &[u8], chunk: usize, projection: &Option<Arc<Projection>>) {
+    let chunked = list_outcome::<K>(body, chunk, projection);
+    let whole = list_outcome::<K>(body, body.len().max(1), projection);
     assert_eq!(
         chunked, whole,
         "the list result depends on the chunk size ({chunk})"
     );
 }
 
-fn list_outcome<K: DeserializeOwned, M: Decoding>(body: &[u8], chunk: usize) -> ListOutcome {
-    let mut decoder = ListDecoder::<K, M>::new();
+fn list_outcome<K: DeserializeOwned>(
+    body: &[u8],
+    chunk: usize,
+    projection: &Option<Arc<Projection>>,
+) -> ListOutcome {
+    let mut decoder = ListDecoder::<K>::new().with_projection(projection.clone());
     for piece in body.chunks(chunk) {
         if let Err(e) = decoder.decode(piece) {
             black_box(e.to_string());

@@ -10,6 +10,8 @@
 //! - [`Cached`]: an object as a cache holds it (decoded, or packed and decoded on demand), as the
 //!   pipeline carries it from a list through the queues to handlers;
 //! - the traits [`Lister`], [`Watcher`], [`ApiError`] and [`Store`] that the reflector is generic over;
+//! - [`Projection`]: which fields of each object are decoded, as paths to drop or to keep (the
+//!   parser skips the others without building them);
 //! - [`object_key`] and [`split_key`]: client-go's `MetaNamespaceKeyFunc` and its inverse;
 //!
 //! Objects travel as `Arc<K>` (inside a [`Cached`]) from decode to store to handlers, so no stage
@@ -36,6 +38,7 @@ mod list;
 mod object;
 mod options;
 mod partial;
+mod projection;
 mod store;
 mod traits;
 mod transform;
@@ -55,6 +58,7 @@ pub use options::{ListOptions, ResourceVersionMatch};
 pub use partial::{
     PARTIAL_OBJECT_METADATA_API_VERSION, PARTIAL_OBJECT_METADATA_KIND, PartialObjectMetadata,
 };
+pub use projection::{Projection, ProjectionError, ProjectionNode, ProjectionTake};
 pub use store::{Store, StoreError, StoreRead};
 pub use traits::{Lister, ListerWatcher, Watcher};
 pub use transform::Transform;

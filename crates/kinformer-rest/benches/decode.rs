@@ -21,9 +21,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::ObjectList;
+use kinformer_core::{ObjectList, Projection};
 use kinformer_rest::decoders::{ListDecoder, WatchDecoder, decode_list};
-use kinformer_rest::{Decoding, Project, Projection, SkipManagedFields};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tower::ServiceExt;
@@ -146,8 +145,8 @@ fn main() {
         floor_list,
         both_whole,
     );
-    // What `Request::list` does: decode while the body arrives, chunk by chunk, in each mode:
-    // whole objects, managedFields skipped (a list-watch's default) and a keep projection.
+    // What `Request::list` does: decode while the body arrives, chunk by chunk: whole objects
+    // (no projection), managedFields skipped (a list-watch's default) and a keep projection.
     row.run(
         "list (streamed, 64 KiB chunks)",
         list_size,
@@ -158,7 +157,10 @@ fn main() {
     row.run(
         "list (streamed, managedFields skipped)",
         list_size,
-        || list_streamed(&body, ListDecoder::<Pod, SkipManagedFields>::new()),
+        || {
+            let decoder = ListDecoder::<Pod>::new().with_projection(Projection::managed_fields());
+            list_streamed(&body, decoder)
+        },
         floor_list,
         |list, floor| {
             both_whole(list, floor);
@@ -209,7 +211,11 @@ fn main() {
     row.run(
         "watch (managedFields skipped)",
         watch_size,
-        || watch(&stream, WatchDecoder::<Pod, SkipManagedFields>::new(FRAME)),
+        || {
+            let decoder =
+                WatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+            watch(&stream, decoder)
+        },
         floor_watch,
         all_events,
     );
@@ -264,7 +270,7 @@ fn keep() -> Projection {
 /// Feeds `body` to `decoder` in socket-sized chunks. Never inlined (nor is [`watch`]), so a
 /// profile of one row finds its decoding under this function.
 #[inline(never)]
-fn list_streamed<M: Decoding>(body: &[u8], mut decoder: ListDecoder<Pod, M>) -> ObjectList<Pod> {
+fn list_streamed(body: &[u8], mut decoder: ListDecoder<Pod>) -> ObjectList<Pod> {
     for chunk in body.chunks(CHUNK) {
         decoder.decode(chunk).unwrap();
     }
@@ -273,7 +279,7 @@ fn list_streamed<M: Decoding>(body: &[u8], mut decoder: ListDecoder<Pod, M>) -> 
 
 /// Feeds `stream` to `decoder` in socket-sized chunks; the events decoded.
 #[inline(never)]
-fn watch<M: Decoding>(stream: &[u8], mut decoder: WatchDecoder<Pod, M>) -> usize {
+fn watch(stream: &[u8], mut decoder: WatchDecoder<Pod>) -> usize {
     let mut ready = VecDeque::new();
     let mut n = 0usize;
     for chunk in stream.chunks(CHUNK) {
@@ -289,12 +295,12 @@ fn watch<M: Decoding>(stream: &[u8], mut decoder: WatchDecoder<Pod, M>) -> usize
 
 /// The streamed list, each item decoded through the keep projection.
 fn list_projected(body: &[u8]) -> ObjectList<Pod> {
-    let decoder = ListDecoder::<Pod, Project>::new().with_projection(Arc::new(keep()));
+    let decoder = ListDecoder::<Pod>::new().with_projection(Arc::new(keep()));
     list_streamed(body, decoder)
 }
 
 /// The watch stream, each object decoded through the keep projection.
 fn watch_projected(stream: &[u8]) -> usize {
-    let decoder = WatchDecoder::<Pod, Project>::new(FRAME).with_projection(Arc::new(keep()));
+    let decoder = WatchDecoder::<Pod>::new(FRAME).with_projection(Arc::new(keep()));
     watch(stream, decoder)
 }

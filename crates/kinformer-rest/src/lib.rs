@@ -94,10 +94,7 @@ pub use client::Client;
 pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
-pub use decode::{
-    ByteStream, Decoding, FullObjects, Project, Projection, ProjectionError, SkipManagedFields,
-    WatchStream, WithoutManagedFields,
-};
+pub use decode::{ByteStream, WatchStream, WithoutManagedFields};
 pub use error::{Error, Result};
 #[cfg(feature = "prometheus")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
@@ -109,7 +106,7 @@ pub use request::Request;
 pub use rest_client::{Getter, PatchType, RestClient};
 pub use transport::ProxyEnv;
 
-/// The decoders behind [`Request::list_as`] and [`Request::watch_as`], for callers that hold
+/// The decoders behind [`Request::list`] and [`Request::watch`], for callers that hold
 /// raw bytes (benchmarks, fuzzing, a body read elsewhere).
 pub mod decoders {
     pub use crate::decode::{

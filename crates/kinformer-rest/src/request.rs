@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method};
-use kinformer_core::ListOptions;
+use kinformer_core::{ListOptions, Projection};
 
 use crate::body::Body;
 use crate::client::Client;
-use crate::decode::{Limits, Projection};
+use crate::decode::Limits;
 use crate::error::{Error, Kind, Result};
 
 mod send;
@@ -71,7 +71,7 @@ pub struct Request {
     timeout: Option<Duration>,
     max_retries: Option<u32>,
     limits: Limits,
-    /// What a [`Project`](crate::Project) decode of the response goes through.
+    /// What a list or watch decodes each object through; none: whole objects.
     projection: Option<Arc<Projection>>,
     /// The first builder error's message.
     error: Option<String>,
@@ -281,11 +281,42 @@ impl Request {
         self
     }
 
-    /// The projection [`list_as`](Self::list_as) and [`watch_as`](Self::watch_as) decode each
-    /// object through in the [`Project`](crate::Project) mode (without one, managedFields are
-    /// skipped only); the other modes decode as they are named.
-    pub fn projection(mut self, projection: Arc<Projection>) -> Self {
-        self.projection = Some(projection);
+    /// The projection [`list`](Self::list) and [`watch`](Self::watch) decode each object
+    /// through: the fields it skips are scanned past by the parser, never built. `None` (the
+    /// default) decodes objects whole. Accepts an `Arc<Projection>` or an `Option` of one.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kinformer_core::Projection;
+    /// use kinformer_rest::{Client, RestClient};
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = kinformer_sim::Sim::builder().configmaps(3).seed(1).start().await?;
+    /// let rest = RestClient::new(Client::new(sim.service()), "", "v1");
+    /// // Without managedFields: the projection that drops nothing else.
+    /// let lean = rest
+    ///     .get()
+    ///     .resource("configmaps")
+    ///     .projection(Projection::managed_fields())
+    ///     .list::<ConfigMap>()
+    ///     .await?;
+    /// assert!(lean.items.iter().all(|cm| cm.metadata.managed_fields.is_none()));
+    /// // Only the metadata (a keep projection naming nothing else).
+    /// let names = rest
+    ///     .get()
+    ///     .resource("configmaps")
+    ///     .projection(Arc::new(Projection::keep::<&str>([])?))
+    ///     .list::<ConfigMap>()
+    ///     .await?;
+    /// assert_eq!(names.items.len(), 3);
+    /// assert!(names.items.iter().all(|cm| cm.data.is_none()));
+    /// # Ok(()) }
+    /// ```
+    pub fn projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
+        self.projection = projection.into();
         self
     }
 

@@ -8,12 +8,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use kinformer_core::{Bookmark, INITIAL_EVENTS_END_ANNOTATION, Status, WatchEvent};
+use kinformer_core::{Bookmark, INITIAL_EVENTS_END_ANNOTATION, Projection, Status, WatchEvent};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use super::projection::{Projection, decode_object};
+use super::projection::decode_object;
 
 /// Deserialises one envelope into a `WatchEvent<K>`, its object through `projection` (whole
 /// without one).
@@ -187,7 +187,7 @@ mod tests {
     }
 
     #[test]
-    fn skip_managed_fields_mode_drops_them_in_either_field_order() {
+    fn the_managed_fields_projection_drops_them_in_either_field_order() {
         for s in [
             r#"{"type":"MODIFIED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}}"#,
             r#"{"object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}},"type":"MODIFIED"}"#,

@@ -10,13 +10,11 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use kinformer_core::WatchEvent;
+use kinformer_core::{Projection, WatchEvent};
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny};
 
 use super::event::EventSeed;
 use super::limits::too_large;
-use super::mode::{Decoding, FullObjects, Project};
-use super::projection::Projection;
 use crate::error::{Error, Kind, Result};
 
 /// Incremental decoder of a JSON watch stream into [`WatchEvent<K>`].
@@ -42,16 +40,16 @@ use crate::error::{Error, Kind, Result};
 /// let kinds: Vec<_> = events.into_iter().map(|e| e.unwrap().type_name()).collect();
 /// assert_eq!(kinds, ["ADDED", "DELETED"]);
 /// ```
-pub struct WatchDecoder<K, M = FullObjects> {
+pub struct WatchDecoder<K> {
     buf: BytesMut,
     /// Bytes of `buf` already searched for a newline.
     scanned: usize,
     max_frame: usize,
     seen_newline: bool,
     finished: bool,
-    /// What each object is decoded through (chosen by `M`); none: whole objects.
+    /// What each object is decoded through; none: whole objects.
     projection: Option<Arc<Projection>>,
-    _kind: PhantomData<fn() -> (K, M)>,
+    _kind: PhantomData<fn() -> K>,
 }
 
 /// How a scan ended.
@@ -62,8 +60,8 @@ enum Scan {
     Malformed(serde_json::Error),
 }
 
-impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
-    /// A decoder accepting events up to `max_frame` bytes.
+impl<K: DeserializeOwned> WatchDecoder<K> {
+    /// A decoder accepting events up to `max_frame` bytes, decoding whole objects.
     pub fn new(max_frame: usize) -> Self {
         Self {
             buf: BytesMut::new(),
@@ -71,14 +69,17 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
             max_frame,
             seen_newline: false,
             finished: false,
-            projection: M::projection(None),
+            projection: None,
             _kind: PhantomData,
         }
     }
 
-    /// The decoder of a request that carries `requested` (used as the mode `M` says).
-    pub(crate) fn requested(mut self, requested: Option<Arc<Projection>>) -> Self {
-        self.projection = M::projection(requested);
+    /// Decodes each object through `projection`; `None` (the default) decodes objects whole, with
+    /// the plain serde decode. Accepts an `Arc<Projection>` or an `Option` of one; skipping
+    /// managedFields only is `with_projection(Projection::managed_fields())`.
+    #[must_use]
+    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
+        self.projection = projection.into();
         self
     }
 
@@ -193,15 +194,6 @@ impl<K: DeserializeOwned, M: Decoding> WatchDecoder<K, M> {
     }
 }
 
-impl<K: DeserializeOwned> WatchDecoder<K, Project> {
-    /// Decodes each object through `projection` (instead of skipping managedFields only).
-    #[must_use]
-    pub fn with_projection(mut self, projection: Arc<Projection>) -> Self {
-        self.projection = Some(projection);
-        self
-    }
-}
-
 /// Decodes the complete JSON values at the start of `window`, each object through `projection`.
 fn parse<K: DeserializeOwned>(
     projection: Option<&Projection>,
@@ -239,12 +231,13 @@ fn malformed(e: serde_json::Error) -> Error {
     .with_source(e)
 }
 
-impl<K, M> fmt::Debug for WatchDecoder<K, M> {
+impl<K> fmt::Debug for WatchDecoder<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WatchDecoder")
             .field("buffered", &self.buf.len())
             .field("max_frame", &self.max_frame)
             .field("finished", &self.finished)
+            .field("projection", &self.projection.is_some())
             .finish()
     }
 }

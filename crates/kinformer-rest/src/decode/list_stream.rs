@@ -11,13 +11,12 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use kinformer_core::ObjectList;
+use kinformer_core::{ObjectList, Projection};
 use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
 use super::list::ListMeta;
-use super::mode::{Decoding, FullObjects, Project};
-use super::projection::{Projection, decode_object};
+use super::projection::decode_object;
 use crate::error::{Error, Kind, Result};
 
 mod scan;
@@ -40,7 +39,7 @@ use scan::{Member, Phase, ValueScan, read_key};
 /// assert_eq!((list.resource_version.as_str(), list.items.len()), ("9", 2));
 /// # Ok::<(), kinformer_rest::Error>(())
 /// ```
-pub struct ListDecoder<K, M = FullObjects> {
+pub struct ListDecoder<K> {
     buf: BytesMut,
     /// Next byte of `buf` to scan.
     pos: usize,
@@ -58,9 +57,9 @@ pub struct ListDecoder<K, M = FullObjects> {
     max_body: Option<usize>,
     /// Bytes of the body received so far.
     received: usize,
-    /// What each item is decoded through (chosen by `M`); none: whole objects.
+    /// What each item is decoded through; none: whole objects.
     projection: Option<Arc<Projection>>,
-    _kind: PhantomData<fn() -> (K, M)>,
+    _kind: PhantomData<fn() -> K>,
 }
 
 fn malformed(what: impl Into<String>) -> Error {
@@ -70,15 +69,15 @@ fn malformed(what: impl Into<String>) -> Error {
     )
 }
 
-impl<K: DeserializeOwned, M: Decoding> Default for ListDecoder<K, M> {
+impl<K: DeserializeOwned> Default for ListDecoder<K> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
-    /// A decoder for one list body, accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a
-    /// body of any size.
+impl<K: DeserializeOwned> ListDecoder<K> {
+    /// A decoder for one list body, decoding whole objects, accepting items up to
+    /// [`DEFAULT_MAX_LIST_ITEM`] bytes and a body of any size.
     ///
     /// [`DEFAULT_MAX_LIST_ITEM`]: crate::decoders::DEFAULT_MAX_LIST_ITEM
     pub fn new() -> Self {
@@ -94,14 +93,17 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
             max_item: DEFAULT_MAX_LIST_ITEM,
             max_body: None,
             received: 0,
-            projection: M::projection(None),
+            projection: None,
             _kind: PhantomData,
         }
     }
 
-    /// The decoder of a request that carries `requested` (used as the mode `M` says).
-    pub(crate) fn requested(mut self, requested: Option<Arc<Projection>>) -> Self {
-        self.projection = M::projection(requested);
+    /// Decodes each item through `projection`; `None` (the default) decodes items whole, with
+    /// the plain serde decode. Accepts an `Arc<Projection>` or an `Option` of one; skipping
+    /// managedFields only is `with_projection(Projection::managed_fields())`.
+    #[must_use]
+    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
+        self.projection = projection.into();
         self
     }
 
@@ -367,21 +369,13 @@ impl<K: DeserializeOwned, M: Decoding> ListDecoder<K, M> {
     }
 }
 
-impl<K: DeserializeOwned> ListDecoder<K, Project> {
-    /// Decodes each item through `projection` (instead of skipping managedFields only).
-    #[must_use]
-    pub fn with_projection(mut self, projection: Arc<Projection>) -> Self {
-        self.projection = Some(projection);
-        self
-    }
-}
-
-impl<K, M> fmt::Debug for ListDecoder<K, M> {
+impl<K> fmt::Debug for ListDecoder<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListDecoder")
             .field("buffered", &self.buf.len())
             .field("phase", &self.phase)
             .field("items", &self.items.len())
+            .field("projection", &self.projection.is_some())
             .finish()
     }
 }

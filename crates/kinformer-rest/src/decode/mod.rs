@@ -5,7 +5,6 @@ mod frame;
 mod limits;
 mod list;
 mod list_stream;
-mod mode;
 mod projection;
 mod skip_managed_fields;
 mod stream;
@@ -15,8 +14,7 @@ pub(crate) use limits::Limits;
 pub use limits::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 pub use list::decode_list;
 pub use list_stream::ListDecoder;
-pub use mode::{Decoding, FullObjects, Project, SkipManagedFields};
-pub use projection::{Projection, ProjectionError, ProjectionSeed};
+pub use projection::ProjectionSeed;
 pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use stream::{ByteStream, WatchStream};
 

@@ -1,293 +1,389 @@
-//! [`Projection`]: fields to drop, or to keep, named as paths and skipped by the parser: the bytes
-//! are scanned, nothing is built for them. Skipping `metadata.managedFields` (the
-//! [`SkipManagedFields`](crate::SkipManagedFields) mode) is the projection that drops nothing else.
+//! The one filter that applies a [`Projection`] while parsing: a deserializer wrapper that
+//! skips the map keys a projection's node says to skip, passing everything else through
+//! untouched. Skipping `metadata.managedFields` and any other projection go through it; the
+//! projection is carried by value (a seed, a decoder field), so a decode may run on any thread.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 use std::fmt;
-use std::sync::{Arc, LazyLock};
+use std::marker::PhantomData;
 
-mod filter;
+use kinformer_core::{Projection, ProjectionNode, ProjectionTake};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::forward_to_deserialize_any;
 
-pub use filter::ProjectionSeed;
-pub(crate) use filter::decode_object;
-
-/// A malformed projection path.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid projection path {path:?}: {reason}")]
-#[non_exhaustive]
-pub struct ProjectionError {
-    /// The path as given.
-    pub path: String,
-    /// What is wrong with it.
-    pub reason: &'static str,
+/// Decodes one `K` through `projection`, or whole without one: then it is the plain serde
+/// decode, with no filter in the way.
+pub(crate) fn decode_object<'de, K, D>(
+    projection: Option<&Projection>,
+    deserializer: D,
+) -> Result<K, D::Error>
+where
+    K: de::Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    match projection {
+        Some(projection) => ProjectionSeed::new(projection).deserialize(deserializer),
+        None => K::deserialize(deserializer),
+    }
 }
 
-/// Which fields of each object a list-watch decodes.
-///
-/// Paths name fields by their JSON names, separated by `.`; `[]` after a list's name applies
-/// the rest of the path to each item (`spec.containers[].env`). [`drop`](Self::drop) skips the
-/// fields named; [`keep`](Self::keep) skips every field not named, except `apiVersion`, `kind`
-/// and `metadata`, which an informer needs whole (paths under `metadata` may still be dropped
-/// by a drop projection). Either way `metadata.managedFields` is skipped too.
-///
-/// The paths are compiled once into a tree of the fields named, so decoding through a
-/// projection costs one comparison per key of a map on a named path; values off those paths
-/// are parsed (or skipped) at full speed.
+/// Decodes one `K` through a [`Projection`], for a caller driving serde itself: the fields the
+/// projection skips are scanned past by the parser, never built.
 ///
 /// # Examples
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;
-/// use kinformer_rest::Projection;
+/// use kinformer_core::Projection;
+/// use kinformer_rest::decoders::ProjectionSeed;
 /// use serde::de::DeserializeSeed;
 ///
-/// let lean = Projection::drop(["spec.containers[].env", "status.containerStatuses"])?;
 /// let narrow = Projection::keep(["spec.nodeName", "status.phase", "spec.containers[].image"])?;
-/// assert!(Projection::drop(["spec..env"]).is_err());
-///
 /// let json = r#"{"metadata":{"name":"p"},"spec":{"nodeName":"n","containers":[]},"status":{"podIP":"10.0.0.1"}}"#;
-/// let pod: Pod = narrow.seed().deserialize(&mut serde_json::Deserializer::from_str(json))?;
+/// let pod: Pod = ProjectionSeed::new(&narrow)
+///     .deserialize(&mut serde_json::Deserializer::from_str(json))?;
 /// assert_eq!(pod.spec.unwrap().node_name.as_deref(), Some("n"));
 /// assert!(pod.status.unwrap().pod_ip.is_none());
-/// # drop(lean);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct Projection {
-    keep: bool,
-    root: Node,
+pub struct ProjectionSeed<'p, K> {
+    projection: &'p Projection,
+    _kind: PhantomData<fn() -> K>,
 }
 
-/// One map of the compiled path tree: what becomes of each of its keys' values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Node {
-    /// A key not listed in `fields` is skipped (under a keep node), else kept whole.
-    skip_unlisted: bool,
-    /// The keys named at this level, sorted by name.
-    fields: Box<[(Box<str>, Child)]>,
-    /// What applies to each item when the value is a list (`[]`).
-    each: Option<Box<Self>>,
-}
-
-/// What becomes of a named key's value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Child {
-    /// Scanned past, never built.
-    Skip,
-    /// Decoded as it is, at full speed.
-    Whole,
-    /// Decoded through the node below.
-    Below(Node),
-}
-
-/// What the filter does with one value: [`Child`] for a key looked up.
-#[derive(Clone, Copy)]
-pub(crate) enum Take<'p> {
-    Skip,
-    Whole,
-    Below(&'p Node),
-}
-
-/// Above this many named keys a map's keys are looked up by binary search.
-const LINEAR: usize = 8;
-
-impl Node {
-    /// What becomes of the value of `key` in a map this node describes.
-    pub(crate) fn take(&self, key: &str) -> Take<'_> {
-        let found = if self.fields.len() <= LINEAR {
-            // Few names (the common case: `metadata` at the top, `managedFields` below it): a
-            // length check settles most comparisons.
-            self.fields.iter().find(|(name, _)| **name == *key)
-        } else {
-            self.fields
-                .binary_search_by(|(name, _)| (**name).cmp(key))
-                .ok()
-                .map(|i| &self.fields[i])
-        };
-        match found {
-            Some((_, Child::Skip)) => Take::Skip,
-            Some((_, Child::Whole)) => Take::Whole,
-            Some((_, Child::Below(node))) => Take::Below(node),
-            None if self.skip_unlisted => Take::Skip,
-            None => Take::Whole,
-        }
-    }
-
-    /// The node of each item of a list value, when one is named.
-    pub(crate) fn each(&self) -> Option<&Self> {
-        self.each.as_deref()
-    }
-}
-
-/// The path tree while paths are added.
-#[derive(Default)]
-struct Draft {
-    /// The fields listed below are the ones kept (others skipped); otherwise they are the ones
-    /// skipped (others kept).
-    keep_listed: bool,
-    /// Named as a whole: kept whole under a keeping parent, skipped under a dropping one.
-    whole: bool,
-    fields: BTreeMap<String, Self>,
-    each: Option<Box<Self>>,
-}
-
-impl Draft {
-    /// True when nothing below it is named: the field is taken or skipped whole.
-    fn is_leaf(&self) -> bool {
-        self.whole || (self.fields.is_empty() && self.each.is_none())
-    }
-
-    fn compile(self) -> Node {
-        let keep_listed = self.keep_listed;
-        let fields = self
-            .fields
-            .into_iter()
-            .map(|(name, child)| {
-                let child = match (child.is_leaf(), keep_listed) {
-                    (true, true) => Child::Whole,
-                    (true, false) => Child::Skip,
-                    (false, _) => Child::Below(child.compile()),
-                };
-                (name.into_boxed_str(), child)
-            })
-            .collect();
-        Node {
-            skip_unlisted: keep_listed,
-            fields,
-            each: self.each.map(|each| Box::new(each.compile())),
-        }
-    }
-}
-
-/// The projection of [`SkipManagedFields`](crate::SkipManagedFields), built once.
-static MANAGED_FIELDS: LazyLock<Arc<Projection>> =
-    LazyLock::new(|| Arc::new(Projection::finish(false, Draft::default())));
-
-impl Projection {
-    /// Skips the fields named by `paths` (and `metadata.managedFields`).
-    ///
-    /// # Errors
-    /// [`ProjectionError`] for an empty path or segment, or a misplaced `[]`.
-    pub fn drop<S: AsRef<str>>(
-        paths: impl IntoIterator<Item = S>,
-    ) -> Result<Self, ProjectionError> {
-        Self::build(false, paths)
-    }
-
-    /// Skips every field not named by `paths`, except `apiVersion`, `kind` and `metadata`
-    /// (without its managedFields).
-    ///
-    /// # Errors
-    /// [`ProjectionError`] for an empty path or segment, or a misplaced `[]`.
-    pub fn keep<S: AsRef<str>>(
-        paths: impl IntoIterator<Item = S>,
-    ) -> Result<Self, ProjectionError> {
-        Self::build(true, paths)
-    }
-
-    /// The projection that skips `metadata.managedFields` and nothing else (`drop([])`), the
-    /// one [`SkipManagedFields`](crate::SkipManagedFields) decodes through; shared, built once.
-    pub fn managed_fields() -> Arc<Self> {
-        Arc::clone(&MANAGED_FIELDS)
-    }
-
-    /// [`managed_fields`](Self::managed_fields) without a reference count to bump per object.
-    pub(crate) fn managed_fields_ref() -> &'static Self {
-        &MANAGED_FIELDS
-    }
-
-    fn build<S: AsRef<str>>(
-        keep: bool,
-        paths: impl IntoIterator<Item = S>,
-    ) -> Result<Self, ProjectionError> {
-        let mut root = Draft {
-            keep_listed: keep,
-            ..Draft::default()
-        };
-        for path in paths {
-            insert(&mut root, path.as_ref(), keep)?;
-        }
-        Ok(Self::finish(keep, root))
-    }
-
-    /// Adds what every projection has (the fields an informer needs, managedFields skipped)
-    /// and compiles the tree.
-    fn finish(keep: bool, mut root: Draft) -> Self {
-        if keep {
-            for always in ["apiVersion", "kind"] {
-                root.fields.entry(always.to_owned()).or_default().whole = true;
-            }
-            // An informer needs the metadata whole: what was named under it is ignored.
-            root.fields.insert("metadata".to_owned(), Draft::default());
-        }
-        // managedFields go whatever else is asked: the metadata node drops what it lists.
-        let metadata = root.fields.entry("metadata".to_owned()).or_default();
-        metadata.keep_listed = false;
-        metadata.whole = false;
-        metadata.each = None;
-        metadata
-            .fields
-            .entry("managedFields".to_owned())
-            .or_default()
-            .whole = true;
+impl<'p, K> ProjectionSeed<'p, K> {
+    /// A seed that decodes one `K` through `projection`.
+    pub fn new(projection: &'p Projection) -> Self {
         Self {
-            keep,
-            root: root.compile(),
+            projection,
+            _kind: PhantomData,
         }
-    }
-
-    /// True for a keep projection.
-    pub fn is_keep(&self) -> bool {
-        self.keep
-    }
-
-    pub(crate) fn root(&self) -> &Node {
-        &self.root
     }
 }
 
-impl fmt::Debug for Projection {
+impl<'de, K: de::Deserialize<'de>> DeserializeSeed<'de> for ProjectionSeed<'_, K> {
+    type Value = K;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
+        K::deserialize(Projecting {
+            inner: deserializer,
+            node: self.projection.root(),
+        })
+    }
+}
+
+impl<K> Clone for ProjectionSeed<'_, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for ProjectionSeed<'_, K> {}
+
+impl<K> fmt::Debug for ProjectionSeed<'_, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Projection")
-            .field("keep", &self.keep)
-            .field("root", &self.root)
+        f.debug_tuple("ProjectionSeed")
+            .field(self.projection)
             .finish()
     }
 }
 
-fn insert(root: &mut Draft, path: &str, keep: bool) -> Result<(), ProjectionError> {
-    let error = |reason| ProjectionError {
-        path: path.to_owned(),
-        reason,
-    };
-    if path.is_empty() {
-        return Err(error("empty path"));
+/// A value deserialized with `node` describing the keys of the map it holds (or, for a list
+/// and a node with `[]`, of each item).
+struct Projecting<'p, D> {
+    inner: D,
+    node: &'p ProjectionNode,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Projecting<'_, D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_any(ProjectingVisitor {
+            inner: visitor,
+            node: self.node,
+        })
     }
-    let mut node = root;
-    for segment in path.split('.') {
-        let (name, each) = match segment.strip_suffix("[]") {
-            Some(name) => (name, true),
-            None => (segment, false),
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_map(ProjectingVisitor {
+            inner: visitor,
+            node: self.node,
+        })
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        let visitor = ProjectingVisitor {
+            inner: visitor,
+            node: self.node,
         };
-        if name.is_empty() {
-            return Err(error("empty field name"));
-        }
-        if name.contains(['[', ']']) {
-            return Err(error(
-                "brackets other than a trailing [] after a list's name",
-            ));
-        }
-        node = node.fields.entry(name.to_owned()).or_default();
-        node.keep_listed = keep;
-        if each {
-            node = node.each.get_or_insert_with(Box::default);
-            node.keep_listed = keep;
+        self.inner.deserialize_struct(name, fields, visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_seq(ProjectingVisitor {
+            inner: visitor,
+            node: self.node,
+        })
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_option(ProjectingVisitor {
+            inner: visitor,
+            node: self.node,
+        })
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        let visitor = ProjectingVisitor {
+            inner: visitor,
+            node: self.node,
+        };
+        self.inner.deserialize_newtype_struct(name, visitor)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct tuple tuple_struct enum identifier ignored_any
+    }
+}
+
+struct ProjectingVisitor<'p, V> {
+    inner: V,
+    node: &'p ProjectionNode,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for ProjectingVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.inner.visit_map(ProjectingMap {
+            inner: map,
+            node: self.node,
+            next: None,
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        match self.node.each() {
+            Some(each) => self.inner.visit_seq(ProjectingSeq {
+                inner: seq,
+                node: each,
+            }),
+            None => self.inner.visit_seq(seq),
         }
     }
-    if path.ends_with("[]") {
-        return Err(error("a path ends at a field, not at `[]`"));
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.inner.visit_some(Projecting {
+            inner: d,
+            node: self.node,
+        })
     }
-    node.whole = true;
-    Ok(())
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.inner.visit_newtype_struct(Projecting {
+            inner: d,
+            node: self.node,
+        })
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.inner.visit_none()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.inner.visit_unit()
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        self.inner.visit_bool(v)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.inner.visit_i64(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.inner.visit_u64(v)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.inner.visit_f64(v)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.inner.visit_str(v)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        self.inner.visit_borrowed_str(v)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        self.inner.visit_string(v)
+    }
+}
+
+struct ProjectingMap<'p, A> {
+    inner: A,
+    node: &'p ProjectionNode,
+    /// The node of the value about to be read, when it is projected further.
+    next: Option<&'p ProjectionNode>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for ProjectingMap<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, A::Error> {
+        loop {
+            let Some(key) = self.inner.next_key_seed(KeySeed)? else {
+                return Ok(None);
+            };
+            self.next = match self.node.take(&key) {
+                ProjectionTake::Skip => {
+                    self.inner.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+                ProjectionTake::Whole => None,
+                ProjectionTake::Below(child) => Some(child),
+            };
+            return seed
+                .deserialize(KeyDeserializer::<A::Error>::new(key))
+                .map(Some);
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        match self.next.take() {
+            Some(node) => self
+                .inner
+                .next_value_seed(ProjectingSeed { inner: seed, node }),
+            None => self.inner.next_value_seed(seed),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+struct ProjectingSeq<'p, A> {
+    inner: A,
+    node: &'p ProjectionNode,
+}
+
+impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for ProjectingSeq<'_, A> {
+    type Error = A::Error;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, A::Error> {
+        self.inner.next_element_seed(ProjectingSeed {
+            inner: seed,
+            node: self.node,
+        })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+/// Passes a value through [`Projecting`] with `node`.
+struct ProjectingSeed<'p, S> {
+    inner: S,
+    node: &'p ProjectionNode,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for ProjectingSeed<'_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<S::Value, D::Error> {
+        self.inner.deserialize(Projecting {
+            inner: d,
+            node: self.node,
+        })
+    }
+}
+
+/// Reads a map key as a string, borrowed from the input when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+/// Hands a captured key to the caller's key seed.
+struct KeyDeserializer<'de, E> {
+    key: Cow<'de, str>,
+    marker: PhantomData<E>,
+}
+
+impl<'de, E> KeyDeserializer<'de, E> {
+    fn new(key: Cow<'de, str>) -> Self {
+        Self {
+            key,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        match self.key {
+            Cow::Borrowed(k) => visitor.visit_borrowed_str(k),
+            Cow::Owned(k) => visitor.visit_string(k),
+        }
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
 }
 
 #[cfg(test)]

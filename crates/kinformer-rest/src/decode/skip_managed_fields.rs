@@ -9,9 +9,16 @@
 //! the one projection filter: only the top-level object's `metadata` map is looked into; every
 //! other value deserializes at full speed.
 
+use std::sync::{Arc, LazyLock};
+
+use kinformer_core::Projection;
 use serde::de::{self, DeserializeSeed, Deserializer};
 
-use super::projection::Projection;
+use super::projection::ProjectionSeed;
+
+/// [`Projection::managed_fields`] held here, so a decode borrows it without a reference count
+/// to bump per object.
+static MANAGED_FIELDS: LazyLock<Arc<Projection>> = LazyLock::new(Projection::managed_fields);
 
 /// `K` decoded with `metadata.managedFields` skipped by the parser.
 ///
@@ -44,9 +51,7 @@ where
     K: de::Deserialize<'de>,
     D: Deserializer<'de>,
 {
-    Projection::managed_fields_ref()
-        .seed()
-        .deserialize(deserializer)
+    ProjectionSeed::new(&MANAGED_FIELDS).deserialize(deserializer)
 }
 
 #[cfg(test)]

@@ -9,12 +9,10 @@ use std::task::{Context, Poll, ready};
 use bytes::Bytes;
 use futures_core::Stream;
 use http_body::Body as _;
-use kinformer_core::WatchEvent;
+use kinformer_core::{Projection, WatchEvent};
 use serde::de::DeserializeOwned;
 
 use super::frame::WatchDecoder;
-use super::mode::{Decoding, FullObjects};
-use super::projection::Projection;
 use crate::body::ResponseBody;
 use crate::error::{BoxError, Error, Kind, Result};
 
@@ -22,15 +20,16 @@ use crate::error::{BoxError, Error, Kind, Result};
 ///
 /// Yields `Ok` events (including `ERROR` events, as [`WatchEvent::Error`]) until the server ends
 /// the watch; a broken connection or a malformed event yields one `Err` and ends the stream.
-/// Dropping the stream closes the watch.
-pub struct WatchStream<K, M = FullObjects> {
+/// Dropping the stream closes the watch. Objects are decoded through the request's
+/// [`projection`](crate::Request::projection), or whole without one.
+pub struct WatchStream<K> {
     body: Option<ResponseBody>,
-    decoder: WatchDecoder<K, M>,
+    decoder: WatchDecoder<K>,
     ready: VecDeque<Result<WatchEvent<K>>>,
 }
 
-impl<K: DeserializeOwned, M: Decoding> WatchStream<K, M> {
-    /// The watch of `body`, decoding objects through `projection` as the mode `M` says.
+impl<K: DeserializeOwned> WatchStream<K> {
+    /// The watch of `body`, decoding objects through `projection` (whole without one).
     pub(crate) fn new(
         body: ResponseBody,
         max_frame: usize,
@@ -38,13 +37,13 @@ impl<K: DeserializeOwned, M: Decoding> WatchStream<K, M> {
     ) -> Self {
         Self {
             body: Some(body),
-            decoder: WatchDecoder::new(max_frame).requested(projection),
+            decoder: WatchDecoder::new(max_frame).with_projection(projection),
             ready: VecDeque::new(),
         }
     }
 }
 
-impl<K: DeserializeOwned, M: Decoding> Stream for WatchStream<K, M> {
+impl<K: DeserializeOwned> Stream for WatchStream<K> {
     type Item = Result<WatchEvent<K>>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -89,7 +88,7 @@ fn body_error(err: BoxError, what: &str) -> Error {
     }
 }
 
-impl<K, M> fmt::Debug for WatchStream<K, M> {
+impl<K> fmt::Debug for WatchStream<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WatchStream")
             .field("open", &self.body.is_some())

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use super::{MaxRetries, NoTransportRetry, Request, WatchRequest};
 use crate::body::{Body, ResponseBody};
 use crate::client::Client;
-use crate::decode::{ByteStream, Decoding, FullObjects, ListDecoder, WatchStream};
+use crate::decode::{ByteStream, ListDecoder, WatchStream};
 use crate::error::{Error, Kind, Result};
 use crate::response::{error_from_response, read_body, read_error_body};
 
@@ -132,7 +132,8 @@ impl Request {
 
     /// Sends a list request and decodes the items one by one into `Arc<K>` as the body arrives
     /// (no intermediate JSON tree, and never the whole body in memory next to its objects), with
-    /// the list's resourceVersion, continue token and remaining item count.
+    /// the list's resourceVersion, continue token and remaining item count. Each item is decoded
+    /// through the request's [`projection`](Self::projection), or whole without one.
     ///
     /// # Errors
     /// As [`into`](Self::into), plus an item or body over its limit
@@ -140,26 +141,12 @@ impl Request {
     ///
     /// # Cancel safety
     /// Dropping the future abandons the request.
-    pub async fn list<K: DeserializeOwned>(self) -> Result<ObjectList<K>> {
-        self.list_as::<K, FullObjects>().await
-    }
-
-    /// Like [`list`](Self::list), decoding each item the way `M` says; with
-    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`,
-    /// with [`Project`](crate::Project) it decodes through this request's
-    /// [`projection`](Self::projection).
-    ///
-    /// # Errors
-    /// As [`list`](Self::list).
-    ///
-    /// # Cancel safety
-    /// Dropping the future abandons the request.
-    pub async fn list_as<K: DeserializeOwned, M: Decoding>(mut self) -> Result<ObjectList<K>> {
+    pub async fn list<K: DeserializeOwned>(mut self) -> Result<ObjectList<K>> {
         let limits = self.limits;
         let projection = self.projection.take();
         self.execute(|mut body| async move {
-            let mut decoder = ListDecoder::<K, M>::new()
-                .requested(projection)
+            let mut decoder = ListDecoder::<K>::new()
+                .with_projection(projection)
                 .with_max_item(limits.list_item)
                 .with_max_body(limits.list_body);
             while let Some(frame) = body.frame().await {
@@ -178,7 +165,8 @@ impl Request {
     /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
     /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
     /// malformed event, or one over [`max_watch_frame`](Self::max_watch_frame), yields one error
-    /// and ends the stream.
+    /// and ends the stream. Each object is decoded through the request's
+    /// [`projection`](Self::projection), or whole without one.
     ///
     /// A connection that breaks or times out before the response is retried (any method, as
     /// client-go's `Watch`). When the last retry fails too, the transport error is returned,
@@ -191,24 +179,8 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future or the stream closes the watch.
     pub async fn watch<K: DeserializeOwned + Send + Sync + 'static>(
-        self,
-    ) -> Result<WatchStream<K>> {
-        self.watch_as::<K, FullObjects>().await
-    }
-
-    /// Like [`watch`](Self::watch), decoding each object the way `M` says; with
-    /// [`SkipManagedFields`](crate::SkipManagedFields) the parser skips `metadata.managedFields`,
-    /// with [`Project`](crate::Project) it decodes through this request's
-    /// [`projection`](Self::projection).
-    ///
-    /// # Errors
-    /// As [`watch`](Self::watch).
-    ///
-    /// # Cancel safety
-    /// Dropping the future or the stream closes the watch.
-    pub async fn watch_as<K: DeserializeOwned + Send + Sync + 'static, M: Decoding>(
         mut self,
-    ) -> Result<WatchStream<K, M>> {
+    ) -> Result<WatchStream<K>> {
         self.take_error()?;
         if !self.params.iter().any(|(k, _)| k == "watch") {
             self.params.push(("watch".to_owned(), "true".to_owned()));

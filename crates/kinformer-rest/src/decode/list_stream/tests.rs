@@ -130,12 +130,13 @@ fn a_large_item_in_tiny_chunks() {
 }
 
 #[test]
-fn skip_managed_fields_mode_drops_them_from_every_item() {
+fn the_managed_fields_projection_drops_them_from_every_item() {
     let body = br#"{"metadata":{"resourceVersion":"9"},"items":[
         {"metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:data":{}}}]},"data":{"k":"v"}},
         {"metadata":{"name":"b"}}]}"#;
     for chunk in [1, 7, body.len()] {
-        let mut d = ListDecoder::<ConfigMap, crate::SkipManagedFields>::new();
+        let mut d = ListDecoder::<ConfigMap>::new()
+            .with_projection(kinformer_core::Projection::managed_fields());
         for c in body.chunks(chunk) {
             d.decode(c).unwrap();
         }
