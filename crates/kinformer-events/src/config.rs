@@ -10,43 +10,33 @@ use crate::error::{Error, Result};
 /// workers, attempts, retry period and series window; `tools/record`'s spam filter for the
 /// burst and refill); the request and flush timeouts are kinformer's own.
 ///
+/// Each setting has a `with_` setter and a getter of the same name. A setter refuses a value
+/// the recorder cannot work with (a zero count, a zero period) with
+/// [`Error::InvalidConfig`], so a `Config` always holds values the recorder can use.
+///
 /// ```
 /// use std::time::Duration;
-/// use kinformer_events::Config;
+/// use kinformer_events::{Config, Error};
 ///
-/// let config = Config::default().queue_capacity(100).retry_period(Duration::from_secs(1));
-/// assert_eq!(config.queue_capacity, 100);
-/// assert_eq!(config.workers, 8);
-/// assert!(config.validate().is_ok());
-/// assert!(Config::default().spam_burst(0).validate().is_err());
+/// let config = Config::default()
+///     .with_queue_capacity(100)?
+///     .with_retry_period(Duration::from_secs(1))?;
+/// assert_eq!(config.queue_capacity(), 100);
+/// assert_eq!(config.workers(), 8);
+/// assert!(matches!(Config::default().with_spam_burst(0), Err(Error::InvalidConfig(_))));
+/// # Ok::<(), Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct Config {
-    /// Events waiting for the background task, and new events waiting for a free worker:
-    /// each stage holds at most this many, and drops (and counts) what comes beyond
-    /// (client-go's `maxQueuedEvents`, 1000).
-    pub queue_capacity: usize,
-    /// Writes under way at once, each with its retries (client-go's `recordWorkers`, 8).
-    pub workers: usize,
-    /// Attempts to write one event before it is given up (client-go's `maxTriesPerEvent`, 12).
-    pub max_attempts: u32,
-    /// The wait between attempts, jittered by up to 25 % (client-go's `defaultSleepDuration`,
-    /// 10 s).
-    pub retry_period: Duration,
-    /// How long one attempt may take before it counts as a transport failure (10 s).
-    pub request_timeout: Duration,
-    /// A repeat within this time of the last occurrence joins its series (client-go's
-    /// `finishTime`, 6 minutes).
-    pub series_window: Duration,
-    /// Events one reporter may record about one object at once (client-go's spam filter
-    /// burst, 25).
-    pub spam_burst: u32,
-    /// The time one spam filter token takes to come back (client-go's: 5 minutes).
-    pub spam_refill: Duration,
-    /// How long [`Recorder::shutdown`](crate::Recorder::shutdown) waits for the queued events
-    /// to be written before it gives up the rest (10 s).
-    pub flush_timeout: Duration,
+    queue_capacity: usize,
+    workers: usize,
+    max_attempts: u32,
+    retry_period: Duration,
+    request_timeout: Duration,
+    series_window: Duration,
+    spam_burst: u32,
+    spam_refill: Duration,
+    flush_timeout: Duration,
 }
 
 impl Default for Config {
@@ -65,97 +55,156 @@ impl Default for Config {
     }
 }
 
+/// `value`, unless it is zero: then the error naming `setting`.
+fn at_least_one<T: PartialEq + Default>(setting: &str, value: T) -> Result<T> {
+    if value == T::default() {
+        return Err(Error::InvalidConfig(format!(
+            "{setting} must be at least 1"
+        )));
+    }
+    Ok(value)
+}
+
+/// `period`, unless it is zero: then the error naming `setting`.
+fn longer_than_zero(setting: &str, period: Duration) -> Result<Duration> {
+    if period.is_zero() {
+        return Err(Error::InvalidConfig(format!(
+            "{setting} must be longer than zero"
+        )));
+    }
+    Ok(period)
+}
+
 impl Config {
     /// Sets [`queue_capacity`](Self::queue_capacity).
-    #[must_use]
-    pub fn queue_capacity(mut self, queue_capacity: usize) -> Self {
-        self.queue_capacity = queue_capacity;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_queue_capacity(mut self, queue_capacity: usize) -> Result<Self> {
+        self.queue_capacity = at_least_one("queue_capacity", queue_capacity)?;
+        Ok(self)
+    }
+
+    /// Events waiting for the background task, and new events waiting for a free worker:
+    /// each stage holds at most this many, and drops (and counts) what comes beyond
+    /// (client-go's `maxQueuedEvents`, 1000).
+    pub fn queue_capacity(&self) -> usize {
+        self.queue_capacity
     }
 
     /// Sets [`workers`](Self::workers).
-    #[must_use]
-    pub fn workers(mut self, workers: usize) -> Self {
-        self.workers = workers;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_workers(mut self, workers: usize) -> Result<Self> {
+        self.workers = at_least_one("workers", workers)?;
+        Ok(self)
+    }
+
+    /// Writes under way at once, each with its retries (client-go's `recordWorkers`, 8).
+    pub fn workers(&self) -> usize {
+        self.workers
     }
 
     /// Sets [`max_attempts`](Self::max_attempts).
-    #[must_use]
-    pub fn max_attempts(mut self, max_attempts: u32) -> Self {
-        self.max_attempts = max_attempts;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> Result<Self> {
+        self.max_attempts = at_least_one("max_attempts", max_attempts)?;
+        Ok(self)
+    }
+
+    /// Attempts to write one event before it is given up (client-go's `maxTriesPerEvent`, 12).
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
     }
 
     /// Sets [`retry_period`](Self::retry_period).
-    #[must_use]
-    pub fn retry_period(mut self, retry_period: Duration) -> Self {
-        self.retry_period = retry_period;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_retry_period(mut self, retry_period: Duration) -> Result<Self> {
+        self.retry_period = longer_than_zero("retry_period", retry_period)?;
+        Ok(self)
+    }
+
+    /// The wait between attempts, jittered by up to 25 % (client-go's `defaultSleepDuration`,
+    /// 10 s).
+    pub fn retry_period(&self) -> Duration {
+        self.retry_period
     }
 
     /// Sets [`request_timeout`](Self::request_timeout).
-    #[must_use]
-    pub fn request_timeout(mut self, request_timeout: Duration) -> Self {
-        self.request_timeout = request_timeout;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_request_timeout(mut self, request_timeout: Duration) -> Result<Self> {
+        self.request_timeout = longer_than_zero("request_timeout", request_timeout)?;
+        Ok(self)
+    }
+
+    /// How long one attempt may take before it counts as a transport failure (10 s).
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
     }
 
     /// Sets [`series_window`](Self::series_window).
-    #[must_use]
-    pub fn series_window(mut self, series_window: Duration) -> Self {
-        self.series_window = series_window;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_series_window(mut self, series_window: Duration) -> Result<Self> {
+        self.series_window = longer_than_zero("series_window", series_window)?;
+        Ok(self)
+    }
+
+    /// A repeat within this time of the last occurrence joins its series (client-go's
+    /// `finishTime`, 6 minutes).
+    pub fn series_window(&self) -> Duration {
+        self.series_window
     }
 
     /// Sets [`spam_burst`](Self::spam_burst).
-    #[must_use]
-    pub fn spam_burst(mut self, spam_burst: u32) -> Self {
-        self.spam_burst = spam_burst;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_spam_burst(mut self, spam_burst: u32) -> Result<Self> {
+        self.spam_burst = at_least_one("spam_burst", spam_burst)?;
+        Ok(self)
+    }
+
+    /// Events one reporter may record about one object at once (client-go's spam filter
+    /// burst, 25).
+    pub fn spam_burst(&self) -> u32 {
+        self.spam_burst
     }
 
     /// Sets [`spam_refill`](Self::spam_refill).
-    #[must_use]
-    pub fn spam_refill(mut self, spam_refill: Duration) -> Self {
-        self.spam_refill = spam_refill;
-        self
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero.
+    pub fn with_spam_refill(mut self, spam_refill: Duration) -> Result<Self> {
+        self.spam_refill = longer_than_zero("spam_refill", spam_refill)?;
+        Ok(self)
     }
 
-    /// Sets [`flush_timeout`](Self::flush_timeout).
+    /// The time one spam filter token takes to come back (client-go's: 5 minutes).
+    pub fn spam_refill(&self) -> Duration {
+        self.spam_refill
+    }
+
+    /// Sets [`flush_timeout`](Self::flush_timeout); any value works (zero gives up at once
+    /// whatever is unwritten at shutdown).
     #[must_use]
-    pub fn flush_timeout(mut self, flush_timeout: Duration) -> Self {
+    pub fn with_flush_timeout(mut self, flush_timeout: Duration) -> Self {
         self.flush_timeout = flush_timeout;
         self
     }
 
-    /// Checks every count is at least one and every period but the flush timeout longer than
-    /// zero (a zero flush timeout gives up at once whatever is unwritten at shutdown).
-    ///
-    /// # Errors
-    /// [`Error::InvalidConfig`] naming the first broken rule.
-    pub fn validate(&self) -> Result<()> {
-        let counts = [
-            ("queue_capacity", self.queue_capacity),
-            ("workers", self.workers),
-            ("max_attempts", self.max_attempts as usize),
-            ("spam_burst", self.spam_burst as usize),
-        ];
-        if let Some((name, _)) = counts.iter().find(|(_, count)| *count == 0) {
-            return Err(Error::InvalidConfig(format!("{name} must be at least 1")));
-        }
-        let periods = [
-            ("retry_period", self.retry_period),
-            ("request_timeout", self.request_timeout),
-            ("series_window", self.series_window),
-            ("spam_refill", self.spam_refill),
-        ];
-        if let Some((name, _)) = periods.iter().find(|(_, period)| period.is_zero()) {
-            return Err(Error::InvalidConfig(format!(
-                "{name} must be longer than zero"
-            )));
-        }
-        Ok(())
+    /// How long [`Recorder::shutdown`](crate::Recorder::shutdown) waits for the queued events
+    /// to be written before it gives up the rest (10 s).
+    pub fn flush_timeout(&self) -> Duration {
+        self.flush_timeout
     }
 }
 
@@ -164,39 +213,62 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_zero_count_or_period_is_named() {
-        assert!(Config::default().validate().is_ok());
-        assert!(
-            Config::default()
-                .flush_timeout(Duration::ZERO)
-                .validate()
-                .is_ok()
+    fn every_zero_count_or_period_is_refused_by_name() {
+        let config = Config::default();
+        let zero = Duration::ZERO;
+        assert_eq!(
+            config.clone().with_flush_timeout(zero).flush_timeout(),
+            zero
         );
-        for (bad, rule) in [
-            (Config::default().queue_capacity(0), "queue_capacity"),
-            (Config::default().workers(0), "workers"),
-            (Config::default().max_attempts(0), "max_attempts"),
-            (Config::default().spam_burst(0), "spam_burst"),
-            (
-                Config::default().retry_period(Duration::ZERO),
-                "retry_period",
-            ),
-            (
-                Config::default().request_timeout(Duration::ZERO),
-                "request_timeout",
-            ),
-            (
-                Config::default().series_window(Duration::ZERO),
-                "series_window",
-            ),
-            (Config::default().spam_refill(Duration::ZERO), "spam_refill"),
+        for (refused, rule) in [
+            (config.clone().with_queue_capacity(0), "queue_capacity"),
+            (config.clone().with_workers(0), "workers"),
+            (config.clone().with_max_attempts(0), "max_attempts"),
+            (config.clone().with_spam_burst(0), "spam_burst"),
+            (config.clone().with_retry_period(zero), "retry_period"),
+            (config.clone().with_request_timeout(zero), "request_timeout"),
+            (config.clone().with_series_window(zero), "series_window"),
+            (config.with_spam_refill(zero), "spam_refill"),
         ] {
-            match bad.validate() {
+            match refused {
                 Err(Error::InvalidConfig(message)) => {
                     assert!(message.starts_with(rule), "{rule}: {message}");
                 }
                 other => panic!("{rule}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn accepted_values_are_stored() {
+        let second = Duration::from_secs(1);
+        let config = Config::default()
+            .with_queue_capacity(3)
+            .and_then(|c| c.with_workers(2))
+            .and_then(|c| c.with_max_attempts(4))
+            .and_then(|c| c.with_retry_period(second))
+            .and_then(|c| c.with_request_timeout(second * 2))
+            .and_then(|c| c.with_series_window(second * 3))
+            .and_then(|c| c.with_spam_burst(5))
+            .and_then(|c| c.with_spam_refill(second * 4))
+            .unwrap();
+        assert_eq!(
+            (
+                config.queue_capacity(),
+                config.workers(),
+                config.max_attempts(),
+                config.spam_burst()
+            ),
+            (3, 2, 4, 5)
+        );
+        assert_eq!(
+            (
+                config.retry_period(),
+                config.request_timeout(),
+                config.series_window(),
+                config.spam_refill()
+            ),
+            (second, second * 2, second * 3, second * 4)
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The crate's [`Error`] and [`Result`].
 
-/// Why a [`Recorder`](crate::Recorder) or [`Reporter`](crate::Reporter) could not be made.
+/// Why a [`Config`](crate::Config) setting or a [`Reporter`](crate::Reporter) was refused.
 ///
 /// Recording itself never fails for the caller: an event that cannot be queued or written is
 /// dropped, counted in [`Stats`](crate::Stats) and logged, as client-go does.
@@ -9,12 +9,13 @@
 /// use kinformer_events::{Config, Error, Reporter};
 ///
 /// assert!(matches!(Reporter::new("Not/A/Name"), Err(Error::InvalidReporter(_))));
-/// assert!(matches!(Config::default().workers(0).validate(), Err(Error::InvalidConfig(_))));
+/// assert!(matches!(Config::default().with_workers(0), Err(Error::InvalidConfig(_))));
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The [`Config`](crate::Config) breaks one of its rules (named in the message).
+    /// A [`Config`](crate::Config) setter was given a value the recorder cannot work with (the
+    /// setting and its rule are in the message).
     #[error("invalid event recorder config: {0}")]
     InvalidConfig(String),
     /// A reporting controller or instance the API server would refuse (the message says why).

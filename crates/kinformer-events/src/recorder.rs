@@ -10,7 +10,6 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
-use crate::error::Result;
 use crate::event::{EventType, Occurrence};
 use crate::regarding::Regarding;
 use crate::reporter::Reporter;
@@ -86,24 +85,19 @@ impl Recorder {
     /// let sim = kinformer_sim::Sim::builder().start().await?;
     /// let client = kinformer_rest::Client::new(sim.service());
     /// let reporter = Reporter::new("example.com/web-controller")?;
-    /// let recorder = Recorder::with_config(client.clone(), reporter.clone(), Config::default().queue_capacity(100))?;
-    /// assert!(Recorder::with_config(client, reporter, Config::default().workers(0)).is_err());
+    /// let config = Config::default().with_queue_capacity(100)?;
+    /// let recorder = Recorder::with_config(client, reporter, config);
     /// # recorder.shutdown().await; Ok(()) }
     /// ```
     ///
-    /// # Errors
-    /// [`Error::InvalidConfig`](crate::Error::InvalidConfig) when `config` does not
-    /// [`validate`](Config::validate).
-    ///
     /// # Panics
     /// When called outside a Tokio runtime (it spawns the background task).
-    pub fn with_config(client: Client, reporter: Reporter, config: Config) -> Result<Self> {
-        config.validate()?;
-        Ok(Self::start(client, reporter, config))
+    pub fn with_config(client: Client, reporter: Reporter, config: Config) -> Self {
+        Self::start(client, reporter, config)
     }
 
     fn start(client: Client, reporter: Reporter, config: Config) -> Self {
-        let (sender, receiver) = mpsc::channel(config.queue_capacity);
+        let (sender, receiver) = mpsc::channel(config.queue_capacity());
         let counters = Arc::new(Counters::default());
         let stop = CancellationToken::new();
         let worker = Worker {

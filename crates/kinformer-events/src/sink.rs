@@ -42,9 +42,9 @@ impl Sink {
     pub(crate) fn new(client: Client, config: &Config) -> Self {
         Self {
             client: RestClient::new(client, "events.k8s.io", "v1"),
-            max_attempts: config.max_attempts,
-            retry_period: config.retry_period,
-            request_timeout: config.request_timeout,
+            max_attempts: config.max_attempts(),
+            retry_period: config.retry_period(),
+            request_timeout: config.request_timeout(),
         }
     }
 
@@ -69,10 +69,10 @@ impl Sink {
             }
             tracing::debug!(event = name, %error, attempt, "unable to write event (will retry)");
             // Jittered so that many clients do not retry in step after an outage; never
-            // sooner than the server asked.
-            let wait = self
-                .retry_period
-                .mul_f64(1.0 + 0.25 * rng.random::<f64>())
+            // sooner than the server asked. A period too long to jitter waits for good.
+            let jittered = self.retry_period.as_secs_f64() * (1.0 + 0.25 * rng.random::<f64>());
+            let wait = Duration::try_from_secs_f64(jittered)
+                .unwrap_or(Duration::MAX)
                 .max(error.retry_after().unwrap_or_default());
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}

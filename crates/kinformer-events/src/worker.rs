@@ -32,10 +32,11 @@ pub(crate) struct Worker {
 
 impl Worker {
     pub(crate) async fn run(mut self) {
-        let mut spam = SpamFilter::new(self.config.spam_burst, self.config.spam_refill);
-        let mut series = SeriesCache::new(self.config.queue_capacity, self.config.series_window);
+        let mut spam = SpamFilter::new(self.config.spam_burst(), self.config.spam_refill());
+        let mut series =
+            SeriesCache::new(self.config.queue_capacity(), self.config.series_window());
         let mut writes = Writes::new();
-        let window = self.config.series_window;
+        let window = self.config.series_window();
         let mut sweep = tokio::time::interval_at(Instant::now() + window, window);
         sweep.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
@@ -74,13 +75,18 @@ impl Worker {
         while let Ok(occurrence) = self.queue.try_recv() {
             self.observe(&occurrence, spam, series);
         }
-        let deadline = Instant::now() + self.config.flush_timeout;
+        // A flush timeout too long to add to the clock waits for every write.
+        let deadline = Instant::now().checked_add(self.config.flush_timeout());
         loop {
             self.start_writes(series, writes);
             if writes.is_empty() {
                 return;
             }
-            match tokio::time::timeout_at(deadline, writes.join_next()).await {
+            let next = match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, writes.join_next()).await,
+                None => Ok(writes.join_next().await),
+            };
+            match next {
                 Ok(Some(done)) => self.finished(done, series),
                 Ok(None) => return,
                 Err(_elapsed) => break,
@@ -141,7 +147,7 @@ impl Worker {
 
     /// Starts writes from the pending queue while workers are free.
     fn start_writes(&self, series: &mut SeriesCache, writes: &mut Writes) {
-        while writes.len() < self.config.workers {
+        while writes.len() < self.config.workers() {
             let Some((key, event)) = series.next_write() else {
                 return;
             };

@@ -31,7 +31,7 @@ pub(crate) fn recorder(sim: &SimHandle, config: Config) -> Recorder {
         .unwrap()
         .with_instance("web-controller-0")
         .unwrap();
-    Recorder::with_config(client(sim), reporter, config).unwrap()
+    Recorder::with_config(client(sim), reporter, config)
 }
 
 /// A pod in namespace `shop`, with a uid and resourceVersion as an informer would hand it out.

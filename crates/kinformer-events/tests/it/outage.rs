@@ -17,7 +17,13 @@ async fn settle() {
 async fn a_full_queue_drops_and_counts_while_the_server_is_down() {
     let sim = sim().await;
     sim.add_faults([down(503)]).await;
-    let recorder = recorder(&sim, Config::default().queue_capacity(3).workers(1));
+    let recorder = recorder(
+        &sim,
+        Config::default()
+            .with_queue_capacity(3)
+            .and_then(|c| c.with_workers(1))
+            .unwrap(),
+    );
     let record = |name: &str| synced(&recorder, name);
 
     // Ten at once: three fit in the queue, seven are dropped, and no call waits.
@@ -65,8 +71,9 @@ async fn transient_failures_are_retried_up_to_the_limit_refusals_once() {
     let sim = sim().await;
     sim.add_faults([down(503)]).await;
     let config = Config::default()
-        .max_attempts(3)
-        .retry_period(Duration::from_secs(1));
+        .with_max_attempts(3)
+        .and_then(|c| c.with_retry_period(Duration::from_secs(1)))
+        .unwrap();
     let recorder = recorder(&sim, config);
     synced(&recorder, "web-0");
     until(&recorder, |stats| stats.failed == 1).await;
@@ -89,7 +96,9 @@ async fn a_stalled_write_times_out_and_is_retried() {
         .count(1)
         .resources(["events"]);
     sim.add_faults([stall]).await;
-    let config = Config::default().request_timeout(Duration::from_secs(5));
+    let config = Config::default()
+        .with_request_timeout(Duration::from_secs(5))
+        .unwrap();
     let recorder = recorder(&sim, config);
     synced(&recorder, "web-0");
     tokio::time::sleep(Duration::from_secs(4)).await;

@@ -157,7 +157,7 @@ async fn a_repeat_after_the_series_window_is_a_new_event() {
     let recorder = recorder(&sim, Config::default());
     synced(&recorder, "web-0");
     until(&recorder, |stats| stats.written == 1).await;
-    tokio::time::sleep(Config::default().series_window).await;
+    tokio::time::sleep(Config::default().series_window()).await;
     synced(&recorder, "web-0");
     until(&recorder, |stats| stats.written == 2).await;
     let events = events(&sim, "shop").await;

@@ -44,9 +44,10 @@ async fn a_stalled_server_costs_shutdown_at_most_the_flush_timeout() {
     sim.add_faults([stall]).await;
     let flush = Duration::from_secs(5);
     let config = Config::default()
-        .workers(1)
-        .request_timeout(Duration::from_secs(30))
-        .flush_timeout(flush);
+        .with_workers(1)
+        .and_then(|c| c.with_request_timeout(Duration::from_secs(30)))
+        .unwrap()
+        .with_flush_timeout(flush);
     let recorder = recorder(&sim, config);
     for i in 0..3 {
         synced(&recorder, &format!("web-{i}"));

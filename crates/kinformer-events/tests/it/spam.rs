@@ -10,7 +10,13 @@ use crate::{events, pod, recorder, sim, until};
 async fn a_burst_per_object_passes_then_one_per_refill() {
     let sim = sim().await;
     let refill = Duration::from_secs(60);
-    let recorder = recorder(&sim, Config::default().spam_burst(3).spam_refill(refill));
+    let recorder = recorder(
+        &sim,
+        Config::default()
+            .with_spam_burst(3)
+            .and_then(|c| c.with_spam_refill(refill))
+            .unwrap(),
+    );
     let web = pod("web-0");
     // Different reasons: separate events, all drawing on web-0's bucket.
     for reason in ["A", "B", "C", "D", "E"] {
