@@ -11,7 +11,7 @@ use http::Request;
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
-use kinformer_sim::{Churn, Compact, Generate, Mix, Sim, SimHandle};
+use kinformer_sim::{Churn, Compaction, Generate, Mix, Sim, SimHandle};
 use tokio::net::TcpStream;
 
 fn rss_mib() -> (f64, f64) {
@@ -227,7 +227,7 @@ fn main() {
         list_throughput(&sim).await;
         watch_throughput(&sim, 50_000).await;
         live_churn(&sim, 3).await;
-        sim.compact(Compact::all()).await;
+        sim.compact(Compaction::all()).await;
         let g = sim
             .generate(Generate::new("configmaps", 1000))
             .await

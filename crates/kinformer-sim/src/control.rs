@@ -189,7 +189,7 @@ pub struct RequestRecord {
 /// `{}` compacts everything up to now.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Compact {
+pub struct Compaction {
     /// Keep this many most recent revisions.
     #[serde(default)]
     pub keep: Option<u64>,
@@ -198,7 +198,7 @@ pub struct Compact {
     pub revision: Option<u64>,
 }
 
-impl Compact {
+impl Compaction {
     /// Compacts everything up to the current revision.
     pub fn all() -> Self {
         Self::default()
@@ -336,7 +336,7 @@ impl Shared {
     }
 
     /// Compacts as asked; returns the compaction revision.
-    pub(crate) fn compact(&self, req: Compact) -> u64 {
+    pub(crate) fn compact(&self, req: Compaction) -> u64 {
         let current = self.store.revision();
         let target = match (req.revision, req.keep) {
             (Some(r), _) => r,

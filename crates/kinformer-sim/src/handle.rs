@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use crate::audit::AuditEntry;
 use crate::churn::{Churn, ChurnStatus};
 use crate::control::{
-    Compact, DropMode, ObjectOp, OpResult, RequestRecord, State, Stats, record_value,
+    Compaction, DropMode, ObjectOp, OpResult, RequestRecord, State, Stats, record_value,
 };
 use crate::faults::Fault;
 use crate::generate::Generate;
@@ -32,7 +32,7 @@ use crate::{Error, Result, kubeconfig, server};
 ///
 /// # Examples
 /// ```
-/// use kinformer_sim::{Churn, Compact, CustomResource, DropMode, Fault, FaultKind, Generate, ObjectOp, OpKind, Scope, Sim};
+/// use kinformer_sim::{Churn, Compaction, CustomResource, DropMode, Fault, FaultKind, Generate, ObjectOp, OpKind, Scope, Sim};
 /// use serde_json::json;
 ///
 /// # #[tokio::main] async fn main() -> Result<(), kinformer_sim::Error> {
@@ -45,7 +45,7 @@ use crate::{Error, Result, kubeconfig, server};
 ///
 /// sim.churn_start(Churn::new(1000.0).count(10)).await?;
 /// sim.churn_stop().await;
-/// let compacted = sim.compact(Compact::keep(5)).await;
+/// let compacted = sim.compact(Compaction::keep(5)).await;
 /// assert_eq!(sim.stats().await.compacted_revision, compacted);
 ///
 /// sim.add_faults([Fault::new(FaultKind::WatchDrop { after_events: 3 }).resources(["pods"])]).await;
@@ -200,7 +200,7 @@ impl SimHandle {
     }
 
     /// Compacts; returns the new compaction revision.
-    pub async fn compact(&self, req: Compact) -> u64 {
+    pub async fn compact(&self, req: Compaction) -> u64 {
         self.shared.compact(req)
     }
 

@@ -46,7 +46,7 @@
 //! | `POST objects` | `{"ops":[`[`ObjectOp`]`]}` with `op` `create|update|upsert|patch|delete` → `{"results":[`[`OpResult`]`]}` |
 //! | `POST generate` | [`Generate`]: `{"resource":"pods","count":N,"namespaces":K,"seed":S}` |
 //! | `POST churn`, `GET churn`, `DELETE churn` | [`Churn`]: `{"rate":R,"count":N,"seed":S,"resources":["pods"],"mix":{"update":0.8,"create":0.1,"delete":0.1}}` → [`ChurnStatus`] |
-//! | `POST compact` | [`Compact`]: `{"keep":K}`, `{"revision":R}` or `{}` |
+//! | `POST compact` | [`Compaction`]: `{"keep":K}`, `{"revision":R}` or `{}` |
 //! | `POST faults`, `GET faults`, `DELETE faults` | one [`Fault`] or a list: `{"kind":"status","code":429,"retryAfter":2,"plainText":true}`, `{"kind":"too_large"}`, `{"kind":"delay","seconds":S}`, `{"kind":"watch_drop|watch_close|watch_malformed","afterEvents":K}`, `{"kind":"watch_stall","afterEvents":K,"seconds":S}`, `{"kind":"watch_error","afterEvents":K,"code":500}`; each with optional `count` (`-1`: forever), `verbs` (`continue`: only the pages after the first of a paged list), `resources` |
 //! | `POST watches/drop` | [`DropMode`]: `{"mode":"abrupt|clean|error410|malformed|stall","seconds":S}` |
 //! | `POST goaway` | GOAWAY on every open connection (streams in flight finish) → `{"connections":N}` |
@@ -125,7 +125,7 @@ mod write_rules;
 pub use audit::{AuditEntry, AuditKind};
 pub use body::SimBody;
 pub use churn::{Churn, ChurnStatus, Mix};
-pub use control::{Compact, DropMode, ObjectOp, OpKind, OpResult, RequestRecord, State, Stats};
+pub use control::{Compaction, DropMode, ObjectOp, OpKind, OpResult, RequestRecord, State, Stats};
 pub use error::{Error, Result};
 pub use faults::{Fault, FaultKind};
 pub use generate::Generate;

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use kinformer_sim::{Compact, DropMode, Fault, FaultKind, SimHandle};
+use kinformer_sim::{Compaction, DropMode, Fault, FaultKind, SimHandle};
 
 use super::rng::Rng;
 
@@ -181,7 +181,7 @@ impl ChaosFault {
                 sim.drop_watches(mode.clone()).await;
             }
             Self::Compact(keep) => {
-                sim.compact(Compact::keep(*keep)).await;
+                sim.compact(Compaction::keep(*keep)).await;
             }
             Self::CompactBehind { stall } => {
                 sim.drop_watches(DropMode::Stall {
@@ -189,7 +189,7 @@ impl ChaosFault {
                 })
                 .await;
                 tokio::time::sleep(*stall / 2).await;
-                sim.compact(Compact::all()).await;
+                sim.compact(Compaction::all()).await;
             }
             Self::Restart(down) => sim
                 .restart(*down)

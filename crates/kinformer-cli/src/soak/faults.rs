@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use kinformer_sim::{Compact, DropMode, Fault, SimHandle};
+use kinformer_sim::{Compaction, DropMode, Fault, SimHandle};
 use serde_json::json;
 
 /// Injects the `n`th fault of the rotation.
@@ -17,7 +17,7 @@ pub(super) async fn inject(sim: &SimHandle, n: usize) {
         6 => json!({"kind": "watch_error", "afterEvents": 10, "code": 500}),
         7 => {
             // The client is behind a compaction: its next watch gets a 410 and it relists.
-            sim.compact(Compact::default()).await;
+            sim.compact(Compaction::default()).await;
             sim.drop_watches(DropMode::Clean).await;
             return;
         }

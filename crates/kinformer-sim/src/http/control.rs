@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::decode;
 use crate::body::SimBody;
 use crate::churn::Churn;
-use crate::control::{Compact, DropMode, ObjectOp};
+use crate::control::{Compaction, DropMode, ObjectOp};
 use crate::faults::Fault;
 use crate::generate::Generate;
 use crate::resource::CustomResource;
@@ -94,7 +94,7 @@ async fn route(shared: &Arc<Shared>, req: &Request<Bytes>) -> Result<Response<Si
             Ok(ok(&shared.churn_status()))
         }
         (&Method::POST, "compact") => {
-            let c: Compact = body_json(body)?;
+            let c: Compaction = body_json(body)?;
             let compacted = shared.compact(c);
             Ok(ok(
                 &json!({"compactedRevision": compacted, "revision": shared.store.revision()}),

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use http::Method;
-use kinformer_sim::{Compact, ObjectOp, OpKind, Sim, SimHandle};
+use kinformer_sim::{Compaction, ObjectOp, OpKind, Sim, SimHandle};
 use serde_json::{Value, json};
 
 use crate::common::{client, cm, names, rv_of};
@@ -285,7 +285,7 @@ async fn compaction_expires_tokens_and_exact_reads() {
     sim.apply(ObjectOp::new(OpKind::Create, "configmaps", cm("zzz", json!({}))).namespace("b"))
         .await
         .unwrap();
-    let compacted = sim.compact(Compact::all()).await;
+    let compacted = sim.compact(Compaction::all()).await;
     assert_eq!(sim.stats().await.compacted_revision, compacted);
     let r = c
         .get(&format!("/api/v1/configmaps?limit=4&continue={token}"))

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use kinformer_sim::{AuditKind, Compact, Fault, FaultKind, ObjectOp, OpKind, Sim};
+use kinformer_sim::{AuditKind, Compaction, Fault, FaultKind, ObjectOp, OpKind, Sim};
 use serde_json::json;
 
 use crate::common::{Next, client, cm, event_rv};
@@ -81,7 +81,7 @@ async fn the_audit_outlives_compaction_and_records_labels() {
     sim.apply(ObjectOp::delete("configmaps", "default", "a"))
         .await
         .unwrap();
-    sim.compact(Compact::all()).await;
+    sim.compact(Compaction::all()).await;
     let audit = sim.audit("configmaps").await;
     let kinds: Vec<_> = audit.iter().map(|e| e.kind).collect();
     assert_eq!(

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use kinformer_sim::{Compact, DropMode, ObjectOp, OpKind, Sim, SimHandle};
+use kinformer_sim::{Compaction, DropMode, ObjectOp, OpKind, Sim, SimHandle};
 use serde_json::json;
 
 use crate::common::{Next, client, cm, event_rv, in_process, rv_of};
@@ -107,7 +107,7 @@ async fn compacted_rv_gets_an_error_event_with_410_then_the_stream_ends() {
     let sim = sim().await;
     let old = create(&sim, "x", json!({})).await;
     create(&sim, "y", json!({})).await;
-    let compacted = sim.compact(Compact::all()).await;
+    let compacted = sim.compact(Compaction::all()).await;
     let mut w = client(&sim)
         .watch(&format!(
             "/api/v1/configmaps?watch=1&resourceVersion={}",
@@ -388,7 +388,7 @@ async fn a_watcher_that_falls_behind_compaction_gets_410() {
         .name(p["name"].as_str().unwrap());
         sim.apply(op).await.unwrap();
     }
-    sim.compact(Compact::all()).await;
+    sim.compact(Compaction::all()).await;
     let mut seen = 0;
     loop {
         match w.next(Duration::from_secs(10)).await {
