@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::factory::{FactoryConfig, SharedInformerFactory};
 use kinformer::prelude::*;
 use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
-use kinformer_sim::{DropMode, Sim, SimHandle, Stats};
+use kinformer_sim::{DropMode, Sim, SimHandle, SimStats};
 use serde_json::json;
 
 /// Namespace-scoped informers on one client: three connections' worth of watches.
@@ -92,7 +92,7 @@ impl Tenants {
 }
 
 /// Waits until the sim's stats satisfy `condition`.
-async fn stats_until(sim: &SimHandle, condition: impl Fn(&Stats) -> bool) -> Stats {
+async fn stats_until(sim: &SimHandle, condition: impl Fn(&SimStats) -> bool) -> SimStats {
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {
             let stats = sim.stats().await;

@@ -6,7 +6,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Dir, Finished, Running};
-use kinformer_sim::{CustomResource, ObjectOp, OpKind, Scope, Sim, SimHandle};
+use kinformer_core::Scope;
+use kinformer_sim::{CustomResource, ObjectOp, OpKind, Sim, SimHandle};
 use serde_json::json;
 
 /// `kinformer watch <args>` with the kubeconfig and kubectl's cache in `dir`, until it has shown

@@ -30,10 +30,11 @@ use crate::model::{Resource, ServerResources};
 /// # Examples
 /// A dynamic informer for a resource named as kubectl names it:
 /// ```
+/// use kinformer_core::Scope;
 /// use kinformer_discovery::Discovery;
 /// use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
 /// use kinformer_rest::Client;
-/// use kinformer_sim::{CustomResource, Scope, Sim};
+/// use kinformer_sim::{CustomResource, Sim};
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let sim = Sim::builder().pods(5).seed(1).start().await?;

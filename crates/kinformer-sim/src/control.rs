@@ -15,7 +15,7 @@ use crate::store::{RecordRef, key_of};
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Stats {
+pub struct SimStats {
     /// The current global revision.
     pub revision: u64,
     /// Revisions below this one are compacted.
@@ -222,7 +222,7 @@ impl Compaction {
 }
 
 impl Shared {
-    pub(crate) fn stats(&self) -> Stats {
+    pub(crate) fn stats(&self) -> SimStats {
         let mut objects = BTreeMap::new();
         let mut events = BTreeMap::new();
         for (id, live, log) in self.store.counts() {
@@ -232,7 +232,7 @@ impl Shared {
         let inner = self.store.read();
         let (revision, compacted_revision) = (inner.revision, inner.compacted);
         drop(inner);
-        Stats {
+        SimStats {
             revision,
             compacted_revision,
             objects,

@@ -14,7 +14,8 @@ impl SimHandle {
     ///
     /// # Examples
     /// ```
-    /// use kinformer_sim::{CustomResource, Scope, Sim};
+    /// use kinformer_core::Scope;
+    /// use kinformer_sim::{CustomResource, Sim};
     ///
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = Sim::builder().start().await?;

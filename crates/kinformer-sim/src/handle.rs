@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use crate::audit::AuditEntry;
 use crate::churn::{Churn, ChurnStatus};
 use crate::control::{
-    Compaction, DropMode, ObjectOp, OpResult, RequestRecord, State, Stats, record_value,
+    Compaction, DropMode, ObjectOp, OpResult, RequestRecord, SimStats, State, record_value,
 };
 use crate::faults::Fault;
 use crate::generate::Generate;
@@ -32,7 +32,8 @@ use crate::{Error, Result, kubeconfig, server};
 ///
 /// # Examples
 /// ```
-/// use kinformer_sim::{Churn, Compaction, CustomResource, DropMode, Fault, FaultKind, Generate, ObjectOp, OpKind, Scope, Sim};
+/// use kinformer_core::Scope;
+/// use kinformer_sim::{Churn, Compaction, CustomResource, DropMode, Fault, FaultKind, Generate, ObjectOp, OpKind, Sim};
 /// use serde_json::json;
 ///
 /// # #[tokio::main] async fn main() -> Result<(), kinformer_sim::Error> {
@@ -126,7 +127,7 @@ impl SimHandle {
     }
 
     /// Revision, compaction revision, object counts and open watches.
-    pub async fn stats(&self) -> Stats {
+    pub async fn stats(&self) -> SimStats {
         self.shared.stats()
     }
 

@@ -41,7 +41,7 @@
 //!
 //! | route | body / answer |
 //! | --- | --- |
-//! | `GET stats` | [`Stats`]: `revision`, `compactedRevision`, `objects`, `events`, `openWatches`, `requests` |
+//! | `GET stats` | [`SimStats`]: `revision`, `compactedRevision`, `objects`, `events`, `openWatches`, `requests` |
 //! | `GET state?resource=R&summary=1` | [`State`]: `{"resourceVersion":"N","items":[...]}` (summary: namespace/name/uid/resourceVersion/labels) |
 //! | `POST objects` | `{"ops":[`[`ObjectOp`]`]}` with `op` `create|update|upsert|patch|delete` → `{"results":[`[`OpResult`]`]}` |
 //! | `POST generate` | [`Generate`]: `{"resource":"pods","count":N,"namespaces":K,"seed":S}` |
@@ -125,14 +125,16 @@ mod write_rules;
 pub use audit::{AuditEntry, AuditKind};
 pub use body::SimBody;
 pub use churn::{Churn, ChurnStatus, Mix};
-pub use control::{Compaction, DropMode, ObjectOp, OpKind, OpResult, RequestRecord, State, Stats};
+pub use control::{
+    Compaction, DropMode, ObjectOp, OpKind, OpResult, RequestRecord, SimStats, State,
+};
 pub use error::{Error, Result};
 pub use faults::{Fault, FaultKind};
 pub use generate::Generate;
 pub use handle::SimHandle;
 pub use kubectl::kubectl_installed;
 pub use managed_fields::ManagedFieldsShape;
-pub use resource::{CustomResource, ScaleSubresource, Scope};
+pub use resource::{CustomResource, ScaleSubresource};
 pub use service::SimService;
 pub use sim::{DEFAULT_MAX_CONCURRENT_STREAMS, Sim, SimBuilder};
 pub use wait::wait_until;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use kinformer_core::ApiResource;
-pub use kinformer_core::Scope;
+use kinformer_core::Scope;
 pub use scale::ScaleSubresource;
 pub(crate) use scale::{ScalePaths, SelectorSource};
 
@@ -48,7 +48,8 @@ impl CustomResource {
     ///
     /// # Examples
     /// ```
-    /// use kinformer_sim::{CustomResource, Scope};
+    /// use kinformer_core::Scope;
+    /// use kinformer_sim::CustomResource;
     /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
     /// assert_eq!(cr.plural, "widgets");
     /// ```
@@ -76,7 +77,8 @@ impl CustomResource {
     ///
     /// # Examples
     /// ```
-    /// use kinformer_sim::{CustomResource, Scope};
+    /// use kinformer_core::Scope;
+    /// use kinformer_sim::CustomResource;
     /// let cr = CustomResource::example_widgets();
     /// assert_eq!(
     ///     cr,
@@ -110,7 +112,8 @@ impl CustomResource {
     ///
     /// # Examples
     /// ```
-    /// use kinformer_sim::{CustomResource, Scope};
+    /// use kinformer_core::Scope;
+    /// use kinformer_sim::CustomResource;
     /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
     ///     .with_short_names(["wd"]);
     /// assert_eq!(cr.short_names, ["wd"]);
@@ -125,7 +128,8 @@ impl CustomResource {
     ///
     /// # Examples
     /// ```
-    /// use kinformer_sim::{CustomResource, ScaleSubresource, Scope};
+    /// use kinformer_core::Scope;
+    /// use kinformer_sim::{CustomResource, ScaleSubresource};
     /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
     ///     .with_scale(ScaleSubresource::new(".spec.replicas", ".status.replicas"));
     /// assert!(cr.scale.is_some());
@@ -141,7 +145,8 @@ impl CustomResource {
     ///
     /// # Examples
     /// ```
-    /// use kinformer_sim::{CustomResource, Scope};
+    /// use kinformer_core::Scope;
+    /// use kinformer_sim::CustomResource;
     /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
     ///     .with_status_subresource();
     /// assert!(cr.status_subresource);

@@ -167,7 +167,9 @@ mod tests {
 
     #[test]
     fn a_custom_resource_with_a_status_subresource_splits_writes_and_counts_no_status_change() {
-        use crate::resource::{CustomResource, Scope};
+        use kinformer_core::Scope;
+
+        use crate::resource::CustomResource;
         let mut reg = Registry::default();
         let cr = CustomResource::new("example.com", "v1", "foos", "Foo", Scope::Namespaced);
         let plain = reg.register(&cr).unwrap();

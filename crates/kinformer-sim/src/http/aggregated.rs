@@ -187,7 +187,7 @@ mod tests {
             "v1",
             "widgets",
             "Widget",
-            crate::Scope::Cluster,
+            kinformer_core::Scope::Cluster,
         )
         .with_short_names(["wd"]);
         registry.register(&cr).unwrap();

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 ///
 /// # Examples
 /// ```
-/// use kinformer_sim::{CustomResource, ScaleSubresource, Scope};
+/// use kinformer_core::Scope;
+/// use kinformer_sim::{CustomResource, ScaleSubresource};
 ///
 /// let scale = ScaleSubresource::new(".spec.replicas", ".status.replicas")
 ///     .with_label_selector_path(".status.selector");

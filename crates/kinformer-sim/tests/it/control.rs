@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use http::Method;
-use kinformer_sim::{Churn, CustomResource, Generate, Mix, Scope, Sim};
+use kinformer_core::Scope;
+use kinformer_sim::{Churn, CustomResource, Generate, Mix, Sim};
 use serde_json::json;
 
 use crate::common::{client, in_process, rv_of};

@@ -4,7 +4,8 @@
 //! 404 for kinds without one.
 
 use http::Method;
-use kinformer_sim::{CustomResource, ScaleSubresource, Scope, Sim};
+use kinformer_core::Scope;
+use kinformer_sim::{CustomResource, ScaleSubresource, Sim};
 use serde_json::{Value, json};
 
 use crate::common::{Client, WIDGETS, in_process, rv_of};
