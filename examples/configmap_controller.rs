@@ -40,8 +40,8 @@ async fn main() -> anyhow::Result<()> {
     let informer: SharedIndexInformer<ConfigMap> = SharedIndexInformer::new(
         ListWatch::<ConfigMap, _>::for_type(conn.client.clone()),
         Config::default()
-            .name("configmaps")
-            .metrics(informer_metrics.for_informer("configmaps", &configmaps)),
+            .with_name("configmaps")
+            .with_metrics(informer_metrics.for_informer("configmaps", &configmaps)),
     );
     let queue: RateLimitingQueue<String> = RateLimitingQueue::with_rate_limiter(
         default_controller_rate_limiter(),

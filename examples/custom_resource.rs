@@ -36,7 +36,7 @@ async fn main() -> anyhow::Result<()> {
     let resource = ApiResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
     let informer: SharedIndexInformer<DynamicObject> = SharedIndexInformer::new(
         ListWatch::<DynamicObject, _>::from_client(conn.client.clone(), resource),
-        Config::default().name("widgets"),
+        Config::default().with_name("widgets"),
     );
     let seen = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&seen);

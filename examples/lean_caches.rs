@@ -7,11 +7,10 @@
 use std::io::Write as _;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer::core::{Object, StoreRead as _};
+use kinformer::core::{Fields, Holding, Object, ObjectShape, Projection, StoreRead as _};
 use kinformer::indexer::IndexFunc;
 use kinformer::informer::{Config, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
-use kinformer::rest::Projection;
 use kinformer::sim::Sim;
 use kinformer_examples::connect;
 
@@ -35,15 +34,18 @@ async fn main() -> anyhow::Result<()> {
         "spec.containers[].image",
     ])?;
     let projected = SharedIndexInformer::new(
-        ListWatch::<Pod, _>::for_type(conn.client.clone()).project(keep),
-        Config::default().name("pods").index("node", by_node()),
+        ListWatch::<Pod, _>::for_type(conn.client.clone()),
+        Config::default()
+            .with_name("pods")
+            .with_index("node", by_node())?
+            .with_shape(ObjectShape::default().with_fields(Fields::projected(keep))),
     );
     let compact = SharedIndexInformer::new(
         ListWatch::<Pod, _>::for_type(conn.client.clone()),
         Config::default()
-            .name("pods")
-            .index("node", by_node())
-            .compact(),
+            .with_name("pods")
+            .with_index("node", by_node())?
+            .with_shape(ObjectShape::default().with_holding(Holding::Compact)),
     );
     let running = [projected.clone(), compact.clone()]
         .map(|informer| tokio::spawn(async move { informer.run().await }));

@@ -32,7 +32,9 @@ async fn main() -> anyhow::Result<()> {
     });
     let informer = SharedIndexInformer::new(
         source,
-        Config::default().name("pods").index("owner", by_owner),
+        Config::default()
+            .with_name("pods")
+            .with_index("owner", by_owner)?,
     );
     informer.add_event_handler(HandlerFns::new().add_fn(|_: &Arc<PartialObjectMetadata>, _| {}))?;
     let running = tokio::spawn({

@@ -25,7 +25,9 @@ async fn main() -> anyhow::Result<()> {
     });
     let informer: SharedIndexInformer<Pod> = SharedIndexInformer::new(
         ListWatch::<Pod, _>::for_type(conn.client.clone()),
-        Config::default().name("pods").index("node", by_node),
+        Config::default()
+            .with_name("pods")
+            .with_index("node", by_node)?,
     );
     informer.add_event_handler(HandlerFns::new().add_fn(|_: &Arc<Pod>, _initial| {}))?;
     let running = tokio::spawn({

@@ -5,11 +5,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, Transform, trim_pod_capacity};
-use kinformer_core::{ApiResource, DeletedState, Object, StoreRead as _};
+use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, trim_pod_capacity};
+use kinformer_core::{
+    ApiResource, DeletedState, Fields, Holding, Object, ObjectShape, Projection, StoreRead as _,
+};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config as ReflectorConfig, Counters};
-use kinformer_rest::{Client, Projection, RestClient};
+use kinformer_rest::{Client, RestClient};
 use tokio::time::{Instant, sleep};
 
 use crate::control::Control;
@@ -22,52 +24,48 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let config = setup::kinformer_config(&options.kubeconfig)?;
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let counters = Arc::new(Counters::default());
-    let reflector = ReflectorConfig::default().streaming_list(options.mode != "kinformer-paged");
+    let reflector =
+        ReflectorConfig::default().with_streaming_list(options.mode != "kinformer-paged");
     let metrics = Arc::clone(&counters) as Arc<dyn kinformer::informer::Metrics>;
+    // The headline row (`kinformer`) is the library's defaults: the reflector's name and the
+    // counters the bench reads are its only settings. Other modes change one thing each.
+    let config = |shape: ObjectShape| {
+        Config::default()
+            .with_reflector(reflector.clone())
+            .with_name("pods")
+            .with_metrics(Arc::clone(&metrics))
+            .with_shape(shape)
+    };
+    let default = ObjectShape::default();
     if options.mode == "kinformer-metadata" {
         // A metadata-only informer of the same pods.
         let pods = ApiResource::of::<Pod>();
         let source = ListWatch::metadata(RestClient::for_resource(client, &pods), pods);
-        let config = Config::default()
-            .reflector(reflector)
-            .name("pods")
-            .transform(Transform::exact_copy())
-            .metrics(metrics);
-        let informer = SharedIndexInformer::new(source, config);
+        let informer = SharedIndexInformer::new(source, config(default));
         return drive(informer, &counters, options, report, started).await;
     }
-    // Each decoded pod is copied into exactly sized allocations as it arrives (what kube-rs's
-    // reflector does as a side effect of its clone); `kinformer-trim` trims each list in place
-    // instead, for comparison.
-    let transform = if options.mode == "kinformer-trim" {
-        trim_pod_capacity()
-    } else {
-        Transform::exact_copy()
-    };
-    let mut config = Config::default()
-        .reflector(reflector)
-        .name("pods")
-        .transform(transform)
-        .metrics(metrics);
-    if options.mode == "kinformer-compact" {
-        config = config.compact();
-    }
-    let source = ListWatch::<Pod, _>::for_type(client);
-    let informer: SharedIndexInformer<Pod> = match options.mode.as_str() {
-        "kinformer-keep" => SharedIndexInformer::new(source.with_managed_fields(), config),
-        "kinformer-projected" => {
-            // Metadata, the node, the phase, and the containers' names and images.
-            let keep = Projection::keep([
-                "spec.nodeName",
-                "status.phase",
-                "spec.containers[].name",
-                "spec.containers[].image",
-            ])
-            .map_err(|e| e.to_string())?;
-            SharedIndexInformer::new(source.project(keep), config)
+    let config = match options.mode.as_str() {
+        "kinformer-keep" => config(default.with_fields(Fields::All)),
+        "kinformer-compact" => config(default.with_holding(Holding::Compact)),
+        // Metadata, the node, the phase, and the containers' names and images.
+        "kinformer-projected" => config(
+            default.with_fields(Fields::projected(
+                Projection::keep([
+                    "spec.nodeName",
+                    "status.phase",
+                    "spec.containers[].name",
+                    "spec.containers[].image",
+                ])
+                .map_err(|e| e.to_string())?,
+            )),
+        ),
+        // Each pod as decoded, its lists trimmed in place, instead of copied exactly sized.
+        "kinformer-trim" => {
+            config(default.with_holding(Holding::AsDecoded)).with_transform(trim_pod_capacity())
         }
-        _ => SharedIndexInformer::new(source, config),
+        _ => config(default),
     };
+    let informer = SharedIndexInformer::new(ListWatch::<Pod, _>::for_type(client), config);
     drive(informer, &counters, options, report, started).await
 }
 

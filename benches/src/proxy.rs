@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer::informer::{Config, HandlerFns, SharedIndexInformer, Transform};
+use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
 use kinformer_core::StoreRead as _;
 use kinformer_listwatch::ListWatch;
 use kinformer_rest::Client;
@@ -72,12 +72,10 @@ pub(crate) async fn run(
     }
     let started = Instant::now();
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
-    // As the `kinformer` mode: each pod copied into exactly sized allocations, one handler.
+    // As the `kinformer` mode: the library's defaults, one handler.
     let informer: SharedIndexInformer<Pod> = SharedIndexInformer::new(
         ListWatch::<Pod, _>::for_type(client),
-        Config::default()
-            .name("pods")
-            .transform(Transform::exact_copy()),
+        Config::default().with_name("pods"),
     );
     let handled = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&handled);

@@ -131,11 +131,11 @@ impl Controller {
     fn new(client: Client, identity: &str) -> anyhow::Result<Self> {
         let foos = SharedIndexInformer::new(
             ListWatch::<DynamicObject, _>::from_client(client.clone(), foo_resource()),
-            Config::default().name("foos"),
+            Config::default().with_name("foos"),
         );
         let deployments = SharedIndexInformer::new(
             ListWatch::<Deployment, _>::for_type(client.clone()),
-            Config::default().name("deployments"),
+            Config::default().with_name("deployments"),
         );
         let queue = RateLimitingQueue::with_rate_limiter(
             default_controller_rate_limiter(),

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kinformer_core::{Fields, Holding, ObjectShape};
 
 /// Kubernetes informers from the command line.
 #[derive(Debug, Parser)]
@@ -105,6 +106,24 @@ pub(crate) struct ScopeArgs {
     /// of the memory, a decode per read).
     #[arg(long)]
     pub(crate) compact: bool,
+    /// Keep `metadata.managedFields` (server-side apply's bookkeeping, 20-50% of a real
+    /// object's bytes), which the cache drops by default.
+    #[arg(long)]
+    pub(crate) managed_fields: bool,
+}
+
+impl ScopeArgs {
+    /// The cache's shape these flags ask for: the library's default otherwise.
+    pub(crate) fn shape(&self) -> ObjectShape {
+        let mut shape = ObjectShape::default();
+        if self.managed_fields {
+            shape = shape.with_fields(Fields::All);
+        }
+        if self.compact {
+            shape = shape.with_holding(Holding::Compact);
+        }
+        shape
+    }
 }
 
 /// `kinformer watch`.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::{Config, Metrics, QueueKind, SharedIndexInformer};
-use kinformer_core::{ApiResource, DynamicObject, Object, PartialObjectMetadata};
+use kinformer_core::{ApiResource, DynamicObject, Object, ObjectShape, PartialObjectMetadata};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::Config as ReflectorConfig;
 use kinformer_rest::{Client, RestClient};
@@ -45,14 +45,15 @@ pub(crate) struct Setup {
     pub(crate) field_selector: Option<String>,
     pub(crate) streaming_list: bool,
     pub(crate) queue: QueueKind,
-    pub(crate) keep_managed_fields: bool,
     pub(crate) metadata_only: bool,
-    pub(crate) compact: bool,
+    /// What the cache keeps of each object and how it holds it: the library's default unless
+    /// a flag says otherwise.
+    pub(crate) shape: ObjectShape,
 }
 
 impl Setup {
-    /// Defaults: all namespaces, no selectors, streaming list, the in-order queue, managedFields
-    /// dropped.
+    /// Defaults: all namespaces, no selectors, streaming list, the in-order queue, the
+    /// library's default shape (managedFields dropped, objects exactly sized).
     pub(crate) fn new(resource: ApiResource) -> Self {
         Self {
             resource,
@@ -61,9 +62,8 @@ impl Setup {
             field_selector: None,
             streaming_list: true,
             queue: QueueKind::RealFifo,
-            keep_managed_fields: false,
             metadata_only: false,
-            compact: false,
+            shape: ObjectShape::default(),
         }
     }
 }
@@ -87,20 +87,13 @@ where
     if let Some(fields) = &setup.field_selector {
         source = source.fields(fields.clone());
     }
-    // The reflector options first: `name` also names the reflector.
-    let mut config = Config::default()
-        .reflector(ReflectorConfig::default().streaming_list(setup.streaming_list))
-        .name(setup.resource.plural.clone())
-        .queue(setup.queue)
-        .metrics(metrics);
-    if setup.compact {
-        config = config.compact();
-    }
-    if setup.keep_managed_fields {
-        SharedIndexInformer::new(source.with_managed_fields(), config)
-    } else {
-        SharedIndexInformer::new(source, config)
-    }
+    let config = Config::default()
+        .with_reflector(ReflectorConfig::default().with_streaming_list(setup.streaming_list))
+        .with_name(setup.resource.plural.clone())
+        .with_queue(setup.queue)
+        .with_metrics(metrics)
+        .with_shape(setup.shape.clone());
+    SharedIndexInformer::new(source, config)
 }
 
 /// Runs `informer` on its own task; the handle yields its result after `shutdown`.

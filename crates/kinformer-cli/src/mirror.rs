@@ -59,9 +59,8 @@ pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
         QueueArg::Deltafifo => QueueKind::DeltaFifo,
         QueueArg::Inorder => QueueKind::RealFifo,
     };
-    setup.keep_managed_fields = !args.summary;
     setup.metadata_only = args.scope.metadata_only;
-    setup.compact = args.scope.compact;
+    setup.shape = args.scope.shape();
     // Pods get the typed fast path; everything else is dynamic.
     let run = Run {
         setup: &setup,

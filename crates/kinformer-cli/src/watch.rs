@@ -21,9 +21,8 @@ pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
     setup.namespace = args.scope.namespace.clone();
     setup.label_selector = args.scope.selector.clone();
     setup.field_selector = args.field_selector.clone();
-    setup.keep_managed_fields = args.output == Output::Json;
     setup.metadata_only = args.scope.metadata_only;
-    setup.compact = args.scope.compact;
+    setup.shape = args.scope.shape();
     if setup.metadata_only {
         watch::<PartialObjectMetadata>(client, &setup, &args).await
     } else {

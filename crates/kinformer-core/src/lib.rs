@@ -7,6 +7,8 @@
 //! - [`ListOptions`] and [`ObjectList`]: what a list or watch request asks for and what a list returns;
 //! - [`WatchEvent`] and [`Bookmark`]: what a watch stream yields;
 //! - [`Delta`] and [`DeletedState`]: what a delta queue hands to an informer, tombstones included;
+//! - [`ObjectShape`]: what a cache keeps of each object ([`Fields`]) and how it holds it
+//!   ([`Holding`]);
 //! - [`Cached`]: an object as a cache holds it (decoded, or packed and decoded on demand), as the
 //!   pipeline carries it from a list through the queues to handlers;
 //! - the traits [`Lister`], [`Watcher`], [`ApiError`] and [`Store`] that the reflector is generic over;
@@ -39,6 +41,7 @@ mod object;
 mod options;
 mod partial;
 mod projection;
+mod shape;
 mod store;
 mod traits;
 mod transform;
@@ -59,6 +62,7 @@ pub use partial::{
     PARTIAL_OBJECT_METADATA_API_VERSION, PARTIAL_OBJECT_METADATA_KIND, PartialObjectMetadata,
 };
 pub use projection::{Projection, ProjectionError, ProjectionNode, ProjectionTake};
+pub use shape::{Fields, Holding, ObjectShape};
 pub use store::{Store, StoreError, StoreRead};
 pub use traits::{Lister, ListerWatcher, Watcher};
 pub use transform::Transform;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use futures_core::Stream;
 
-use crate::{ApiError, ListOptions, ObjectList, WatchEvent};
+use crate::{ApiError, Fields, ListOptions, ObjectList, WatchEvent};
 
 /// Lists objects of one type (client-go's `Lister`).
 pub trait Lister<K>: Send + Sync {
@@ -46,6 +46,15 @@ pub trait ListerWatcher<K>: Lister<K> + Watcher<K, Error = <Self as Lister<K>>::
     fn supports_streaming_list(&self) -> bool {
         true
     }
+
+    /// Decodes only `fields` of each object from now on: an informer hands its
+    /// [`ObjectShape`](crate::ObjectShape)'s fields to its source before it starts, so the
+    /// shape is the one place that decides them. A source that decodes nothing itself (a fake
+    /// serving ready objects) keeps the default, which ignores them; so does a source shared
+    /// behind `&T` or an `Arc<T>` held elsewhere too, which others may read as it is.
+    fn set_fields(&mut self, fields: &Fields) {
+        let _ = fields;
+    }
 }
 
 macro_rules! forward_sources {
@@ -71,12 +80,36 @@ macro_rules! forward_sources {
             }
         }
 
-        impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for $ptr {
-            fn supports_streaming_list(&self) -> bool {
-                (**self).supports_streaming_list()
-            }
-        }
     )*};
 }
 
 forward_sources!(&T, Box<T>, Arc<T>);
+
+impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for &T {
+    fn supports_streaming_list(&self) -> bool {
+        (**self).supports_streaming_list()
+    }
+}
+
+impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Box<T> {
+    fn supports_streaming_list(&self) -> bool {
+        (**self).supports_streaming_list()
+    }
+
+    fn set_fields(&mut self, fields: &Fields) {
+        (**self).set_fields(fields);
+    }
+}
+
+impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Arc<T> {
+    fn supports_streaming_list(&self) -> bool {
+        (**self).supports_streaming_list()
+    }
+
+    /// Sets the fields of a source no one else holds.
+    fn set_fields(&mut self, fields: &Fields) {
+        if let Some(source) = Arc::get_mut(self) {
+            source.set_fields(fields);
+        }
+    }
+}

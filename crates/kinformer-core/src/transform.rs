@@ -39,34 +39,6 @@ impl<K: Clone> Transform<K> {
             obj
         })
     }
-
-    /// A transform that copies each object into exactly sized allocations as it enters, and
-    /// frees the decoded one at once.
-    ///
-    /// Decoding grows each list by doubling and leaves its allocations scattered among the
-    /// parser's short-lived ones; the copy holds every list at its length, packed together,
-    /// while the decoded object's memory goes straight to the next decode. An informer applies
-    /// a listed object's transform as it arrives, so the copy is made while the decode is
-    /// fresh. On 50,000 pods shaped like a real cluster's this holds the cache in 6% less
-    /// memory than trimming each list in place (`kinformer_informer::trim_pod_capacity`), for
-    /// a copy per object (no measurable change in sync time). It is the one place kinformer
-    /// deep-copies an object, before anything else holds it.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
-    /// use kinformer_core::Transform;
-    ///
-    /// let mut containers = Vec::with_capacity(4);
-    /// containers.push(Container { name: "app".into(), ..Container::default() });
-    /// let pod = Pod { spec: Some(PodSpec { containers, ..PodSpec::default() }), ..Pod::default() };
-    /// let copied = Transform::exact_copy().apply(Arc::new(pod.clone()));
-    /// assert_eq!(*copied, pod);
-    /// assert_eq!(copied.spec.as_ref().unwrap().containers.capacity(), 1);
-    /// ```
-    pub fn exact_copy() -> Self {
-        Self::from_shared(|obj: Arc<K>| Arc::new(K::clone(&obj)))
-    }
 }
 
 impl<K> Transform<K> {

@@ -4,11 +4,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kinformer_core::{Object, Transform};
-use kinformer_indexer::{Compact, IndexFunc};
+use kinformer_core::{Holding, Object, ObjectShape, Transform};
+use kinformer_indexer::{Compact, IndexFunc, NAMESPACE_INDEX};
 use kinformer_reflector::{Config as ReflectorConfig, TypeCheck};
 
 use super::metrics::Metrics;
+use crate::error::{Conflict, Error, Result};
 
 /// Which queue sits between the reflector and the cache.
 ///
@@ -28,45 +29,56 @@ pub enum QueueKind {
 }
 
 /// Options of a [`SharedIndexInformer`](super::SharedIndexInformer). `Default` matches
-/// client-go 1.36's shared informers (the in-order queue).
+/// client-go 1.36's shared informers (the in-order queue), with kinformer's default
+/// [`ObjectShape`]: every field but managedFields, held typed in exactly sized allocations.
+///
+/// Every setting has a setter `with_<setting>` and a getter `<setting>`.
 ///
 /// ```
 /// use std::time::Duration;
 /// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_core::{Holding, ObjectShape, Transform};
 /// use kinformer_indexer::IndexFunc;
-/// use kinformer_informer::{Config, Transform};
+/// use kinformer_informer::Config;
 ///
 /// let config: Config<Pod> = Config::default()
-///     .name("pods")
-///     .resync_period(Duration::from_secs(300))
-///     .index("node", IndexFunc::new(|pod: &Pod| {
+///     .with_name("pods")
+///     .with_resync_period(Duration::from_secs(300))
+///     .with_index("node", IndexFunc::new(|pod: &Pod| {
 ///         Ok(pod.spec.as_ref().and_then(|s| s.node_name.clone()).into_iter().collect())
-///     }))
-///     .transform(Transform::new(|pod: &mut Pod| pod.metadata.annotations = None));
-/// assert_eq!(config.resync_period, Duration::from_secs(300));
+///     }))?
+///     .with_shape(ObjectShape::default().with_holding(Holding::Compact))
+///     .with_transform(Transform::new(|pod: &mut Pod| pod.metadata.annotations = None));
+/// assert_eq!(config.resync_period(), Duration::from_secs(300));
+/// assert_eq!(config.index_names().collect::<Vec<_>>(), ["node"]);
+/// assert_eq!(config.shape().holding(), Holding::Compact);
+/// # Ok::<(), kinformer_informer::Error>(())
 /// ```
-#[non_exhaustive]
 pub struct Config<K> {
-    /// The resource name (plural, e.g. `pods`), for logs and listers' not-found errors.
-    pub name: Arc<str>,
-    /// The default handler resync period and the initial resync check period; zero: none.
-    pub resync_period: Duration,
-    /// Indexes besides the built-in namespace index.
-    pub indexes: Vec<(String, IndexFunc<K>)>,
-    /// A transform applied to every object as it enters the queue.
-    pub transform: Option<Transform<K>>,
-    /// The queue between reflector and cache.
-    pub queue: QueueKind,
-    /// The reflector's options (its resync period is set by the informer, and its name too
-    /// when left at the default).
-    pub reflector: ReflectorConfig,
-    /// Skips watch objects of the wrong kind (for dynamic objects).
-    pub type_check: Option<TypeCheck<K>>,
-    /// Hooks the reflector reports lists, relists, watches and events to.
-    pub metrics: Option<Arc<dyn Metrics>>,
-    /// Set: the cache holds objects in compact form, decoded on read (see
-    /// [`compact`](Self::compact)).
-    pub compact: Option<Compact<K>>,
+    name: Arc<str>,
+    resync_period: Duration,
+    indexes: Vec<(String, IndexFunc<K>)>,
+    transform: Option<Transform<K>>,
+    queue: QueueKind,
+    reflector: ReflectorConfig,
+    type_check: Option<TypeCheck<K>>,
+    metrics: Option<Arc<dyn Metrics>>,
+    shape: ObjectShape,
+    /// The codec of a compact cache: set with a shape that holds objects packed.
+    codec: Option<Compact<K>>,
+}
+
+/// A [`Config`] taken apart, for the informer's constructor.
+pub(crate) struct Parts<K> {
+    pub(crate) name: Arc<str>,
+    pub(crate) resync_period: Duration,
+    pub(crate) indexes: Vec<(String, IndexFunc<K>)>,
+    pub(crate) transform: Option<Transform<K>>,
+    pub(crate) reflector: ReflectorConfig,
+    pub(crate) type_check: Option<TypeCheck<K>>,
+    pub(crate) metrics: Option<Arc<dyn Metrics>>,
+    pub(crate) shape: ObjectShape,
+    pub(crate) codec: Option<Compact<K>>,
 }
 
 impl<K> fmt::Debug for Config<K> {
@@ -80,7 +92,7 @@ impl<K> fmt::Debug for Config<K> {
             .field("reflector", &self.reflector)
             .field("type_check", &self.type_check.is_some())
             .field("metrics", &self.metrics.is_some())
-            .field("compact", &self.compact.is_some())
+            .field("shape", &self.shape)
             .finish()
     }
 }
@@ -96,90 +108,177 @@ impl<K> Default for Config<K> {
             reflector: ReflectorConfig::default(),
             type_check: None,
             metrics: None,
-            compact: None,
+            shape: ObjectShape::default(),
+            codec: None,
         }
     }
 }
 
 impl<K: Object> Config<K> {
-    /// Sets the resource name.
+    /// Sets the resource name (plural, e.g. `pods`), for logs and listers' not-found errors.
     #[must_use]
-    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+    pub fn with_name(mut self, name: impl Into<Arc<str>>) -> Self {
         self.name = name.into();
         self
     }
 
-    /// Sets the default resync period.
+    /// The resource name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sets the default handler resync period and the initial resync check period (zero:
+    /// none).
     #[must_use]
-    pub fn resync_period(mut self, period: Duration) -> Self {
+    pub fn with_resync_period(mut self, period: Duration) -> Self {
         self.resync_period = period;
         self
     }
 
-    /// Adds an index.
+    /// The default handler resync period.
+    pub fn resync_period(&self) -> Duration {
+        self.resync_period
+    }
+
+    /// Adds an index besides the built-in namespace index.
+    ///
+    /// # Errors
+    /// [`Error::Options`] with [`Conflict::DuplicateIndex`] when an index of that name exists
+    /// (the namespace index included).
+    pub fn with_index(mut self, name: impl Into<String>, func: IndexFunc<K>) -> Result<Self> {
+        let name = name.into();
+        if name == NAMESPACE_INDEX || self.indexes.iter().any(|(n, _)| *n == name) {
+            return Err(Error::Options {
+                resource: self.name.to_string(),
+                conflict: Conflict::DuplicateIndex(name),
+            });
+        }
+        self.indexes.push((name, func));
+        Ok(self)
+    }
+
+    /// The names of the added indexes, in order.
+    pub fn index_names(&self) -> impl Iterator<Item = &str> {
+        self.indexes.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// Sets what the cache keeps of each object and how it holds it; the informer's source
+    /// decodes the shape's fields (through
+    /// [`ListerWatcher::set_fields`](kinformer_core::ListerWatcher::set_fields)).
+    ///
+    /// A compact cache ([`Holding::Compact`](kinformer_core::Holding::Compact)) holds each
+    /// object as its JSON with its index values, decoded again on every read of the cache
+    /// (`get`, `list`, `by_index`, listers) and for every delivery to a handler (an update's
+    /// old object too, unless its resourceVersion is unchanged). See
+    /// [`kinformer_indexer`'s compact mode](kinformer_indexer#compact-mode) for the trade-off.
     #[must_use]
-    pub fn index(mut self, name: impl Into<String>, func: IndexFunc<K>) -> Self {
-        self.indexes.push((name.into(), func));
+    pub fn with_shape(mut self, shape: ObjectShape) -> Self
+    where
+        K: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        self.codec = (shape.holding() == Holding::Compact).then(Compact::json);
+        self.shape = shape;
         self
     }
 
-    /// Sets the transform.
+    /// Sets the indexes, checked already.
+    pub(crate) fn with_checked_indexes(mut self, indexes: Vec<(String, IndexFunc<K>)>) -> Self {
+        self.indexes = indexes;
+        self
+    }
+
+    /// Sets a shape whose compact codec, if it holds objects packed, was made already.
+    pub(crate) fn with_shape_and_codec(
+        mut self,
+        shape: ObjectShape,
+        codec: Option<Compact<K>>,
+    ) -> Self {
+        self.shape = shape;
+        self.codec = codec;
+        self
+    }
+
+    /// What the cache keeps of each object and how it holds it.
+    pub fn shape(&self) -> &ObjectShape {
+        &self.shape
+    }
+
+    /// Sets the transform: user logic applied once to every object as it enters the informer
+    /// (a listed one as it arrives, a watched one before it is queued), after decoding has
+    /// kept the shape's fields and before the cache holds it.
     #[must_use]
-    pub fn transform(mut self, transform: Transform<K>) -> Self {
+    pub fn with_transform(mut self, transform: Transform<K>) -> Self {
         self.transform = Some(transform);
         self
     }
 
+    /// The transform, if any.
+    pub fn transform(&self) -> Option<&Transform<K>> {
+        self.transform.as_ref()
+    }
+
     /// Chooses the queue.
     #[must_use]
-    pub fn queue(mut self, queue: QueueKind) -> Self {
+    pub fn with_queue(mut self, queue: QueueKind) -> Self {
         self.queue = queue;
         self
     }
 
-    /// Caches objects in compact form: each as its JSON (about a fifth of a decoded pod's
-    /// memory) with its index values, decoded again on every read of the cache (`get`, `list`,
-    /// `by_index`, listers). Handlers still receive typed objects as they are delivered; an
-    /// update's old object is decoded for them (unless its resourceVersion is unchanged).
-    /// See [`kinformer_indexer`'s compact mode](kinformer_indexer#compact-mode) for the
-    /// trade-off.
-    ///
-    /// ```
-    /// use k8s_openapi::api::core::v1::Pod;
-    /// use kinformer_informer::Config;
-    ///
-    /// let config: Config<Pod> = Config::default().name("pods").compact();
-    /// assert!(config.compact.is_some());
-    /// ```
-    #[must_use]
-    pub fn compact(mut self) -> Self
-    where
-        K: serde::Serialize + serde::de::DeserializeOwned,
-    {
-        self.compact = Some(Compact::json());
-        self
+    /// The queue between reflector and cache.
+    pub fn queue(&self) -> QueueKind {
+        self.queue
     }
 
-    /// Sets the reflector's options.
+    /// Sets the reflector's options (its resync period is set by the informer, and its name
+    /// too when left at the default).
     #[must_use]
-    pub fn reflector(mut self, reflector: ReflectorConfig) -> Self {
+    pub fn with_reflector(mut self, reflector: ReflectorConfig) -> Self {
         self.reflector = reflector;
         self
     }
 
-    /// Sets the type check.
+    /// The reflector's options.
+    pub fn reflector(&self) -> &ReflectorConfig {
+        &self.reflector
+    }
+
+    /// Skips watch objects of the wrong kind (for dynamic objects).
     #[must_use]
-    pub fn type_check(mut self, check: TypeCheck<K>) -> Self {
+    pub fn with_type_check(mut self, check: TypeCheck<K>) -> Self {
         self.type_check = Some(check);
         self
+    }
+
+    /// The type check, if any.
+    pub fn type_check(&self) -> Option<&TypeCheck<K>> {
+        self.type_check.as_ref()
     }
 
     /// Reports the reflector's lists, relists, watches and events, and the informer's processed
     /// items, to `metrics` (for example [`InformerMetrics`](crate::InformerMetrics) with feature
     /// `prometheus`, or a shared [`Counters`](kinformer_reflector::Counters)).
     #[must_use]
-    pub fn metrics(mut self, metrics: Arc<dyn Metrics>) -> Self {
+    pub fn with_metrics(mut self, metrics: Arc<dyn Metrics>) -> Self {
         self.metrics = Some(metrics);
         self
+    }
+
+    /// The metrics hooks, if any.
+    pub fn metrics(&self) -> Option<&Arc<dyn Metrics>> {
+        self.metrics.as_ref()
+    }
+
+    pub(crate) fn into_parts(self) -> Parts<K> {
+        Parts {
+            name: self.name,
+            resync_period: self.resync_period,
+            indexes: self.indexes,
+            transform: self.transform,
+            reflector: self.reflector,
+            type_check: self.type_check,
+            metrics: self.metrics,
+            shape: self.shape,
+            codec: self.codec,
+        }
     }
 }

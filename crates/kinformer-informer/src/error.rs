@@ -26,8 +26,8 @@ pub enum Error {
         #[source]
         source: kinformer_core::StoreError,
     },
-    /// A factory's per-resource options cannot be applied (see [`Conflict`]); nothing was
-    /// created.
+    /// An informer's or a factory's per-resource options cannot be applied (see [`Conflict`]);
+    /// nothing was set or created.
     #[error("options for {resource}: {conflict}")]
     Options {
         /// The resource (`v1/pods`, `example.com/v1/widgets`).
@@ -37,14 +37,10 @@ pub enum Error {
     },
 }
 
-/// Why a factory's per-resource options were refused ([`Error::Options`]).
+/// Why options were refused ([`Error::Options`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Conflict {
-    /// A projection of a metadata-only resource: the server sends metadata only.
-    ProjectedMetadata,
-    /// A projection while the factory keeps managedFields, which asks for whole objects.
-    ProjectedWithManagedFields,
     /// Two indexes of one name (the built-in namespace index included).
     DuplicateIndex(String),
     /// The factory holds an informer of this resource and object type already, built with
@@ -55,10 +51,6 @@ pub enum Conflict {
 impl std::fmt::Display for Conflict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::ProjectedMetadata => f.write_str("a metadata-only informer cannot project"),
-            Self::ProjectedWithManagedFields => {
-                f.write_str("a projection asks for less than the whole objects managedFields keeps")
-            }
             Self::DuplicateIndex(name) => write!(f, "index {name:?} is defined twice"),
             Self::AlreadyCreated => f.write_str("the informer exists already"),
         }

@@ -26,6 +26,7 @@ pub(crate) fn reflector_pipeline<K, L, Q>(
     reflector_config: ReflectorConfig,
     type_check: Option<TypeCheck<K>>,
     metrics: Option<Arc<dyn Metrics>>,
+    exact_copy: bool,
     make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
 ) -> Pipeline<K>
 where
@@ -34,7 +35,7 @@ where
     Q: DeltaQueue<K> + Send + Sync + 'static,
 {
     Box::new(move |parts: RunParts<K>| {
-        let span = tracing::info_span!("informer", name = %reflector_config.name);
+        let span = tracing::info_span!("informer", name = %reflector_config.name());
         Box::pin(
             async move {
                 let RunParts {
@@ -45,10 +46,14 @@ where
                 } = parts;
                 let queue = Arc::new(make_queue(Arc::clone(&inner.indexer)));
                 let written = Arc::new(Notify::new());
-                let store =
-                    TransformingStore::new(Arc::clone(&queue), transform, Arc::clone(&written))
-                        .reusing(Arc::clone(&inner.indexer));
-                let config = reflector_config.resync_period(inner.processor.check_period());
+                let store = TransformingStore::new(
+                    Arc::clone(&queue),
+                    transform,
+                    exact_copy,
+                    Arc::clone(&written),
+                )
+                .reusing(Arc::clone(&inner.indexer));
+                let config = reflector_config.with_resync_period(inner.processor.check_period());
                 // Weak: the reflector must not keep the informer alive.
                 let resync_target = Arc::downgrade(&inner);
                 let mut reflector =

@@ -20,7 +20,7 @@ use kinformer_core::Transform;
 /// use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 /// use kinformer_informer::{Config, trim_pod_capacity};
 ///
-/// let config: Config<Pod> = Config::default().name("pods").transform(trim_pod_capacity());
+/// let config: Config<Pod> = Config::default().with_name("pods").with_transform(trim_pod_capacity());
 /// # drop(config);
 /// let mut containers = Vec::with_capacity(8);
 /// containers.push(Container { name: "app".into(), ..Container::default() });

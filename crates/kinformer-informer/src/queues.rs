@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use kinformer_core::Object;
-use kinformer_deltafifo::{Config as FifoConfig, DeltaFifo, EitherQueue, RealFifo, RealFifoConfig};
+use kinformer_deltafifo::{DeltaFifo, DeltaFifoConfig, EitherQueue, RealFifo, RealFifoConfig};
 use kinformer_indexer::Indexer;
 
 use super::config::QueueKind;
@@ -16,11 +16,11 @@ use super::config::QueueKind;
 pub(crate) fn make_queue<K: Object>(kind: QueueKind, known: Arc<Indexer<K>>) -> EitherQueue<K> {
     match kind {
         QueueKind::DeltaFifo => DeltaFifo::new(
-            FifoConfig::default()
-                .known_objects(known)
-                .emit_replaced(true),
+            DeltaFifoConfig::default()
+                .with_known_objects(known)
+                .with_emit_replaced(true),
         )
         .into(),
-        QueueKind::RealFifo => RealFifo::new(RealFifoConfig::default().atomic(true)).into(),
+        QueueKind::RealFifo => RealFifo::new(RealFifoConfig::default().with_atomic(true)).into(),
     }
 }

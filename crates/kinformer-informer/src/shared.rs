@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use kinformer_core::{ListerWatcher, Object, StoreRead as _, Transform};
+use kinformer_core::{Holding, ListerWatcher, Object, StoreRead as _, Transform};
 use kinformer_deltafifo::DeltaQueue;
 use kinformer_indexer::{CacheLister, Config as IndexerConfig, IndexFunc, Indexer};
 use kinformer_reflector::Config as ReflectorConfig;
@@ -29,8 +29,9 @@ use crate::error::{Error, Result};
 /// - Handlers can be added and removed at any time. A handler added while running first gets a
 ///   synthetic initial-list add for every cached object. Each handler has its own unbounded,
 ///   ordered buffer and task: a slow handler delays only itself.
-/// - `metadata.managedFields` is whatever the source decoded: a `ListWatch` skips it while
-///   parsing unless told to keep it.
+/// - What the cache keeps of each object, and how it holds it, is the config's
+///   [`ObjectShape`](kinformer_core::ObjectShape): the source decodes its fields, the cache
+///   holds them as it says.
 ///
 /// Cloning gives another handle to the same informer.
 pub struct SharedIndexInformer<K> {
@@ -81,7 +82,7 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = Sim::builder().configmaps(5).seed(1).start().await?;
     /// let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
-    /// let informer = SharedIndexInformer::new(source, Config::default().name("configmaps"));
+    /// let informer = SharedIndexInformer::new(source, Config::default().with_name("configmaps"));
     /// informer.add_event_handler(HandlerFns::new().add_fn(|cm: &std::sync::Arc<ConfigMap>, _| {
     ///     let _ = cm;
     /// }))?;
@@ -99,14 +100,15 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     where
         L: ListerWatcher<K> + 'static,
     {
-        let kind = config.queue;
+        let kind = config.queue();
         Self::with_queue(source, config, move |known| make_queue(kind, known))
     }
 
     /// An informer listing and watching `source`, through the queue `make_queue` builds over
-    /// the cache (which it may use as its known objects).
+    /// the cache (which it may use as its known objects). The source decodes the fields of the
+    /// config's shape.
     pub(crate) fn with_queue<L, Q>(
-        source: L,
+        mut source: L,
         config: Config<K>,
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
     ) -> Self
@@ -114,24 +116,27 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         L: ListerWatcher<K> + 'static,
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
+        let config = config.into_parts();
+        source.set_fields(config.shape.fields());
         let mut indexes = config
             .indexes
             .into_iter()
             .fold(IndexerConfig::default(), |c, (name, func)| {
-                c.index(name, func)
+                c.with_index(name, func)
             });
-        if let Some(compact) = config.compact {
-            indexes = indexes.packing(compact);
+        if let Some(codec) = config.codec {
+            indexes = indexes.with_compact(codec);
         }
         let mut reflector = config.reflector;
-        if reflector.name == ReflectorConfig::default().name && !config.name.is_empty() {
-            reflector = reflector.name(config.name.to_string());
+        if reflector.name() == ReflectorConfig::default().name() && !config.name.is_empty() {
+            reflector = reflector.with_name(config.name.to_string());
         }
         let pipeline = reflector_pipeline(
             source,
             reflector,
             config.type_check,
             config.metrics,
+            config.shape.holding() == Holding::Exact,
             make_queue,
         );
         Self::from_parts(

@@ -1,30 +1,39 @@
-//! [`TransformingStore`]: the informer's transform, applied to every object once: a watched
+//! [`TransformingStore`]: where an object enters the informer, once: the user's transform, then
+//! (for a cache that holds objects exactly sized) the copy into exact allocations; a watched
 //! object as it enters the informer's queue, a listed one as it arrives.
 
 use std::sync::Arc;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kinformer_core::{Cached, Object, Store, StoreError, Transform};
 use kinformer_indexer::Indexer;
 use tokio::sync::Notify;
 
 /// The store the reflector writes to: applies the informer's transform to every object it is
 /// given (added, updated, deleted; a listed object in `admit`, as it arrives; tombstones and
-/// resyncs never pass here), forwards to the queue, then signals `written`.
+/// resyncs never pass here) and copies it exactly sized when asked to, forwards to the queue,
+/// then signals `written`.
 pub(crate) struct TransformingStore<S, K> {
     inner: S,
     /// The informer's cache: what a relist may reuse instead of fresh copies.
     cache: Option<Arc<Indexer<K>>>,
     transform: Option<Transform<K>>,
+    /// The shape's [`Holding::Exact`](kinformer_core::Holding::Exact).
+    exact_copy: bool,
     written: Arc<Notify>,
 }
 
 impl<S, K: Object + Clone> TransformingStore<S, K> {
-    pub(crate) fn new(inner: S, transform: Option<Transform<K>>, written: Arc<Notify>) -> Self {
+    pub(crate) fn new(
+        inner: S,
+        transform: Option<Transform<K>>,
+        exact_copy: bool,
+        written: Arc<Notify>,
+    ) -> Self {
         Self {
             inner,
             cache: None,
             transform,
+            exact_copy,
             written,
         }
     }
@@ -41,29 +50,18 @@ impl<S, K: Object + Clone> TransformingStore<S, K> {
         result
     }
 
-    fn apply(&self, mut obj: Arc<K>) -> Arc<K> {
-        if let Some(fresh) = Arc::get_mut(&mut obj) {
-            trim_metadata(fresh.meta_mut());
-        }
-        match &self.transform {
+    fn apply(&self, obj: Arc<K>) -> Arc<K> {
+        let obj = match &self.transform {
             Some(t) => t.apply(obj),
             None => obj,
+        };
+        // Only an object nothing else holds: a copy of a shared one would be a second copy
+        // in memory, not a smaller one.
+        if self.exact_copy && Arc::strong_count(&obj) == 1 {
+            Arc::new(K::clone(&obj))
+        } else {
+            obj
         }
-    }
-}
-
-/// Gives back the spare capacity decoding leaves in the metadata's lists (an array of unknown
-/// length is decoded by pushing, so one owner reference holds room for four, 384 bytes more
-/// than it needs). Every cached object of every type has metadata, so this is done for all.
-fn trim_metadata(meta: &mut ObjectMeta) {
-    if let Some(finalizers) = &mut meta.finalizers {
-        finalizers.shrink_to_fit();
-    }
-    if let Some(owners) = &mut meta.owner_references {
-        owners.shrink_to_fit();
-    }
-    if let Some(fields) = &mut meta.managed_fields {
-        fields.shrink_to_fit();
     }
 }
 
@@ -151,6 +149,7 @@ mod tests {
             Some(Transform::new(|cm: &mut ConfigMap| {
                 cm.metadata.labels = Some([("seen".to_owned(), "yes".to_owned())].into());
             })),
+            false,
             Arc::clone(&written),
         );
         let added = named("a");
@@ -172,10 +171,12 @@ mod tests {
         assert!(futures_util::FutureExt::now_or_never(wake).is_some());
     }
 
-    /// Every object that enters leaves its metadata's spare list capacity behind.
+    /// Held exactly sized, every fresh object that enters is copied into lists at their
+    /// length; an object someone else holds too passes as it is.
     #[test]
-    fn metadata_lists_are_trimmed_to_their_length() {
-        let store = TransformingStore::new(Captured::default(), None, Arc::new(Notify::new()));
+    fn an_exact_copy_leaves_spare_list_capacity_behind() {
+        let store =
+            TransformingStore::new(Captured::default(), None, true, Arc::new(Notify::new()));
         let with_slack = || {
             let mut cm = (*named("a")).clone();
             let mut owners = Vec::with_capacity(4);
@@ -191,6 +192,9 @@ mod tests {
             assert_eq!(meta.owner_references.as_ref().unwrap().capacity(), 1);
             assert_eq!(meta.finalizers.as_ref().unwrap().capacity(), 0);
         }
+        let shared = with_slack();
+        store.update(Arc::clone(&shared)).unwrap();
+        assert!(Arc::ptr_eq(&store.inner.0.lock().unwrap()[1], &shared));
     }
 
     /// With a compact cache behind it, a listed object is transformed and packed as it
@@ -199,7 +203,7 @@ mod tests {
     fn a_compact_cache_packs_listed_objects_as_they_arrive() {
         use std::sync::atomic::{AtomicUsize, Ordering};
 
-        use kinformer_indexer::Config as IndexerConfig;
+        use kinformer_indexer::{Compact, Config as IndexerConfig};
 
         let calls = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&calls);
@@ -207,10 +211,16 @@ mod tests {
             counted.fetch_add(1, Ordering::Relaxed);
             cm.metadata.labels = Some([("seen".to_owned(), "yes".to_owned())].into());
         });
-        let cache = Arc::new(Indexer::new(IndexerConfig::default().compact()));
-        let store =
-            TransformingStore::new(Captured::default(), Some(label), Arc::new(Notify::new()))
-                .reusing(Arc::clone(&cache));
+        let cache = Arc::new(Indexer::new(
+            IndexerConfig::default().with_compact(Compact::json()),
+        ));
+        let store = TransformingStore::new(
+            Captured::default(),
+            Some(label),
+            false,
+            Arc::new(Notify::new()),
+        )
+        .reusing(Arc::clone(&cache));
         let mut cm = (*named("a")).clone();
         cm.metadata.resource_version = Some("1".into());
         let listed = store.admit(Arc::new(cm.clone()));

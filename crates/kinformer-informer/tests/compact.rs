@@ -74,10 +74,13 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
     let informer = SharedIndexInformer::new(
         source(&sim),
         Config::default()
-            .name("pods")
-            .compact()
-            .queue(queue)
-            .reflector(ReflectorConfig::default().streaming_list(streaming)),
+            .with_name("pods")
+            .with_shape(
+                kinformer_core::ObjectShape::default()
+                    .with_holding(kinformer_core::Holding::Compact),
+            )
+            .with_queue(queue)
+            .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
     );
     let (updates, adds) = (Updates::default(), Arc::new(Mutex::new(0)));
     let registration = informer
@@ -147,8 +150,13 @@ async fn a_compact_informer_follows_churn_and_relists_with_list_and_watch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compact_cache_reads_back_what_a_typed_cache_holds() {
     let sim = sim(40).await;
-    let typed = SharedIndexInformer::new(source(&sim), Config::default().name("pods"));
-    let compact = SharedIndexInformer::new(source(&sim), Config::default().name("pods").compact());
+    let typed = SharedIndexInformer::new(source(&sim), Config::default().with_name("pods"));
+    let compact = SharedIndexInformer::new(
+        source(&sim),
+        Config::default().with_name("pods").with_shape(
+            kinformer_core::ObjectShape::default().with_holding(kinformer_core::Holding::Compact),
+        ),
+    );
     let (a, b) = (spawn_run(&typed), spawn_run(&compact));
     assert!(typed.wait_for_cache_sync().await && compact.wait_for_cache_sync().await);
     converges_to_the_sims_pods(&sim, &typed).await;
@@ -176,9 +184,13 @@ async fn selectors_indexes_and_listers_work_on_a_compact_cache() {
     let informer = SharedIndexInformer::new(
         source(&sim).labels("tier=frontend"),
         Config::default()
-            .name("pods")
-            .compact()
-            .index("app", by_app),
+            .with_name("pods")
+            .with_shape(
+                kinformer_core::ObjectShape::default()
+                    .with_holding(kinformer_core::Holding::Compact),
+            )
+            .with_index("app", by_app)
+            .unwrap(),
     );
     let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);

@@ -114,9 +114,11 @@ async fn an_undecodable_object_reaches_the_handler_as_an_error_never_as_silence(
         ListWatch::from_client(Client::new(sim.service()), ApiResource::of::<ConfigMap>());
     let failures = Arc::new(DecodeFailures::default());
     let config = Config::default()
-        .name("configmaps")
-        .compact()
-        .metrics(Arc::clone(&failures) as Arc<dyn Metrics>);
+        .with_name("configmaps")
+        .with_shape(
+            kinformer_core::ObjectShape::default().with_holding(kinformer_core::Holding::Compact),
+        )
+        .with_metrics(Arc::clone(&failures) as Arc<dyn Metrics>);
     let informer = SharedIndexInformer::new(source, config);
     let log = Log::default();
     informer.add_event_handler(recorder(&log)).unwrap();

@@ -83,7 +83,7 @@ async fn fifty_informers_share_one_connection_and_one_rate_limiter() {
     let factory = SharedInformerFactory::new(
         client_for(&sim, qps, burst),
         FactoryConfig::default()
-            .reflector(kinformer_reflector::Config::default().streaming_list(false)),
+            .with_reflector(kinformer_reflector::Config::default().with_streaming_list(false)),
     );
     let _pods = factory.informer_for::<Pod>();
     let _configmaps = factory.informer_for::<ConfigMap>();

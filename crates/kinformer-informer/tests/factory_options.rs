@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kinformer_core::{ApiResource, DynamicObject, Object, Scope, StoreRead, Transform};
+use kinformer_core::{Fields, Holding, ObjectShape, Projection};
 use kinformer_indexer::{IndexFunc, Indexer};
 use kinformer_informer::factory::{FactoryConfig, ResourceOptions, SharedInformerFactory};
 use kinformer_informer::{Conflict, Error};
-use kinformer_rest::{Client, Projection};
+use kinformer_rest::Client;
 use kinformer_sim::{CustomResource, ObjectOp, OpKind, Sim, SimHandle};
 
 fn widgets() -> (CustomResource, ApiResource) {
@@ -54,8 +55,10 @@ async fn a_forgotten_informer_of_a_deleted_crd_is_built_afresh() {
     assert!(synced(&factory).await);
     assert_eq!(old.indexer().len(), 2);
 
-    assert!(sim.unregister(&crd).await);
+    // Forgotten before the definition goes: an informer still running would see its objects
+    // deleted, and this checks that a forgotten one is left as it stopped.
     assert!(factory.forget::<DynamicObject>(&resource).await);
+    assert!(sim.unregister(&crd).await);
     assert!(old.is_stopped());
     assert!(factory.sync_status().is_empty());
     assert!(!factory.forget::<DynamicObject>(&resource).await);
@@ -86,17 +89,20 @@ async fn per_resource_options_shape_one_informer() {
         .start()
         .await
         .unwrap();
-    let config = FactoryConfig::default().transform_metadata(|meta| meta.annotations = None);
+    let config = FactoryConfig::default().with_transform_metadata(|meta| meta.annotations = None);
     let factory = SharedInformerFactory::new(Client::new(sim.service()), config);
     let by_name = IndexFunc::new(|pod: &Pod| Ok(vec![pod.name().to_owned()]));
     let options = ResourceOptions::<Pod>::typed()
-        .compact()
-        .index("by-name", by_name)
+        .with_shape(ObjectShape::default().with_holding(Holding::Compact))
+        .with_index("by-name", by_name)
         .unwrap()
-        .transform(Transform::new(|pod: &mut Pod| pod.metadata.labels = None));
+        .with_transform(Transform::new(|pod: &mut Pod| pod.metadata.labels = None));
     let pods = factory.informer_with(options).unwrap();
     let metadata = factory
-        .informer_with(ResourceOptions::metadata(ApiResource::of::<ConfigMap>()).compact())
+        .informer_with(
+            ResourceOptions::metadata(ApiResource::of::<ConfigMap>())
+                .with_shape(ObjectShape::default().with_holding(Holding::Compact)),
+        )
         .unwrap();
     let configmaps = factory.informer_for::<ConfigMap>();
     factory.start();
@@ -142,29 +148,46 @@ fn conflict<T: std::fmt::Debug>(result: Result<T, Error>) -> Conflict {
 #[tokio::test]
 async fn conflicting_options_are_refused() {
     let sim = Sim::builder().seed(1).start().await.unwrap();
-    let status = || Projection::drop(["status"]).unwrap();
-
-    let metadata = ResourceOptions::metadata(ApiResource::of::<Pod>()).project(status());
-    assert_eq!(conflict(metadata), Conflict::ProjectedMetadata);
     let namespace = IndexFunc::new(|pod: &Pod| Ok(vec![pod.name().to_owned()]));
-    let twice = ResourceOptions::<Pod>::typed().index("namespace", namespace);
+    let twice = ResourceOptions::<Pod>::typed().with_index("namespace", namespace);
     assert_eq!(
         conflict(twice),
         Conflict::DuplicateIndex("namespace".into())
     );
 
-    let keeping = FactoryConfig::default().keep_managed_fields(true);
-    let factory = SharedInformerFactory::new(Client::new(sim.service()), keeping);
-    let projected = ResourceOptions::<Pod>::typed().project(status()).unwrap();
-    assert_eq!(
-        conflict(factory.informer_with(projected)),
-        Conflict::ProjectedWithManagedFields
-    );
-    assert!(factory.sync_status().is_empty());
-
+    let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
     let _shared = factory.informer_for::<ConfigMap>();
-    let late = factory.informer_with(ResourceOptions::<ConfigMap>::typed().compact());
+    let late = factory.informer_with(
+        ResourceOptions::<ConfigMap>::typed()
+            .with_shape(ObjectShape::default().with_holding(Holding::Compact)),
+    );
     assert_eq!(conflict(late), Conflict::AlreadyCreated);
+}
+
+/// A metadata-only informer's shape still decides which metadata is kept: the server sends
+/// metadata only, the projection drops what the cache does not need of it.
+#[tokio::test]
+async fn a_metadata_informer_keeps_what_its_shape_keeps() {
+    let sim = Sim::builder().pods(6).seed(5).start().await.unwrap();
+    let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
+    let lean = ObjectShape::default().with_fields(Fields::projected(
+        Projection::drop(["metadata.annotations", "metadata.ownerReferences"]).unwrap(),
+    ));
+    let metadata = factory
+        .informer_with(ResourceOptions::metadata(ApiResource::of::<Pod>()).with_shape(lean))
+        .unwrap();
+    factory.start();
+    assert!(synced(&factory).await);
+    let cached = metadata.indexer().list();
+    assert_eq!(cached.len(), 6);
+    assert!(cached.iter().all(|p| {
+        let meta = &p.metadata;
+        meta.annotations.is_none()
+            && meta.owner_references.is_none()
+            && meta.managed_fields.is_none()
+            && meta.labels.is_some()
+    }));
+    factory.shutdown().await;
 }
 
 /// With a registry, every informer the factory creates exports client-go's informer and
@@ -179,7 +202,7 @@ async fn the_factory_exports_every_informers_metrics() {
     let mut registry = Registry::default();
     let metrics = InformerMetrics::register(&mut registry);
     let config = FactoryConfig::default()
-        .metrics(move |name, resource| metrics.for_informer(name, resource));
+        .with_metrics(move |name, resource| metrics.for_informer(name, resource));
     let factory = SharedInformerFactory::new(Client::new(sim.service()), config);
     factory.informer_for::<ConfigMap>();
     factory.metadata_informer(ApiResource::of::<ConfigMap>());

@@ -40,8 +40,8 @@ async fn follows_churn_and_a_relist(streaming: bool) {
     let informer = SharedIndexInformer::new(
         metadata_source(&sim),
         Config::default()
-            .name("pods")
-            .reflector(ReflectorConfig::default().streaming_list(streaming)),
+            .with_name("pods")
+            .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
     );
     let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
@@ -97,7 +97,10 @@ async fn selectors_and_indexes_work_on_metadata() {
     });
     let informer = SharedIndexInformer::new(
         metadata_source(&sim).labels("tier=frontend"),
-        Config::default().name("pods").index("app", by_app),
+        Config::default()
+            .with_name("pods")
+            .with_index("app", by_app)
+            .unwrap(),
     );
     let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);

@@ -55,8 +55,8 @@ async fn an_informer_reports_client_gos_reflector_and_informer_metrics() {
     let informer = SharedIndexInformer::new(
         source,
         Config::default()
-            .name("pods")
-            .metrics(metrics.for_informer("pods", &pods)),
+            .with_name("pods")
+            .with_metrics(metrics.for_informer("pods", &pods)),
     );
     let (release, released) = std::sync::mpsc::channel::<()>();
     let released = Mutex::new(released);

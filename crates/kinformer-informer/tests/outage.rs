@@ -32,9 +32,13 @@ async fn outage(streaming: bool) {
     let informer = SharedIndexInformer::new(
         source,
         Config::default()
-            .name("pods")
-            .reflector(ReflectorConfig::default().streaming_list(streaming).seed(3))
-            .metrics(counters.clone()),
+            .with_name("pods")
+            .with_reflector(
+                ReflectorConfig::default()
+                    .with_streaming_list(streaming)
+                    .with_seed(3),
+            )
+            .with_metrics(counters.clone()),
     );
     let runner = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
@@ -84,7 +88,7 @@ async fn outage(streaming: bool) {
         .await
         .unwrap();
     let key = format!("{namespace}/{name}");
-    let max_delay = BackoffConfig::default().cap * 2;
+    let max_delay = BackoffConfig::default().cap() * 2;
     tokio::time::timeout(max_delay, async {
         loop {
             let cached = informer.indexer().get_by_key(&key).unwrap();

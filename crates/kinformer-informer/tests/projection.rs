@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{Object, StoreRead, object_key};
+use kinformer_core::{Fields, Object, ObjectShape, Projection, StoreRead, object_key};
 use kinformer_indexer::IndexFunc;
 use kinformer_informer::{Config, HandlerFns, SharedIndexInformer};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::Config as ReflectorConfig;
-use kinformer_rest::{Client, Projection};
+use kinformer_rest::Client;
 use kinformer_sim::{Churn, DropMode, Sim};
 
 use common::{spawn_run, wait_until};
@@ -51,12 +51,13 @@ async fn projects_through_churn_and_a_relist(streaming: bool) {
         .start()
         .await
         .unwrap();
-    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).project(narrow());
+    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
     let informer = SharedIndexInformer::new(
         source,
         Config::default()
-            .name("pods")
-            .reflector(ReflectorConfig::default().streaming_list(streaming)),
+            .with_name("pods")
+            .with_shape(ObjectShape::default().with_fields(Fields::projected(narrow())))
+            .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
     );
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
@@ -127,9 +128,7 @@ async fn selectors_and_indexes_work_on_projected_objects() {
         .await
         .unwrap();
     let drop = Projection::drop(["spec.containers[].env", "status.containerStatuses"]).unwrap();
-    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()))
-        .labels("tier=backend")
-        .project(drop);
+    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).labels("tier=backend");
     let by_node = IndexFunc::new(|pod: &Pod| {
         Ok(pod
             .spec
@@ -140,7 +139,11 @@ async fn selectors_and_indexes_work_on_projected_objects() {
     });
     let informer = SharedIndexInformer::new(
         source,
-        Config::default().name("pods").index("node", by_node),
+        Config::default()
+            .with_name("pods")
+            .with_shape(ObjectShape::default().with_fields(Fields::projected(drop)))
+            .with_index("node", by_node)
+            .unwrap(),
     );
     let running = spawn_run(&informer);
     assert!(informer.wait_for_cache_sync().await);
@@ -172,8 +175,7 @@ async fn selectors_and_indexes_work_on_projected_objects() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_factory_projects_the_resources_it_is_told_to() {
     use k8s_openapi::api::core::v1::ConfigMap;
-    use kinformer_core::ApiResource;
-    use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
+    use kinformer_informer::factory::{FactoryConfig, ResourceOptions, SharedInformerFactory};
 
     let sim = Sim::builder()
         .pods(10)
@@ -182,9 +184,11 @@ async fn the_factory_projects_the_resources_it_is_told_to() {
         .start()
         .await
         .unwrap();
-    let config = FactoryConfig::default().projection_for(ApiResource::of::<Pod>(), narrow());
-    let factory = SharedInformerFactory::new(Client::new(sim.service()), config);
-    let pods = factory.informer_for::<Pod>();
+    let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
+    let shape = ObjectShape::default().with_fields(Fields::projected(narrow()));
+    let pods = factory
+        .informer_with(ResourceOptions::<Pod>::typed().with_shape(shape))
+        .unwrap();
     let configmaps = factory.informer_for::<ConfigMap>();
     factory.start();
     let synced = factory.wait_for_cache_sync().await;

@@ -32,16 +32,16 @@ async fn relist_reuses_unchanged_objects(streaming: bool, queue: QueueKind) {
     let sim = Sim::builder().pods(120).seed(8).start().await.unwrap();
     let counters = Arc::new(Counters::default());
     let reflector = ReflectorConfig::default()
-        .streaming_list(streaming)
+        .with_streaming_list(streaming)
         // Paged relists, so objects are swapped page by page.
-        .page_size(25);
+        .with_page_size(25);
     let informer = SharedIndexInformer::new(
         ListWatch::<Pod, _>::for_type(Client::new(sim.service())),
         Config::default()
-            .name("pods")
-            .queue(queue)
-            .reflector(reflector)
-            .metrics(counters.clone()),
+            .with_name("pods")
+            .with_queue(queue)
+            .with_reflector(reflector)
+            .with_metrics(counters.clone()),
     );
     let updates = Arc::new(AtomicUsize::new(0));
     let counter = updates.clone();
@@ -142,9 +142,9 @@ async fn cached_pods_carry_no_spare_vector_capacity() {
         let informer = SharedIndexInformer::new(
             ListWatch::<Pod, _>::for_type(Client::new(sim.service())),
             Config::default()
-                .name("pods")
-                .transform(kinformer_informer::trim_pod_capacity())
-                .reflector(ReflectorConfig::default().streaming_list(streaming)),
+                .with_name("pods")
+                .with_transform(kinformer_informer::trim_pod_capacity())
+                .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
         );
         let runner = spawn_run(&informer);
         assert!(informer.wait_for_cache_sync().await);

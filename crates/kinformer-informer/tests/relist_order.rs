@@ -62,7 +62,8 @@ async fn relist_log(queue: QueueKind) -> Vec<String> {
     sim.objects(&[configmap("a", "1"), configmap("b", "1")])
         .await;
     let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
-    let informer = SharedIndexInformer::new(source, Config::default().name("cm").queue(queue));
+    let informer =
+        SharedIndexInformer::new(source, Config::default().with_name("cm").with_queue(queue));
     let log = Arc::new(Log::default());
     informer.add_event_handler(Arc::clone(&log)).unwrap();
     let running = spawn_run(&informer);
@@ -100,7 +101,7 @@ async fn relist_log(queue: QueueKind) -> Vec<String> {
 /// "the deletes of known items should happen BEFORE newItems are added").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_queue_delivers_a_relists_delete_first() {
-    assert_eq!(Config::<ConfigMap>::default().queue, QueueKind::RealFifo);
+    assert_eq!(Config::<ConfigMap>::default().queue(), QueueKind::RealFifo);
     let heard = relist_log(QueueKind::default()).await;
     // A streaming relist's objects come in no particular order; the delete comes before them.
     assert_eq!(heard[0], "tombstone b", "{heard:?}");

@@ -70,7 +70,7 @@ async fn sim(pods: usize) -> SimHandle {
 
 fn informer(sim: &SimHandle, config: Config<Pod>) -> SharedIndexInformer<Pod> {
     let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
-    SharedIndexInformer::new(source, config.name("pods"))
+    SharedIndexInformer::new(source, config.with_name("pods"))
 }
 
 async fn truth(sim: &SimHandle) -> BTreeMap<String, u64> {
@@ -123,7 +123,7 @@ async fn wait_churn(sim: &SimHandle, ops: u64) {
 
 async fn churn_then_converge(queue: QueueKind) {
     let sim = sim(150).await;
-    let informer = informer(&sim, Config::default().queue(queue));
+    let informer = informer(&sim, Config::default().with_queue(queue));
     let early = Arc::new(Mirror::default());
     let reg = informer.add_event_handler(Arc::clone(&early)).unwrap();
     let running = spawn_run(&informer);
@@ -162,7 +162,7 @@ async fn resync_reaches_only_handlers_that_asked() {
     let sim = sim(20).await;
     let informer = informer(
         &sim,
-        Config::default().resync_period(Duration::from_secs(1)),
+        Config::default().with_resync_period(Duration::from_secs(1)),
     );
     let resyncing = Arc::new(Mirror::default());
     let quiet = Arc::new(Mirror::default());
@@ -240,7 +240,7 @@ async fn missed_delete_becomes_a_tombstone(queue: QueueKind) {
     use kinformer_sim::{Fault, FaultKind, ObjectOp};
 
     let sim = sim(10).await;
-    let informer = informer(&sim, Config::default().queue(queue));
+    let informer = informer(&sim, Config::default().with_queue(queue));
     let deletes = Arc::new(Deletes::default());
     informer.add_event_handler(Arc::clone(&deletes)).unwrap();
     let running = spawn_run(&informer);

@@ -31,9 +31,11 @@ async fn the_informers_handler_sees_each_failure_typed() {
         .await;
     let informer = SharedIndexInformer::new(
         ListWatch::<Pod, _>::for_type(Client::new(sim.service())),
-        Config::default()
-            .name("pods")
-            .reflector(ReflectorConfig::default().streaming_list(false).seed(2)),
+        Config::default().with_name("pods").with_reflector(
+            ReflectorConfig::default()
+                .with_streaming_list(false)
+                .with_seed(2),
+        ),
     );
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);

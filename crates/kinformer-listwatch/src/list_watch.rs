@@ -5,13 +5,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use kinformer_core::{
-    ApiResource, ListOptions, Lister, ListerWatcher, Object, ObjectList, PartialObjectMetadata,
-    Scope, Watcher,
+    ApiResource, Fields, ListOptions, Lister, ListerWatcher, Object, ObjectList,
+    PartialObjectMetadata, Projection, Scope, Watcher,
 };
-use kinformer_rest::{
-    Client, Decoding, FullObjects, Getter, Project, Projection, Request, RestClient,
-    SkipManagedFields, WatchStream,
-};
+use kinformer_rest::{Client, Getter, Request, RestClient, WatchStream};
 use serde::de::DeserializeOwned;
 
 /// Adjusts the options of every list and watch (client-go's `tweakListOptions`).
@@ -26,13 +23,14 @@ pub const METADATA_WATCH_ACCEPT: &str =
 
 /// Lists and watches objects of type `K` through getter `G`.
 ///
-/// `metadata.managedFields` is skipped by the parser unless
-/// [`with_managed_fields`](Self::with_managed_fields) asks for it: it is 20–50% of a real
-/// object's bytes and no informer cache needs it. This is the one place it is removed.
+/// What it decodes of each object are the [`Fields`] it is [`keeping`](Self::keeping): by
+/// default every field but `metadata.managedFields`, which are 20–50% of a real object's bytes
+/// and which no informer cache needs. The parser skips the rest: this is the one place fields
+/// are removed.
 ///
 /// See the [crate documentation](crate) for an example.
 #[doc(alias = "NewFilteredListWatchFromClient")]
-pub struct ListWatch<K, G, M = SkipManagedFields> {
+pub struct ListWatch<K, G> {
     getter: G,
     resource: ApiResource,
     namespace: Option<String>,
@@ -42,9 +40,9 @@ pub struct ListWatch<K, G, M = SkipManagedFields> {
     streaming_list: bool,
     /// Ask for metadata only (`PartialObjectMetadata`), whatever the resource.
     metadata_only: bool,
-    /// The fields the parser skips (with the `Project` decoding mode), handed to each request.
+    /// What each request decodes through; `None`: whole objects.
     projection: Option<Arc<Projection>>,
-    _object: PhantomData<fn() -> (K, M)>,
+    _object: PhantomData<fn() -> K>,
 }
 
 impl<K, G: Getter> ListWatch<K, G> {
@@ -60,7 +58,7 @@ impl<K, G: Getter> ListWatch<K, G> {
             modifier: None,
             streaming_list: true,
             metadata_only: false,
-            projection: None,
+            projection: Fields::default().projection(),
             _object: PhantomData,
         }
     }
@@ -78,59 +76,31 @@ impl<G: Getter> ListWatch<PartialObjectMetadata, G> {
     }
 }
 
-impl<K, G: Getter, M> ListWatch<K, G, M> {
-    /// Decodes objects with `metadata.managedFields` skipped by the parser (the default): not
-    /// building them is cheaper than building and dropping them.
-    #[must_use]
-    pub fn without_managed_fields(self) -> ListWatch<K, G, SkipManagedFields> {
-        self.decoding()
-    }
-
-    /// Decodes whole objects, `metadata.managedFields` included (for a tool that shows or
-    /// edits them).
-    #[must_use]
-    pub fn with_managed_fields(self) -> ListWatch<K, G, FullObjects> {
-        self.decoding()
-    }
-
-    /// Decodes each object through `projection`: the fields it drops (or does not keep) are
-    /// skipped by the parser, as managedFields are, so neither the cache nor the handlers ever
-    /// hold them.
+impl<K, G: Getter> ListWatch<K, G> {
+    /// Decodes only `fields` of each object (by default every field but
+    /// `metadata.managedFields`): the fields left out are skipped by the parser, so neither a
+    /// cache nor a handler ever holds them. An informer sets this from its
+    /// [`ObjectShape`](kinformer_core::ObjectShape), which is where an informer's user says it.
     ///
     /// ```
     /// use k8s_openapi::api::core::v1::Pod;
-    /// use kinformer_core::Lister;
+    /// use kinformer_core::{Fields, Lister, Projection};
     /// use kinformer_listwatch::ListWatch;
-    /// use kinformer_rest::{Client, Projection};
+    /// use kinformer_rest::Client;
     ///
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = kinformer_sim::Sim::builder().pods(3).seed(1).start().await?;
-    /// let lean = ListWatch::<Pod, _>::for_type(Client::new(sim.service()))
-    ///     .project(Projection::drop(["spec.containers[].env", "status.containerStatuses"])?);
+    /// let lean = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).keeping(
+    ///     Fields::projected(Projection::drop(["spec.containers[].env", "status.containerStatuses"])?),
+    /// );
     /// let list = lean.list(&Default::default()).await?;
     /// assert!(list.items.iter().all(|p| p.status.as_ref().unwrap().container_statuses.is_none()));
     /// # Ok(()) }
     /// ```
     #[must_use]
-    pub fn project(self, projection: Projection) -> ListWatch<K, G, Project> {
-        let mut projected: ListWatch<K, G, Project> = self.decoding();
-        projected.projection = Some(Arc::new(projection));
-        projected
-    }
-
-    fn decoding<D>(self) -> ListWatch<K, G, D> {
-        ListWatch {
-            getter: self.getter,
-            resource: self.resource,
-            namespace: self.namespace,
-            label_selector: self.label_selector,
-            field_selector: self.field_selector,
-            modifier: self.modifier,
-            streaming_list: self.streaming_list,
-            metadata_only: self.metadata_only,
-            projection: self.projection,
-            _object: PhantomData,
-        }
+    pub fn keeping(mut self, fields: Fields) -> Self {
+        self.projection = fields.projection();
+        self
     }
 
     /// True when this source asks for metadata only.
@@ -247,11 +217,10 @@ impl<K> ListWatch<K, RestClient> {
     }
 }
 
-impl<K, G, M> Lister<K> for ListWatch<K, G, M>
+impl<K, G> Lister<K> for ListWatch<K, G>
 where
     K: Object + DeserializeOwned,
     G: Getter,
-    M: Decoding,
 {
     type Error = kinformer_rest::Error;
 
@@ -260,40 +229,42 @@ where
         options: &ListOptions,
     ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send {
         let request = self.request(options, METADATA_LIST_ACCEPT);
-        async move { request.list_as::<K, M>().await }
+        async move { request.list::<K>().await }
     }
 }
 
-impl<K, G, M> Watcher<K> for ListWatch<K, G, M>
+impl<K, G> Watcher<K> for ListWatch<K, G>
 where
     K: Object + DeserializeOwned,
     G: Getter,
-    M: Decoding,
 {
     type Error = kinformer_rest::Error;
-    type Stream = WatchStream<K, M>;
+    type Stream = WatchStream<K>;
 
     fn watch(
         &self,
         options: &ListOptions,
     ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send {
         let request = self.request(options, METADATA_WATCH_ACCEPT);
-        async move { request.watch_as::<K, M>().await }
+        async move { request.watch::<K>().await }
     }
 }
 
-impl<K, G, M> ListerWatcher<K> for ListWatch<K, G, M>
+impl<K, G> ListerWatcher<K> for ListWatch<K, G>
 where
     K: Object + DeserializeOwned,
     G: Getter,
-    M: Decoding,
 {
     fn supports_streaming_list(&self) -> bool {
         self.streaming_list
     }
+
+    fn set_fields(&mut self, fields: &Fields) {
+        self.projection = fields.projection();
+    }
 }
 
-impl<K, G: Clone, M> Clone for ListWatch<K, G, M> {
+impl<K, G: Clone> Clone for ListWatch<K, G> {
     fn clone(&self) -> Self {
         Self {
             getter: self.getter.clone(),
@@ -310,7 +281,7 @@ impl<K, G: Clone, M> Clone for ListWatch<K, G, M> {
     }
 }
 
-impl<K, G, M> fmt::Debug for ListWatch<K, G, M> {
+impl<K, G> fmt::Debug for ListWatch<K, G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListWatch")
             .field("resource", &self.resource)

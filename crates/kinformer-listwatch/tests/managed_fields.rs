@@ -2,13 +2,13 @@
 //! told to keep them.
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{ListOptions, Lister};
+use kinformer_core::{Fields, ListOptions, Lister};
 use kinformer_listwatch::ListWatch;
 use kinformer_rest::Client;
 use kinformer_sim::Sim;
 
 #[tokio::test]
-async fn a_list_watch_skips_managed_fields_unless_asked_to_keep_them() {
+async fn a_list_watch_skips_managed_fields_unless_it_keeps_all_fields() {
     let sim = Sim::builder().pods(5).seed(7).start().await.unwrap();
     let client = Client::new(sim.service());
     let options = ListOptions::default();
@@ -22,7 +22,7 @@ async fn a_list_watch_skips_managed_fields_unless_asked_to_keep_them() {
             .all(|p| p.metadata.managed_fields.is_none())
     );
 
-    let kept = ListWatch::<Pod, _>::for_type(client).with_managed_fields();
+    let kept = ListWatch::<Pod, _>::for_type(client).keeping(Fields::All);
     let list = kept.list(&options).await.unwrap();
     assert!(
         list.items

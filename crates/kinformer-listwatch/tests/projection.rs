@@ -5,9 +5,11 @@ use std::thread;
 
 use futures_util::StreamExt as _;
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{ListOptions, Lister, ResourceVersionMatch, WatchEvent, Watcher};
+use kinformer_core::{
+    Fields, ListOptions, Lister, Projection, ResourceVersionMatch, WatchEvent, Watcher,
+};
 use kinformer_listwatch::ListWatch;
-use kinformer_rest::{Client, Projection};
+use kinformer_rest::Client;
 use kinformer_sim::Sim;
 
 const PODS: usize = 20;
@@ -45,8 +47,9 @@ where
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_projection_applies_on_whichever_thread_decodes() {
     let sim = Sim::builder().pods(PODS).seed(3).start().await.unwrap();
-    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()))
-        .project(Projection::drop(["status", "spec.containers[].env"]).unwrap());
+    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).keeping(
+        Fields::projected(Projection::drop(["status", "spec.containers[].env"]).unwrap()),
+    );
     let here = thread::current().id();
 
     // A list future made here, polled only over there.

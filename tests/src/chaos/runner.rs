@@ -180,9 +180,9 @@ fn informer(
         CHAOS_BACKOFF
     };
     let mut reflector = ReflectorConfig::default()
-        .streaming_list(schedule.mode.streaming_list)
-        .backoff(backoff)
-        .seed(schedule.seed);
+        .with_streaming_list(schedule.mode.streaming_list)
+        .with_backoff(backoff)
+        .with_seed(schedule.seed);
     if let Some(size) = schedule.mode.page_size {
         reflector = reflector.page_size(size);
     }
@@ -192,10 +192,10 @@ fn informer(
         QueueKind::DeltaFifo
     };
     let config = Config::default()
-        .reflector(reflector)
-        .name("pods")
-        .queue(queue)
-        .metrics(counters);
+        .with_reflector(reflector)
+        .with_name("pods")
+        .with_queue(queue)
+        .with_metrics(counters);
     Ok(SharedIndexInformer::new(source, config))
 }
 

@@ -26,29 +26,30 @@ impl SharedInformerFactory {
         let options = &self.inner.config;
         let resource = &parts.resource;
         let mut source = (parts.source)(&self.inner.client, resource);
-        if let Some(ns) = &options.namespace {
-            source = source.namespace(ns.clone());
+        if let Some(ns) = options.namespace() {
+            source = source.namespace(ns);
         }
         if let Some(tweak) = options.tweak.clone() {
             source = source.modify(move |o| tweak(o));
         }
         let mut config = Config::default()
-            .name(resource.plural.clone())
-            .resync_period(options.resync_of(resource))
-            .queue(options.queue)
-            .reflector(options.reflector.clone().name(format!(
+            .with_name(resource.plural.clone())
+            .with_resync_period(options.resync_for(resource))
+            .with_queue(options.queue())
+            .with_reflector(options.reflector().clone().with_name(format!(
                 "{}/{}",
                 resource.api_version(),
                 resource.plural
-            )));
-        config.indexes = parts.indexes;
-        config.compact = parts.compact;
-        config.type_check = parts.type_check;
-        config.metrics = options
-            .metrics
-            .as_ref()
-            .map(|metrics| metrics(name, resource));
-        config.transform = match (options.transform.clone(), parts.transform) {
+            )))
+            .with_shape_and_codec(parts.shape, parts.codec)
+            .with_checked_indexes(parts.indexes);
+        if let Some(check) = parts.type_check {
+            config = config.with_type_check(check);
+        }
+        if let Some(metrics) = &options.metrics {
+            config = config.with_metrics(metrics(name, resource));
+        }
+        let transform = match (options.transform.clone(), parts.transform) {
             (Some(metadata), Some(own)) => Some(Transform::from_shared(move |obj: Arc<K>| {
                 own.apply(metadata_transform(&metadata, obj))
             })),
@@ -57,13 +58,10 @@ impl SharedInformerFactory {
             })),
             (None, own) => own,
         };
-        if options.keep_managed_fields {
-            SharedIndexInformer::with_queue(source.with_managed_fields(), config, make_queue)
-        } else if let Some(projection) = parts.projection {
-            SharedIndexInformer::with_queue(source.project(projection), config, make_queue)
-        } else {
-            SharedIndexInformer::with_queue(source, config, make_queue)
+        if let Some(transform) = transform {
+            config = config.with_transform(transform);
         }
+        SharedIndexInformer::with_queue(source, config, make_queue)
     }
 }
 

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use kinformer_core::{ApiResource, ListOptions, ObjectMeta};
 use kinformer_reflector::Config as ReflectorConfig;
-use kinformer_rest::Projection;
 
 use crate::{Metrics, QueueKind};
 
@@ -21,85 +20,91 @@ pub(crate) type MetricsFor = Arc<dyn Fn(&str, &ApiResource) -> Arc<dyn Metrics> 
 pub(crate) type OptionsTweak = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
 
 /// Options of a [`SharedInformerFactory`](super::SharedInformerFactory) (client-go's
-/// `SharedInformerOption`s).
+/// `SharedInformerOption`s), for every informer it creates; what one resource's informer keeps
+/// of its objects is that resource's own ([`ResourceOptions`](super::ResourceOptions)).
+///
+/// Every setting has a setter `with_<setting>` and a getter `<setting>`.
 ///
 /// ```
 /// use std::time::Duration;
 /// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_core::ApiResource;
 /// use kinformer_informer::factory::FactoryConfig;
 ///
 /// let config = FactoryConfig::default()
-///     .default_resync(Duration::from_secs(600))
-///     .namespace("prod")
-///     .resync_for::<Pod>(Duration::from_secs(60))
-///     .tweak_list_options(|options| options.label_selector = Some("team=a".into()))
-///     .transform_metadata(|meta| meta.annotations = None);
-/// assert_eq!(config.namespace.as_deref(), Some("prod"));
+///     .with_default_resync(Duration::from_secs(600))
+///     .with_namespace("prod")
+///     .with_resync_for::<Pod>(Duration::from_secs(60))
+///     .with_tweak_list_options(|options| options.label_selector = Some("team=a".into()))
+///     .with_transform_metadata(|meta| meta.annotations = None);
+/// assert_eq!(config.namespace(), Some("prod"));
+/// assert_eq!(config.resync_for(&ApiResource::of::<Pod>()), Duration::from_secs(60));
 /// ```
 #[derive(Clone, Default)]
-#[non_exhaustive]
 pub struct FactoryConfig {
-    /// The resync period of informers without a per-type one; zero: none.
-    pub default_resync: Duration,
-    /// Watch only this namespace (all when `None`).
-    pub namespace: Option<String>,
-    /// Keep `metadata.managedFields` (dropped by default).
-    pub keep_managed_fields: bool,
-    /// The queue every informer uses.
-    pub queue: QueueKind,
-    /// The reflector options every informer starts from (each gets its own name).
-    pub reflector: ReflectorConfig,
-    pub(crate) custom_resync: HashMap<ApiResource, Duration>,
-    pub(crate) projections: HashMap<ApiResource, Projection>,
+    default_resync: Duration,
+    namespace: Option<String>,
+    queue: QueueKind,
+    reflector: ReflectorConfig,
+    custom_resync: HashMap<ApiResource, Duration>,
     pub(crate) tweak: Option<OptionsTweak>,
     pub(crate) transform: Option<MetadataTransform>,
     pub(crate) metrics: Option<MetricsFor>,
 }
 
 impl FactoryConfig {
-    /// Sets the default resync period.
+    /// Sets the resync period of informers without a per-resource one (zero: none).
     #[must_use]
-    pub fn default_resync(mut self, period: Duration) -> Self {
+    pub fn with_default_resync(mut self, period: Duration) -> Self {
         self.default_resync = period;
         self
     }
 
+    /// The resync period of informers without a per-resource one.
+    pub fn default_resync(&self) -> Duration {
+        self.default_resync
+    }
+
     /// Restricts every informer to `namespace` (`""`: all namespaces).
     #[must_use]
-    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
         self.namespace = Some(namespace.into()).filter(|ns| !ns.is_empty());
         self
     }
 
+    /// The namespace every informer watches (`None`: all).
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
     /// Sets the resync period of the informer for the k8s-openapi type `K`.
     #[must_use]
-    pub fn resync_for<K>(self, period: Duration) -> Self
+    pub fn with_resync_for<K>(self, period: Duration) -> Self
     where
         K: k8s_openapi::Resource,
         K::Scope: 'static,
     {
-        self.resync_for_resource(ApiResource::of::<K>(), period)
+        self.with_resync_for_resource(ApiResource::of::<K>(), period)
     }
 
     /// Sets the resync period of the informer for `resource` (typed or dynamic).
     #[must_use]
-    pub fn resync_for_resource(mut self, resource: ApiResource, period: Duration) -> Self {
+    pub fn with_resync_for_resource(mut self, resource: ApiResource, period: Duration) -> Self {
         self.custom_resync.insert(resource, period);
         self
     }
 
-    /// Decodes the objects of `resource` through `projection`: the fields it drops (or does
-    /// not keep) are skipped by the parser, and the informer's cache and handlers never hold
-    /// them. Ignored with `keep_managed_fields`, which asks for whole objects.
-    #[must_use]
-    pub fn projection_for(mut self, resource: ApiResource, projection: Projection) -> Self {
-        self.projections.insert(resource, projection);
-        self
+    /// The resync period of the informer for `resource`: its own, else the default.
+    pub fn resync_for(&self, resource: &ApiResource) -> Duration {
+        self.custom_resync
+            .get(resource)
+            .copied()
+            .unwrap_or(self.default_resync)
     }
 
     /// Adjusts the options of every list and watch (client-go's `WithTweakListOptions`).
     #[must_use]
-    pub fn tweak_list_options(
+    pub fn with_tweak_list_options(
         mut self,
         tweak: impl Fn(&mut ListOptions) + Send + Sync + 'static,
     ) -> Self {
@@ -107,10 +112,15 @@ impl FactoryConfig {
         self
     }
 
-    /// Changes the metadata of every object of every informer as it enters the queue
-    /// (client-go's `WithTransform`, for what all types share).
+    /// True when list and watch options are tweaked.
+    pub fn tweak_list_options(&self) -> bool {
+        self.tweak.is_some()
+    }
+
+    /// Changes the metadata of every object of every informer as it enters (client-go's
+    /// `WithTransform`, for what all types share); it runs before a resource's own transform.
     #[must_use]
-    pub fn transform_metadata(
+    pub fn with_transform_metadata(
         mut self,
         transform: impl Fn(&mut ObjectMeta) + Send + Sync + 'static,
     ) -> Self {
@@ -118,26 +128,33 @@ impl FactoryConfig {
         self
     }
 
-    /// Decodes `metadata.managedFields` (`true`) or skips them while parsing (`false`, the
-    /// default).
-    #[must_use]
-    pub fn keep_managed_fields(mut self, keep: bool) -> Self {
-        self.keep_managed_fields = keep;
-        self
+    /// True when every object's metadata is transformed.
+    pub fn transform_metadata(&self) -> bool {
+        self.transform.is_some()
     }
 
     /// Sets the reflector options of every informer (streaming lists, page size, backoff...).
     #[must_use]
-    pub fn reflector(mut self, reflector: ReflectorConfig) -> Self {
+    pub fn with_reflector(mut self, reflector: ReflectorConfig) -> Self {
         self.reflector = reflector;
         self
     }
 
+    /// The reflector options every informer starts from (each gets its own name).
+    pub fn reflector(&self) -> &ReflectorConfig {
+        &self.reflector
+    }
+
     /// Chooses the queue of every informer.
     #[must_use]
-    pub fn queue(mut self, queue: QueueKind) -> Self {
+    pub fn with_queue(mut self, queue: QueueKind) -> Self {
         self.queue = queue;
         self
+    }
+
+    /// The queue every informer uses.
+    pub fn queue(&self) -> QueueKind {
+        self.queue
     }
 
     /// Reports every informer the factory creates to the hooks `metrics` gives for it, from
@@ -154,11 +171,11 @@ impl FactoryConfig {
     ///
     /// // Every informer reports to one set of counters.
     /// let counters = Arc::new(Counters::default());
-    /// let config = FactoryConfig::default().metrics(move |_name, _resource| counters.clone());
-    /// # let _ = config;
+    /// let config = FactoryConfig::default().with_metrics(move |_name, _resource| counters.clone());
+    /// assert!(config.metrics());
     /// ```
     #[must_use]
-    pub fn metrics(
+    pub fn with_metrics(
         mut self,
         metrics: impl Fn(&str, &ApiResource) -> Arc<dyn Metrics> + Send + Sync + 'static,
     ) -> Self {
@@ -166,11 +183,9 @@ impl FactoryConfig {
         self
     }
 
-    pub(crate) fn resync_of(&self, resource: &ApiResource) -> Duration {
-        self.custom_resync
-            .get(resource)
-            .copied()
-            .unwrap_or(self.default_resync)
+    /// True when the factory's informers report metrics.
+    pub fn metrics(&self) -> bool {
+        self.metrics.is_some()
     }
 }
 
@@ -179,11 +194,9 @@ impl fmt::Debug for FactoryConfig {
         f.debug_struct("FactoryConfig")
             .field("default_resync", &self.default_resync)
             .field("namespace", &self.namespace)
-            .field("keep_managed_fields", &self.keep_managed_fields)
             .field("queue", &self.queue)
             .field("reflector", &self.reflector)
             .field("custom_resync", &self.custom_resync)
-            .field("projections", &self.projections)
             .field("tweak", &self.tweak.is_some())
             .field("transform", &self.transform.is_some())
             .field("metrics", &self.metrics.is_some())

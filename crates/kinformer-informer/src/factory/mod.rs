@@ -148,9 +148,8 @@ impl SharedInformerFactory {
     /// resource and object type ([`informer_for`](Self::informer_for) and the like) return it.
     ///
     /// # Errors
-    /// [`Error::Options`](crate::Error::Options): [`Conflict::AlreadyCreated`] when the factory holds that informer
-    /// already (the options would be ignored), [`Conflict::ProjectedWithManagedFields`] for a
-    /// projection while the factory keeps managedFields.
+    /// [`Error::Options`](crate::Error::Options) with [`Conflict::AlreadyCreated`] when the
+    /// factory holds that informer already (the options would be ignored).
     ///
     /// # Examples
     /// ```
@@ -163,7 +162,9 @@ impl SharedInformerFactory {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = Sim::builder().pods(10).seed(1).start().await?;
     /// let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
-    /// let pods = factory.informer_with(ResourceOptions::<Pod>::typed().compact())?;
+    /// let pods = factory.informer_with(ResourceOptions::<Pod>::typed().with_shape(
+    ///     kinformer_core::ObjectShape::default().with_holding(kinformer_core::Holding::Compact),
+    /// ))?;
     /// factory.start();
     /// factory.wait_for_cache_sync().await;
     /// let held = pods.indexer().list_cached();
@@ -178,7 +179,7 @@ impl SharedInformerFactory {
     where
         K: Object + Clone + DeserializeOwned,
     {
-        let queue = self.inner.config.queue;
+        let queue = self.inner.config.queue();
         self.create_or_get(
             options,
             move |known| make_queue(queue, known),
@@ -218,25 +219,21 @@ impl SharedInformerFactory {
     where
         K: Object + Clone + DeserializeOwned,
     {
-        let queue = self.inner.config.queue;
+        let queue = self.inner.config.queue();
         self.informer_with_queue(options, move |known| make_queue(queue, known))
     }
 
-    /// The informer `options` describe, created on first use with the factory's options (and
-    /// its projection from [`FactoryConfig::projection_for`]) and the queue `make_queue` builds.
+    /// The informer `options` describe, created on first use with the factory's options and
+    /// the queue `make_queue` builds.
     pub(crate) fn informer_with_queue<K, Q>(
         &self,
-        mut options: ResourceOptions<K>,
+        options: ResourceOptions<K>,
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
     ) -> SharedIndexInformer<K>
     where
         K: Object + Clone + DeserializeOwned,
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
-        let config = &self.inner.config;
-        if options.objects() != Objects::Metadata && !config.keep_managed_fields {
-            options.projection = config.projections.get(options.resource()).cloned();
-        }
         match self.create_or_get(options, make_queue, Existing::Share) {
             Ok(informer) => informer,
             // Shared informers meet no conflict: the factory's own options hold together, and
@@ -269,9 +266,6 @@ impl SharedInformerFactory {
                     .ok_or_else(|| options.conflict(Conflict::AlreadyCreated)),
                 Existing::Refuse => Err(options.conflict(Conflict::AlreadyCreated)),
             };
-        }
-        if options.projection().is_some() && self.inner.config.keep_managed_fields {
-            return Err(options.conflict(Conflict::ProjectedWithManagedFields));
         }
         let objects = options.objects();
         let parts = options.into_parts();

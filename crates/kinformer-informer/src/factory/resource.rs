@@ -2,11 +2,13 @@
 
 use std::fmt;
 
-use kinformer_core::{ApiResource, DynamicObject, Object, PartialObjectMetadata, Transform};
+use kinformer_core::{
+    ApiResource, DynamicObject, Holding, Object, ObjectShape, PartialObjectMetadata, Transform,
+};
 use kinformer_indexer::{Compact, IndexFunc, NAMESPACE_INDEX};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{TypeCheck, expect_kind};
-use kinformer_rest::{Client, Projection, RestClient};
+use kinformer_rest::{Client, RestClient};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -30,25 +32,27 @@ pub(crate) enum Objects {
 /// [`SharedInformerFactory::informer_with`](super::SharedInformerFactory::informer_with) when it
 /// creates it; everything else comes from the factory's [`FactoryConfig`](super::FactoryConfig).
 ///
-/// The constructor says what the cache holds ([`typed`](Self::typed) objects,
-/// [`dynamic`](Self::dynamic) ones, or [`metadata`](Self::metadata) only); [`compact`](Self::compact)
-/// packs them, [`project`](Self::project) drops fields while decoding, [`index`](Self::index)
-/// adds indexes and [`transform`](Self::transform) changes each object as it enters the queue.
-/// Settings that cannot hold together are refused with [`Error::Options`].
+/// The constructor says what the server sends ([`typed`](Self::typed) objects,
+/// [`dynamic`](Self::dynamic) ones, or [`metadata`](Self::metadata) only);
+/// [`with_shape`](Self::with_shape) says what the cache keeps of them and how it holds them,
+/// [`with_index`](Self::with_index) adds indexes and [`with_transform`](Self::with_transform)
+/// changes each object as it enters. Settings that cannot hold together are refused with
+/// [`Error::Options`].
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_core::{Holding, ObjectShape};
 /// use kinformer_indexer::IndexFunc;
 /// use kinformer_informer::factory::ResourceOptions;
 /// use kinformer_informer::trim_pod_capacity;
 ///
 /// let options = ResourceOptions::<Pod>::typed()
-///     .compact()
-///     .index("node", IndexFunc::new(|pod: &Pod| {
+///     .with_shape(ObjectShape::default().with_holding(Holding::Compact))
+///     .with_index("node", IndexFunc::new(|pod: &Pod| {
 ///         Ok(pod.spec.as_ref().and_then(|s| s.node_name.clone()).into_iter().collect())
 ///     }))?
-///     .transform(trim_pod_capacity());
-/// assert!(options.is_compact());
+///     .with_transform(trim_pod_capacity());
+/// assert_eq!(options.shape().holding(), Holding::Compact);
 /// assert_eq!(options.index_names().collect::<Vec<_>>(), ["node"]);
 /// # Ok::<(), kinformer_informer::Error>(())
 /// ```
@@ -57,9 +61,9 @@ pub struct ResourceOptions<K> {
     objects: Objects,
     source: SourceFn<K>,
     type_check: Option<TypeCheck<K>>,
-    compact: Option<Compact<K>>,
-    /// Set by the factory too, from its `projection_for`.
-    pub(crate) projection: Option<Projection>,
+    shape: ObjectShape,
+    /// The compact cache's codec, made when the shape holds objects packed.
+    codec: Option<Compact<K>>,
     indexes: Vec<(String, IndexFunc<K>)>,
     transform: Option<Transform<K>>,
 }
@@ -76,8 +80,8 @@ impl<K> ResourceOptions<K> {
             objects,
             source,
             type_check,
-            compact: None,
-            projection: None,
+            shape: ObjectShape::default(),
+            codec: None,
             indexes: Vec::new(),
             transform: None,
         }
@@ -98,37 +102,21 @@ impl<K> ResourceOptions<K> {
         &self.resource
     }
 
-    /// Holds objects packed (see [`Config::compact`](crate::Config::compact)).
+    /// Sets what the cache keeps of each object and how it holds it (see
+    /// [`Config::with_shape`](crate::Config::with_shape)).
     #[must_use]
-    pub fn compact(mut self) -> Self
+    pub fn with_shape(mut self, shape: ObjectShape) -> Self
     where
         K: Object + Serialize + DeserializeOwned,
     {
-        self.compact = Some(Compact::json());
+        self.codec = (shape.holding() == Holding::Compact).then(Compact::json);
+        self.shape = shape;
         self
     }
 
-    /// True when objects are held packed.
-    pub fn is_compact(&self) -> bool {
-        self.compact.is_some()
-    }
-
-    /// Decodes objects through `projection`: the fields it drops are skipped by the parser.
-    ///
-    /// # Errors
-    /// [`Error::Options`] with [`Conflict::ProjectedMetadata`] for a metadata-only resource
-    /// (the server sends metadata only; there is nothing to project).
-    pub fn project(mut self, projection: Projection) -> Result<Self, Error> {
-        if self.objects == Objects::Metadata {
-            return Err(self.conflict(Conflict::ProjectedMetadata));
-        }
-        self.projection = Some(projection);
-        Ok(self)
-    }
-
-    /// The projection objects are decoded through, if any.
-    pub fn projection(&self) -> Option<&Projection> {
-        self.projection.as_ref()
+    /// What the cache keeps of each object and how it holds it.
+    pub fn shape(&self) -> &ObjectShape {
+        &self.shape
     }
 
     /// Adds an index besides the built-in namespace index.
@@ -136,7 +124,11 @@ impl<K> ResourceOptions<K> {
     /// # Errors
     /// [`Error::Options`] with [`Conflict::DuplicateIndex`] when an index of that name exists
     /// (the namespace index included).
-    pub fn index(mut self, name: impl Into<String>, func: IndexFunc<K>) -> Result<Self, Error> {
+    pub fn with_index(
+        mut self,
+        name: impl Into<String>,
+        func: IndexFunc<K>,
+    ) -> Result<Self, Error> {
         let name = name.into();
         if name == NAMESPACE_INDEX || self.indexes.iter().any(|(n, _)| *n == name) {
             return Err(self.conflict(Conflict::DuplicateIndex(name)));
@@ -150,17 +142,17 @@ impl<K> ResourceOptions<K> {
         self.indexes.iter().map(|(name, _)| name.as_str())
     }
 
-    /// Changes each object as it enters the queue; it runs after the factory's
-    /// [`transform_metadata`](super::FactoryConfig::transform_metadata), if any.
+    /// Changes each object as it enters; it runs after the factory's
+    /// [`with_transform_metadata`](super::FactoryConfig::with_transform_metadata), if any.
     #[must_use]
-    pub fn transform(mut self, transform: Transform<K>) -> Self {
+    pub fn with_transform(mut self, transform: Transform<K>) -> Self {
         self.transform = Some(transform);
         self
     }
 
-    /// True when a transform is set.
-    pub fn has_transform(&self) -> bool {
-        self.transform.is_some()
+    /// The transform, if any.
+    pub fn transform(&self) -> Option<&Transform<K>> {
+        self.transform.as_ref()
     }
 
     pub(crate) fn conflict(&self, conflict: Conflict) -> Error {
@@ -180,8 +172,8 @@ impl<K> ResourceOptions<K> {
             resource: self.resource,
             source: self.source,
             type_check: self.type_check,
-            compact: self.compact,
-            projection: self.projection,
+            shape: self.shape,
+            codec: self.codec,
             indexes: self.indexes,
             transform: self.transform,
         }
@@ -193,8 +185,8 @@ pub(crate) struct Parts<K> {
     pub(crate) resource: ApiResource,
     pub(crate) source: SourceFn<K>,
     pub(crate) type_check: Option<TypeCheck<K>>,
-    pub(crate) compact: Option<Compact<K>>,
-    pub(crate) projection: Option<Projection>,
+    pub(crate) shape: ObjectShape,
+    pub(crate) codec: Option<Compact<K>>,
     pub(crate) indexes: Vec<(String, IndexFunc<K>)>,
     pub(crate) transform: Option<Transform<K>>,
 }
@@ -223,8 +215,7 @@ impl<K> fmt::Debug for ResourceOptions<K> {
         f.debug_struct("ResourceOptions")
             .field("resource", &self.resource)
             .field("objects", &self.objects)
-            .field("compact", &self.compact.is_some())
-            .field("projection", &self.projection)
+            .field("shape", &self.shape)
             .field("indexes", &self.indexes)
             .field("transform", &self.transform)
             .finish_non_exhaustive()

@@ -33,7 +33,7 @@ async fn one_informer_per_type_started_synced_and_shut_down() {
         .unwrap();
     let factory = SharedInformerFactory::new(
         Client::new(sim.service()),
-        FactoryConfig::default().transform_metadata(|meta| meta.annotations = None),
+        FactoryConfig::default().with_transform_metadata(|meta| meta.annotations = None),
     );
     let adds = Arc::new(AtomicUsize::new(0));
     let counter = adds.clone();
@@ -91,13 +91,13 @@ async fn namespace_and_tweaks_reach_the_list_watch() {
     let factory = SharedInformerFactory::new(
         Client::new(sim.service()),
         FactoryConfig::default()
-            .reflector(kinformer_reflector::Config::default().streaming_list(false))
-            .namespace("ns-1")
-            .tweak_list_options(|o| o.field_selector = Some("metadata.namespace=ns-1".into()))
-            .resync_for::<Pod>(Duration::from_secs(60)),
+            .with_reflector(kinformer_reflector::Config::default().with_streaming_list(false))
+            .with_namespace("ns-1")
+            .with_tweak_list_options(|o| o.field_selector = Some("metadata.namespace=ns-1".into()))
+            .with_resync_for::<Pod>(Duration::from_secs(60)),
     );
     assert_eq!(
-        factory.config().resync_of(&ApiResource::of::<Pod>()),
+        factory.config().resync_for(&ApiResource::of::<Pod>()),
         Duration::from_secs(60)
     );
     let informer = pods(&factory);

@@ -97,9 +97,9 @@ fn informer(
     let informer = SharedIndexInformer::with_queue(
         source,
         Config::default()
-            .name("configmaps")
-            .reflector(ReflectorConfig::default().seed(1))
-            .metrics(metrics),
+            .with_name("configmaps")
+            .with_reflector(ReflectorConfig::default().with_seed(1))
+            .with_metrics(metrics),
         |_known| ScriptedQueue::new(),
     );
     (informer, tx)

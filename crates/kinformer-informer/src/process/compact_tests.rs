@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::{DeletedState, StoreRead};
-use kinformer_indexer::Config as IndexerConfig;
+use kinformer_indexer::{Compact, Config as IndexerConfig};
 use tokio::runtime::Handle;
 use tokio::time::Instant;
 
@@ -81,7 +81,7 @@ fn replaced_all(objects: Vec<Cached<ConfigMap>>) -> Popped<ConfigMap> {
 async fn a_compact_cache_round_trips_through_relists_tombstones_and_resyncs() {
     let synced = SyncSignal::new();
     let processor = Processor::new(synced.watcher(), Duration::from_secs(1));
-    let cache = Indexer::new(IndexerConfig::default().compact());
+    let cache = Indexer::new(IndexerConfig::default().with_compact(Compact::json()));
     let (log, handler) = recorder();
     let (resync_log, resync_handler) = recorder();
     processor

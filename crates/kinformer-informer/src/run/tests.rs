@@ -32,8 +32,12 @@ fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender
             assert!(parts.watch_error_handler.is_some() || parts.transform.is_none());
             let queue = Arc::new(ScriptedQueue::new());
             let written = Arc::new(Notify::new());
-            let store =
-                TransformingStore::new(Arc::clone(&queue), parts.transform, Arc::clone(&written));
+            let store = TransformingStore::new(
+                Arc::clone(&queue),
+                parts.transform,
+                false,
+                Arc::clone(&written),
+            );
             let reflector = async move {
                 while let Some(step) = rx.recv().await {
                     match step {
