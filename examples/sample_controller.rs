@@ -48,7 +48,7 @@ async fn main() -> anyhow::Result<()> {
     }
 
     // A replica that stops hands the lease over at once instead of letting it run out.
-    let election = ElectionConfig::default().release_on_cancel(true);
+    let election = ElectionConfig::default().with_release_on_cancel(true);
     let a = Replica::start(conn.client.clone(), "replica-a", election.clone())?;
     wait_for("replica-a to lead", || async { a.is_leader() }).await?;
     let b = Replica::start(
@@ -186,15 +186,12 @@ fn election_config(args: &[String]) -> anyhow::Result<ElectionConfig> {
             })
             .transpose()
     };
-    let mut config = ElectionConfig::default().release_on_cancel(true);
-    if let Some(d) = seconds("--lease-duration")? {
-        config = config.lease_duration(d);
-    }
-    if let Some(d) = seconds("--renew-deadline")? {
-        config = config.renew_deadline(d);
-    }
-    if let Some(d) = seconds("--retry-period")? {
-        config = config.retry_period(d);
-    }
-    Ok(config)
+    // All three at once: one at a time could pass through durations that break a rule.
+    let defaults = ElectionConfig::default();
+    let config = ElectionConfig::new(
+        seconds("--lease-duration")?.unwrap_or(defaults.lease_duration()),
+        seconds("--renew-deadline")?.unwrap_or(defaults.renew_deadline()),
+        seconds("--retry-period")?.unwrap_or(defaults.retry_period()),
+    )?;
+    Ok(config.with_release_on_cancel(true))
 }

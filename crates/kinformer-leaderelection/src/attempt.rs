@@ -153,7 +153,7 @@ impl<L: LeaseLock> LeaderElector<L> {
                 }
             }
         };
-        let deadline = Instant::now() + self.inner.config.renew_deadline;
+        let deadline = Instant::now() + self.inner.config.renew_deadline();
         match timeout_at(deadline, release).await {
             Ok(Some(written)) => {
                 self.observed().observe(written);

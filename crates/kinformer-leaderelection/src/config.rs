@@ -14,42 +14,41 @@ const MAX_LEASE_DURATION: Duration = Duration::from_secs(i32::MAX as u64);
 /// The timing of an election (client-go `LeaderElectionConfig` without the lock and callbacks).
 ///
 /// The defaults are client-go's and kube-controller-manager's: a 15 s lease, a 10 s renew
-/// deadline, a 2 s retry period, no release on cancel. Set fields directly or chain the
-/// setters; [`validate`](Self::validate) (called by
-/// [`LeaderElector::new`](crate::LeaderElector::new)) checks them together as client-go's
-/// `NewLeaderElector` does.
+/// deadline, a 2 s retry period, no release on cancel. Each setting has a `with_` setter and a
+/// getter of the same name.
+///
+/// The three durations are checked against each other as client-go's `NewLeaderElector` does:
+/// `lease_duration > renew_deadline > retry_period * JITTER_FACTOR`, each positive, and the
+/// lease duration between one second and `i32::MAX` seconds (it is written to the lease in whole
+/// seconds; client-go would write 0, which the API server rejects). A setter checks its
+/// duration against the other two and refuses, with [`Error::InvalidConfig`] naming the rule, a
+/// value that breaks one, so a `Config` always holds a valid election. To change several
+/// durations at once, whatever their order, start from [`Config::new`].
 ///
 /// # Examples
 /// ```
 /// use std::time::Duration;
-/// use kinformer_leaderelection::Config;
+/// use kinformer_leaderelection::{Config, Error};
 ///
 /// let config = Config::default()
-///     .lease_duration(Duration::from_secs(30))
-///     .renew_deadline(Duration::from_secs(20))
-///     .release_on_cancel(true);
-/// assert_eq!(config.lease_duration, Duration::from_secs(30));
-/// assert!(config.validate().is_ok());
+///     .with_lease_duration(Duration::from_secs(30))?
+///     .with_renew_deadline(Duration::from_secs(20))?
+///     .with_release_on_cancel(true);
+/// assert_eq!(config.lease_duration(), Duration::from_secs(30));
 /// // The renew deadline must stay below the lease duration.
-/// assert!(config.renew_deadline(Duration::from_secs(30)).validate().is_err());
+/// let Err(Error::InvalidConfig(rule)) = config.with_renew_deadline(Duration::from_secs(30)) else {
+///     panic!()
+/// };
+/// assert_eq!(rule, "lease_duration must be greater than renew_deadline");
+/// # Ok::<_, Error>(())
 /// ```
 #[doc(alias = "LeaderElectionConfig")]
-#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// How long a non-leader waits, from the moment it last saw the lease change (by its own
-    /// clock), before it may take the lease. Written to the lease as whole seconds
-    /// (`leaseDurationSeconds`). Default 15 s.
-    pub lease_duration: Duration,
-    /// How long the leader keeps retrying to renew before it stops leading. Default 10 s.
-    pub renew_deadline: Duration,
-    /// The wait between attempts: between renewals, and (jittered by [`JITTER_FACTOR`])
-    /// between attempts to acquire. Default 2 s.
-    pub retry_period: Duration,
-    /// Release the lease when `run`'s token is cancelled (client-go `ReleaseOnCancel`): the
-    /// holder is emptied and `leaseDurationSeconds` set to 1, so another candidate takes over
-    /// at its next attempt instead of a lease duration later. Default `false`.
-    pub release_on_cancel: bool,
+    lease_duration: Duration,
+    renew_deadline: Duration,
+    retry_period: Duration,
+    release_on_cancel: bool,
 }
 
 impl Default for Config {
@@ -64,53 +63,105 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Sets [`lease_duration`](Self::lease_duration).
-    #[must_use]
-    pub fn lease_duration(mut self, lease_duration: Duration) -> Self {
-        self.lease_duration = lease_duration;
-        self
-    }
-
-    /// Sets [`renew_deadline`](Self::renew_deadline).
-    #[must_use]
-    pub fn renew_deadline(mut self, renew_deadline: Duration) -> Self {
-        self.renew_deadline = renew_deadline;
-        self
-    }
-
-    /// Sets [`retry_period`](Self::retry_period).
-    #[must_use]
-    pub fn retry_period(mut self, retry_period: Duration) -> Self {
-        self.retry_period = retry_period;
-        self
-    }
-
-    /// Sets [`release_on_cancel`](Self::release_on_cancel).
-    #[must_use]
-    pub fn release_on_cancel(mut self, release_on_cancel: bool) -> Self {
-        self.release_on_cancel = release_on_cancel;
-        self
-    }
-
-    /// Checks the durations against each other as client-go's `NewLeaderElector` does:
-    /// `lease_duration > renew_deadline > retry_period * JITTER_FACTOR`, each positive. Two
-    /// checks more, for what the lease can hold: the lease duration is at least one second
-    /// (it is written in whole seconds; client-go would write 0, which the API server
-    /// rejects) and at most `i32::MAX` seconds.
+    /// An election with the three durations given together (and no release on cancel), for
+    /// changing several at once: one setter at a time may have to pass through a state that
+    /// breaks a rule.
     ///
     /// # Errors
-    /// [`Error::InvalidConfig`] naming the first rule broken.
+    /// [`Error::InvalidConfig`] naming the first rule (see [`Config`]) the durations break.
     ///
     /// # Examples
     /// ```
     /// use std::time::Duration;
     /// use kinformer_leaderelection::{Config, Error};
     ///
-    /// let config = Config::default().retry_period(Duration::from_secs(9));
-    /// let Err(Error::InvalidConfig(rule)) = config.validate() else { panic!() };
+    /// let secs = Duration::from_secs;
+    /// // Shorter than the default renew deadline (10 s): no single setter could start here.
+    /// let config = Config::new(secs(8), secs(6), secs(1))?;
+    /// assert_eq!(config.renew_deadline(), secs(6));
+    /// let Err(Error::InvalidConfig(rule)) = Config::new(secs(15), secs(10), secs(9)) else {
+    ///     panic!()
+    /// };
     /// assert_eq!(rule, "renew_deadline must be greater than retry_period * 1.2");
+    /// # Ok::<_, Error>(())
     /// ```
-    pub fn validate(&self) -> Result<()> {
+    pub fn new(
+        lease_duration: Duration,
+        renew_deadline: Duration,
+        retry_period: Duration,
+    ) -> Result<Self> {
+        let config = Self {
+            lease_duration,
+            renew_deadline,
+            retry_period,
+            release_on_cancel: false,
+        };
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Sets how long a non-leader waits before it may take the lease.
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] when `lease_duration` breaks a rule with the other durations.
+    pub fn with_lease_duration(self, lease_duration: Duration) -> Result<Self> {
+        Self::new(lease_duration, self.renew_deadline, self.retry_period)
+            .map(|config| config.with_release_on_cancel(self.release_on_cancel))
+    }
+
+    /// How long a non-leader waits, from the moment it last saw the lease change (by its own
+    /// clock), before it may take the lease. Written to the lease as whole seconds
+    /// (`leaseDurationSeconds`). Default 15 s.
+    pub fn lease_duration(&self) -> Duration {
+        self.lease_duration
+    }
+
+    /// Sets how long the leader keeps retrying to renew before it stops leading.
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] when `renew_deadline` breaks a rule with the other durations.
+    pub fn with_renew_deadline(self, renew_deadline: Duration) -> Result<Self> {
+        Self::new(self.lease_duration, renew_deadline, self.retry_period)
+            .map(|config| config.with_release_on_cancel(self.release_on_cancel))
+    }
+
+    /// How long the leader keeps retrying to renew before it stops leading. Default 10 s.
+    pub fn renew_deadline(&self) -> Duration {
+        self.renew_deadline
+    }
+
+    /// Sets the wait between attempts.
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] when `retry_period` breaks a rule with the other durations.
+    pub fn with_retry_period(self, retry_period: Duration) -> Result<Self> {
+        Self::new(self.lease_duration, self.renew_deadline, retry_period)
+            .map(|config| config.with_release_on_cancel(self.release_on_cancel))
+    }
+
+    /// The wait between attempts: between renewals, and (jittered by [`JITTER_FACTOR`])
+    /// between attempts to acquire. Default 2 s.
+    pub fn retry_period(&self) -> Duration {
+        self.retry_period
+    }
+
+    /// Sets whether the lease is released when `run`'s token is cancelled.
+    #[must_use]
+    pub fn with_release_on_cancel(mut self, release_on_cancel: bool) -> Self {
+        self.release_on_cancel = release_on_cancel;
+        self
+    }
+
+    /// Whether the lease is released when `run`'s token is cancelled (client-go
+    /// `ReleaseOnCancel`): the holder is emptied and `leaseDurationSeconds` set to 1, so another
+    /// candidate takes over at its next attempt instead of a lease duration later. Default
+    /// `false`.
+    pub fn release_on_cancel(&self) -> bool {
+        self.release_on_cancel
+    }
+
+    /// The rules of [`Config`], in client-go's order, then what the lease can hold.
+    fn check(&self) -> Result<()> {
         let invalid = |rule| Err(Error::InvalidConfig(rule));
         if self.lease_duration <= self.renew_deadline {
             return invalid("lease_duration must be greater than renew_deadline");
@@ -135,7 +186,7 @@ impl Config {
         Ok(())
     }
 
-    /// The lease duration as the lease stores it (whole seconds; `validate` keeps it in range).
+    /// The lease duration as the lease stores it (whole seconds; the setters keep it in range).
     pub(crate) fn lease_duration_seconds(&self) -> i32 {
         i32::try_from(self.lease_duration.as_secs()).unwrap_or(i32::MAX)
     }
@@ -149,68 +200,91 @@ mod tests {
         Duration::from_secs(s)
     }
 
+    fn millis(ms: u64) -> Duration {
+        Duration::from_millis(ms)
+    }
+
     #[test]
     fn defaults_are_client_go_and_valid() {
         let c = Config::default();
         assert_eq!(
-            (c.lease_duration, c.renew_deadline, c.retry_period),
+            (c.lease_duration(), c.renew_deadline(), c.retry_period()),
             (secs(15), secs(10), secs(2))
         );
-        assert!(!c.release_on_cancel);
-        c.validate().unwrap();
+        assert!(!c.release_on_cancel());
+        c.check().unwrap();
         assert_eq!(c.lease_duration_seconds(), 15);
     }
 
     #[test]
-    fn validate_rejects_what_client_go_rejects_and_what_a_lease_cannot_hold() {
+    fn setters_refuse_what_client_go_refuses_and_what_a_lease_cannot_hold() {
+        let d = Config::default();
         let cases = [
             (
-                Config::default().lease_duration(secs(10)),
+                d.clone().with_lease_duration(secs(10)),
                 "lease_duration must be greater than renew_deadline",
             ),
             (
-                Config::default().retry_period(Duration::from_millis(8_334)),
+                d.clone().with_renew_deadline(secs(15)),
+                "lease_duration must be greater than renew_deadline",
+            ),
+            (
+                d.clone().with_retry_period(millis(8_334)),
                 "renew_deadline must be greater than retry_period * 1.2",
             ),
             (
-                Config::default().retry_period(Duration::MAX),
+                d.clone().with_retry_period(Duration::MAX),
                 "renew_deadline must be greater than retry_period * 1.2",
             ),
             (
-                Config::default()
-                    .lease_duration(Duration::from_millis(900))
-                    .renew_deadline(Duration::from_millis(800))
-                    .retry_period(Duration::from_millis(100)),
+                Config::new(millis(900), millis(800), millis(100)),
                 "lease_duration must be at least one second",
             ),
             (
-                Config::default().lease_duration(Duration::MAX),
+                d.clone().with_lease_duration(Duration::MAX),
                 "lease_duration must be at most i32::MAX seconds",
             ),
             (
-                Config::default().retry_period(Duration::ZERO),
+                d.with_retry_period(Duration::ZERO),
                 "retry_period must be greater than zero",
             ),
         ];
-        for (config, rule) in cases {
-            match config.validate() {
-                Err(Error::InvalidConfig(r)) => assert_eq!(r, rule, "{config:?}"),
-                other => panic!("{config:?}: {other:?}"),
+        for (refused, rule) in cases {
+            match refused {
+                Err(Error::InvalidConfig(r)) => assert_eq!(r, rule),
+                other => panic!("{rule}: {other:?}"),
             }
         }
     }
 
     #[test]
-    fn validate_accepts_what_client_go_accepts() {
+    fn a_refused_value_leaves_nothing_behind_and_release_on_cancel_is_kept() {
+        let config = Config::default().with_release_on_cancel(true);
+        assert!(config.clone().with_lease_duration(secs(5)).is_err());
+        let changed = config.with_retry_period(secs(1)).unwrap();
+        assert_eq!(changed.retry_period(), secs(1));
+        assert!(
+            changed.release_on_cancel(),
+            "a duration setter keeps the other settings"
+        );
+    }
+
+    #[test]
+    fn setters_accept_what_client_go_accepts() {
         // A lease barely longer than the renew deadline, a retry period just under the bound.
         let tight = Config::default()
-            .lease_duration(Duration::from_millis(10_001))
-            .retry_period(Duration::from_millis(8_333));
-        tight.validate().unwrap();
+            .with_lease_duration(millis(10_001))
+            .and_then(|c| c.with_retry_period(millis(8_333)))
+            .unwrap();
+        assert_eq!(
+            (tight.lease_duration(), tight.retry_period()),
+            (millis(10_001), millis(8_333))
+        );
         let long = Config::default()
-            .lease_duration(secs(137))
-            .renew_deadline(secs(107))
-            .retry_period(secs(26));
-        long.validate().unwrap();
+            .with_lease_duration(secs(137))
+            .and_then(|c| c.with_renew_deadline(secs(107)))
+            .and_then(|c| c.with_retry_period(secs(26)))
+            .unwrap();
+        assert_eq!(long, Config::new(secs(137), secs(107), secs(26)).unwrap());
     }
 }

@@ -37,7 +37,7 @@ use crate::observed::Observed;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
 /// let lock = MemoryLeaseLock::new("default/example");
-/// let config = Config::default().release_on_cancel(true);
+/// let config = Config::default().with_release_on_cancel(true);
 /// let candidate = |id: &str| {
 ///     let callbacks = Callbacks::new(|token: CancellationToken| async move {
 ///         token.cancelled().await; // the leader's work, until leadership ends
@@ -92,7 +92,6 @@ impl<L: LeaseLock> LeaderElector<L> {
     /// A candidate named `identity` for the lease behind `lock`.
     ///
     /// # Errors
-    /// [`Error::InvalidConfig`] for a `config` that breaks a rule of [`Config::validate`],
     /// [`Error::EmptyIdentity`] for an empty identity.
     ///
     /// # Examples
@@ -113,7 +112,6 @@ impl<L: LeaseLock> LeaderElector<L> {
         config: Config,
         callbacks: Callbacks,
     ) -> Result<Self> {
-        config.validate()?;
         let identity = identity.into();
         if identity.is_empty() {
             return Err(Error::EmptyIdentity);
@@ -123,8 +121,8 @@ impl<L: LeaseLock> LeaderElector<L> {
         // keeps a slow answer from stretching leadership; the lease duration caps it, so
         // that a leader stops before others (who count from a later instant) may take over,
         // also when the durations leave no margin.
-        let lease_duration = Duration::from_secs(config.lease_duration.as_secs());
-        let longest_lead = (config.renew_deadline + config.retry_period).min(lease_duration);
+        let lease_duration = Duration::from_secs(config.lease_duration().as_secs());
+        let longest_lead = (config.renew_deadline() + config.retry_period()).min(lease_duration);
         let seed = std::collections::hash_map::RandomState::new().hash_one(&identity);
         Ok(Self {
             inner: Arc::new(Inner {
@@ -210,14 +208,14 @@ impl<L: LeaseLock> LeaderElector<L> {
         if !work_done {
             work.await;
         }
-        if self.inner.config.release_on_cancel {
+        if self.inner.config.release_on_cancel() {
             self.release().await;
         }
     }
 
     /// Attempts until one succeeds (then the local time its write was sent) or `cancel`.
     async fn acquire(&self, cancel: &CancellationToken) -> Option<Instant> {
-        let renew_deadline = self.inner.config.renew_deadline;
+        let renew_deadline = self.inner.config.renew_deadline();
         loop {
             // A bound client-go leaves to the HTTP client: an attempt stuck on a stalled
             // server must not keep the candidate from retrying.
@@ -244,7 +242,7 @@ impl<L: LeaseLock> LeaderElector<L> {
         let config = &self.inner.config;
         loop {
             let deadline =
-                (Instant::now() + config.renew_deadline).min(self.leadership_deadline(last_sent));
+                (Instant::now() + config.renew_deadline()).min(self.leadership_deadline(last_sent));
             if Instant::now() >= deadline {
                 // A renewal that returned late, plus the retry period, used it all up.
                 return;
@@ -255,7 +253,7 @@ impl<L: LeaseLock> LeaderElector<L> {
             };
             let Some(sent) = renewed else { return };
             last_sent = sent;
-            let next = (Instant::now() + config.retry_period).min(self.leadership_deadline(sent));
+            let next = (Instant::now() + config.retry_period()).min(self.leadership_deadline(sent));
             tokio::select! {
                 () = cancel.cancelled() => return,
                 () = sleep_until(next) => {}
@@ -277,7 +275,7 @@ impl<L: LeaseLock> LeaderElector<L> {
                 Some(_) => return None,
                 None => {}
             }
-            let next = Instant::now() + self.inner.config.retry_period;
+            let next = Instant::now() + self.inner.config.retry_period();
             if next >= deadline {
                 sleep_until(deadline).await;
                 return None;
@@ -306,7 +304,7 @@ impl<L: LeaseLock> LeaderElector<L> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .random_range(0.0..JITTER_FACTOR);
-        let period = self.inner.config.retry_period;
+        let period = self.inner.config.retry_period();
         period + period.mul_f64(factor)
     }
 

@@ -3,9 +3,10 @@
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Why an elector or a lease lock could not be built, or why a lease request failed.
+/// Why a config setting was refused, an elector or a lease lock could not be built, or a lease
+/// request failed.
 ///
-/// Building checks its input ([`InvalidConfig`](Self::InvalidConfig),
+/// Setting and building check their input ([`InvalidConfig`](Self::InvalidConfig),
 /// [`EmptyIdentity`](Self::EmptyIdentity), [`InvalidLease`](Self::InvalidLease)); the
 /// [`LeaseLock`](crate::LeaseLock) calls answer the rest. An elector never returns the lock
 /// errors: it logs them and tries again, as client-go does.
@@ -17,14 +18,15 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// # let sim = kinformer_sim::Sim::builder().start().await?;
 /// let client = kinformer_rest::Client::new(sim.service());
 /// assert!(matches!(RestLeaseLock::new(client, "default", ""), Err(Error::InvalidLease(_))));
-/// let config = Config::default().renew_deadline(std::time::Duration::from_secs(20));
-/// assert!(matches!(config.validate(), Err(Error::InvalidConfig(_))));
+/// let refused = Config::default().with_renew_deadline(std::time::Duration::from_secs(20));
+/// assert!(matches!(refused, Err(Error::InvalidConfig(_))));
 /// # Ok(()) }
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The [`Config`](crate::Config) breaks one of its rules (named here).
+    /// A [`Config`](crate::Config) setter was given a duration that breaks one of its rules
+    /// (named here).
     #[error("invalid leader election config: {0}")]
     InvalidConfig(&'static str),
     /// The candidate's identity is empty.

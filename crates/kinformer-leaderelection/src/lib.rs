@@ -65,7 +65,7 @@
 //!         leading.cancelled().await;
 //!     })
 //!     .on_new_leader(|identity| eprintln!("the leader is now {identity:?}"));
-//!     let config = Config::default().release_on_cancel(true);
+//!     let config = Config::default().with_release_on_cancel(true);
 //!     LeaderElector::new(lock, identity, config, callbacks)
 //! };
 //! let (a, b) = (replica("replica-a")?, replica("replica-b")?);

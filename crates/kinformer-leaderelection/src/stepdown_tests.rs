@@ -35,7 +35,7 @@ async fn a_leader_that_cannot_renew_stops_leading_before_the_lease_expires_for_o
 #[tokio::test(start_paused = true)]
 async fn release_on_cancel_empties_the_holder_after_the_work_returned() {
     let lock = MemoryLeaseLock::new("ns/lease");
-    let config = Config::default().release_on_cancel(true);
+    let config = Config::default().with_release_on_cancel(true);
     let (a, mut a_events) = candidate(lock.clone(), "a", config.clone());
     let (b, mut b_events) = candidate(lock.clone(), "b", config);
     let stop_a = CancellationToken::new();
@@ -105,7 +105,9 @@ async fn a_late_answer_does_not_stretch_leadership_past_the_others_expiry() {
 #[tokio::test(start_paused = true)]
 async fn without_a_margin_the_leader_stops_a_lease_duration_after_its_last_renewal() {
     // Valid for client-go, but renew deadline + retry period exceeds the lease duration.
-    let config = Config::default().lease_duration(Duration::from_secs(11));
+    let config = Config::default()
+        .with_lease_duration(Duration::from_secs(11))
+        .unwrap();
     let lock = Flaky::new();
     let (a, mut events) = candidate(lock.clone(), "a", config);
     let run = spawn_run(&a, &CancellationToken::new());
@@ -124,7 +126,11 @@ async fn without_a_margin_the_leader_stops_a_lease_duration_after_its_last_renew
 #[tokio::test(start_paused = true)]
 async fn a_release_that_loses_to_a_renewal_in_flight_is_retried() {
     let lock = Flaky::new();
-    let (a, _events) = candidate(lock.clone(), "a", Config::default().release_on_cancel(true));
+    let (a, _events) = candidate(
+        lock.clone(),
+        "a",
+        Config::default().with_release_on_cancel(true),
+    );
     let cancel = CancellationToken::new();
     let run = spawn_run(&a, &cancel);
     tokio::time::sleep(Duration::from_secs(3)).await;
@@ -146,7 +152,11 @@ async fn a_release_that_loses_to_a_renewal_in_flight_is_retried() {
 #[tokio::test(start_paused = true)]
 async fn a_release_leaves_a_lease_another_candidate_took_alone() {
     let lock = MemoryLeaseLock::new("ns/lease");
-    let (a, mut events) = candidate(lock.clone(), "a", Config::default().release_on_cancel(true));
+    let (a, mut events) = candidate(
+        lock.clone(),
+        "a",
+        Config::default().with_release_on_cancel(true),
+    );
     let cancel = CancellationToken::new();
     let run = spawn_run(&a, &cancel);
     assert_eq!(events.recv().await.unwrap().1, Event::NewLeader("a".into()));

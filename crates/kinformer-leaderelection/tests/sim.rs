@@ -87,7 +87,7 @@ async fn the_lease_is_written_as_client_go_writes_it_and_keeps_labels_others_add
 #[tokio::test(start_paused = true)]
 async fn a_release_on_cancel_hands_the_lease_over_at_the_next_attempt() {
     let sim = Sim::builder().start().await.unwrap();
-    let config = Config::default().release_on_cancel(true);
+    let config = Config::default().with_release_on_cancel(true);
     let (a, b) = (
         elector(&sim, "pod-a", config.clone()),
         elector(&sim, "pod-b", config),

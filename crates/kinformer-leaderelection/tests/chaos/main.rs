@@ -297,18 +297,18 @@ async fn schedule(seed: u64) -> (Duration, usize) {
             .unwrap()
     };
     let config = Config::default();
-    let jittered_retry = config.retry_period.mul_f64(1.0 + JITTER_FACTOR);
+    let jittered_retry = config.retry_period().mul_f64(1.0 + JITTER_FACTOR);
     // A lease duration after a survivor saw the last renewal, its next attempt (at most one
     // jittered retry period later) finds the lease expired.
     assert!(
-        successor - first_seen <= config.lease_duration + jittered_retry,
+        successor - first_seen <= config.lease_duration() + jittered_retry,
         "seed {seed}: a successor {:?} after the last renewal was seen",
         successor - first_seen
     );
     let failover = successor - died;
     // From the death itself, add the wait until a survivor reads that renewal.
     assert!(
-        failover <= config.lease_duration + jittered_retry * 2,
+        failover <= config.lease_duration() + jittered_retry * 2,
         "seed {seed}: {failover:?}"
     );
 
@@ -339,7 +339,7 @@ fn never_two_leaders_and_a_dead_leader_is_replaced_in_time_over_200_schedules() 
     let config = Config::default();
     let within = failovers
         .iter()
-        .filter(|f| **f <= config.lease_duration + config.retry_period);
+        .filter(|f| **f <= config.lease_duration() + config.retry_period());
     eprintln!(
         "{terms} terms of leadership before the kills; failover after a kill: median {:?}, \
          max {:?}, {} of {SCHEDULES} within a lease duration and a retry period",
