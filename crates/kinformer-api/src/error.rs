@@ -51,7 +51,7 @@ pub enum Error {
     #[error("invalid{}", invalid_summary(.causes))]
     Invalid {
         /// What was wrong, field by field.
-        causes: Vec<Cause>,
+        causes: Vec<StatusCause>,
         /// The server's answer.
         #[source]
         source: RestError,
@@ -92,10 +92,10 @@ pub struct FieldConflict {
     pub message: String,
 }
 
-/// One reason a request was refused (a `StatusCause`).
+/// One reason a request was refused (the API server's `StatusCause`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Cause {
+pub struct StatusCause {
     /// The field path, e.g. `metadata.name`; empty when the cause is not about one field.
     pub field: String,
     /// A machine-readable reason, e.g. `FieldValueRequired`.
@@ -185,9 +185,9 @@ fn status_causes(
         .iter()
 }
 
-fn causes(status: Option<&Status>) -> Vec<Cause> {
+fn causes(status: Option<&Status>) -> Vec<StatusCause> {
     status_causes(status)
-        .map(|c| Cause {
+        .map(|c| StatusCause {
             field: c.field.clone().unwrap_or_default(),
             reason: c.reason.clone().unwrap_or_default(),
             message: c.message.clone().unwrap_or_default(),
@@ -224,7 +224,7 @@ fn conflict_summary(conflicts: &[FieldConflict]) -> String {
     }
 }
 
-fn invalid_summary(causes: &[Cause]) -> String {
+fn invalid_summary(causes: &[StatusCause]) -> String {
     let fields: Vec<&str> = causes
         .iter()
         .map(|c| c.field.as_str())

@@ -75,7 +75,7 @@ mod verbs;
 // The public interface is:
 pub use api::Api;
 pub use either::Either;
-pub use error::{Cause, Error, FieldConflict, Result};
+pub use error::{Error, FieldConflict, Result, StatusCause};
 pub use params::{DeleteParams, PatchParams, PostParams, Preconditions, PropagationPolicy};
 pub use patch::{JsonPatchOp, Patch};
 pub use retry::{Backoff, DEFAULT_RETRY, retry_on_conflict};
