@@ -21,7 +21,7 @@ use kinformer::listwatch::ListWatch;
 use kinformer::rest::Client;
 use kinformer::sim::Sim;
 use kinformer::workqueue::{
-    PrometheusMetrics, QueueConfig, RateLimitingQueue, default_controller_rate_limiter,
+    QueueConfig, RateLimitingQueue, WorkqueueMetrics, default_controller_rate_limiter,
 };
 use kinformer_examples::connect;
 use prometheus_client::registry::Registry;
@@ -35,7 +35,7 @@ async fn main() -> anyhow::Result<()> {
     let conn = connect(Sim::builder().configmaps(300).namespaces(4).seed(9)).await?;
     let mut registry = Registry::default();
     let informer_metrics = InformerMetrics::register(&mut registry);
-    let queue_metrics = PrometheusMetrics::register(&mut registry);
+    let queue_metrics = WorkqueueMetrics::register(&mut registry);
     let configmaps = ApiResource::of::<ConfigMap>();
     let informer: SharedIndexInformer<ConfigMap> = SharedIndexInformer::new(
         ListWatch::<ConfigMap, _>::for_type(conn.client.clone()),
@@ -46,8 +46,8 @@ async fn main() -> anyhow::Result<()> {
     let queue: RateLimitingQueue<String> = RateLimitingQueue::with_rate_limiter(
         default_controller_rate_limiter(),
         QueueConfig::default()
-            .name("configmaps")
-            .metrics(queue_metrics.for_queue("configmaps")),
+            .with_name("configmaps")
+            .with_metrics(queue_metrics.for_queue("configmaps")),
     );
     let enqueue = |queue: &RateLimitingQueue<String>| {
         let (a, u, d) = (queue.clone(), queue.clone(), queue.clone());

@@ -73,7 +73,7 @@ impl Replica {
     /// Starts the informers and the candidacy for the Lease `default/sample-controller`.
     ///
     /// # Errors
-    /// An identity or election timing that leader election refuses.
+    /// An identity that the event recorder or leader election refuses.
     pub fn start(client: Client, identity: &str, election: ElectionConfig) -> anyhow::Result<Self> {
         let controller = Controller::new(client.clone(), identity)?;
         let reconciled = Arc::clone(&controller.reconciled);
@@ -139,7 +139,7 @@ impl Controller {
         );
         let queue = RateLimitingQueue::with_rate_limiter(
             default_controller_rate_limiter(),
-            QueueConfig::default().name("foos"),
+            QueueConfig::default().with_name("foos"),
         );
         let (add, update, delete) = (queue.clone(), queue.clone(), queue.clone());
         foos.add_event_handler(

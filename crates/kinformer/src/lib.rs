@@ -86,7 +86,7 @@
 //!   discovery with a REST mapper, as `kinformer::discovery`, leader election, as
 //!   `kinformer::leaderelection`, and the event recorder, as `kinformer::events`.
 //! - `sim`: the in-process API server, as `kinformer::sim`.
-//! - `prometheus`: `workqueue::PrometheusMetrics` and `informer::InformerMetrics` (over
+//! - `prometheus`: `workqueue::WorkqueueMetrics` and `informer::InformerMetrics` (over
 //!   `prometheus-client`), with client-go's metric names where it has them.
 //!
 //! # MSRV

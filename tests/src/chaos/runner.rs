@@ -26,12 +26,11 @@ pub const CONVERGENCE_LIMIT: Duration = Duration::from_secs(10);
 /// default (0.8 s doubling to 30 s, reset after 2 min) can leave an informer sleeping 30-60 s
 /// after a burst of faults, longer than the convergence limit; the relist and resume logic
 /// under test is the same.
-pub const CHAOS_BACKOFF: BackoffConfig = BackoffConfig::new(
-    Duration::from_millis(200),
-    2.0,
-    Duration::from_secs(2),
-    Duration::from_secs(10),
-);
+pub const CHAOS_BACKOFF: BackoffConfig = BackoffConfig::DEFAULT
+    .with_initial(Duration::from_millis(200))
+    .with_factor(2.0)
+    .with_cap(Duration::from_secs(2))
+    .with_reset_after(Duration::from_secs(10));
 
 /// What a schedule that passed did.
 #[derive(Debug, Clone)]
@@ -184,7 +183,7 @@ fn informer(
         .with_backoff(backoff)
         .with_seed(schedule.seed);
     if let Some(size) = schedule.mode.page_size {
-        reflector = reflector.page_size(size);
+        reflector = reflector.with_page_size(size);
     }
     let queue = if schedule.mode.in_order {
         QueueKind::RealFifo
