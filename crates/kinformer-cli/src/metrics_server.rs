@@ -12,7 +12,7 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use kinformer::informer::Metrics;
-use kinformer_reflector::{Counters, Metrics as ReflectorMetrics};
+use kinformer_reflector::{Counters, ReflectorMetrics};
 use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;

@@ -6,8 +6,8 @@
 //! - [`EventHandler`], [`HandlerFns`] and [`FilteringHandler`]: what receives changes;
 //! - [`Registration`]: the handle of one added handler (per-handler `has_synced`, backlog,
 //!   removal);
-//! - [`Transform`]: a change applied to every object once, as it enters the queue;
-//!   [`trim_pod_capacity`] is one for pod caches.
+//! - [`Transform`](kinformer_core::Transform): a change applied to every object once, as it
+//!   arrives; [`trim_pod_capacity`] is one for pod caches.
 //!
 //! Guarantees, as in client-go:
 //! - the cache is updated before any handler hears of the change, and converges to the server;
@@ -70,7 +70,6 @@ mod transform;
 pub use config::{Config, QueueKind};
 pub use error::{Conflict, Error, Missed, Result};
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};
-pub use kinformer_core::Transform;
 pub use metrics::Metrics;
 pub use pod_trim::trim_pod_capacity;
 pub use processor::MINIMUM_RESYNC_PERIOD;

@@ -5,13 +5,13 @@ use std::time::Duration;
 use kinformer_reflector::{Counters, NoMetrics};
 
 /// Hooks an informer reports to (client-go's informer metrics provider): its reflector's
-/// lists and watches through the [`kinformer_reflector::Metrics`] supertrait, and its own loop
-/// through [`processed`](Self::processed). Every method has a no-op default, and nothing is
-/// measured unless hooks are set.
+/// lists and watches through the [`ReflectorMetrics`](kinformer_reflector::ReflectorMetrics)
+/// supertrait, and its own loop through [`processed`](Self::processed). Every method has a
+/// no-op default, and nothing is measured unless hooks are set.
 ///
 /// `InformerMetrics` (feature `prometheus`) exports them under
 /// client-go's names; [`Counters`] counts the reflector's part.
-pub trait Metrics: kinformer_reflector::Metrics {
+pub trait Metrics: kinformer_reflector::ReflectorMetrics {
     /// One popped item was applied to the cache and handed to the handlers in `latency`.
     /// `queued` items wait in the queue behind it; the cache holds `stored` objects and its
     /// last resourceVersion is `resource_version` (client-go's `informer_queued_items`,

@@ -69,7 +69,8 @@ where
                     reflector = reflector.type_check(check);
                 }
                 if let Some(metrics) = &metrics {
-                    let hooks: Arc<dyn kinformer_reflector::Metrics> = Arc::clone(metrics) as _;
+                    let hooks: Arc<dyn kinformer_reflector::ReflectorMetrics> =
+                        Arc::clone(metrics) as _;
                     reflector = reflector.metrics(hooks);
                 }
                 let rv = reflector.resource_version_handle();

@@ -55,7 +55,7 @@ impl Object for Brittle {
 #[derive(Default)]
 struct DecodeFailures(AtomicUsize);
 
-impl kinformer_reflector::Metrics for DecodeFailures {}
+impl kinformer_reflector::ReflectorMetrics for DecodeFailures {}
 
 impl Metrics for DecodeFailures {
     fn decode_failed(&self) {

@@ -130,7 +130,7 @@ async fn fifty_informers_share_one_connection_and_one_rate_limiter() {
 }
 
 /// Waits until every informer of [`sim_with_many_types`] has a watch open.
-async fn all_watching(sim: &SimHandle) -> kinformer_sim::Stats {
+async fn all_watching(sim: &SimHandle) -> kinformer_sim::SimStats {
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {
             let stats = sim.stats().await;

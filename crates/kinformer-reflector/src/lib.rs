@@ -40,6 +40,6 @@ pub use backoff::BackoffConfig;
 pub use config::{Config, MIN_WATCH_TIMEOUT};
 pub use error::{Cause, Error, WatchBreak};
 pub use handle::ResourceVersionHandle;
-pub use metrics::{Counters, CountersSnapshot, Metrics, NoMetrics};
+pub use metrics::{Counters, CountersSnapshot, NoMetrics, ReflectorMetrics};
 pub use reflector::{Reflector, ShouldResync, WatchErrorHandler};
 pub use type_check::{TypeCheck, expect_kind};

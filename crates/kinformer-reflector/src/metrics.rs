@@ -1,11 +1,12 @@
-//! [`Metrics`]: hooks the reflector calls as it works, and [`Counters`], a ready implementation.
+//! [`ReflectorMetrics`]: hooks the reflector calls as it works, and [`Counters`], a ready
+//! implementation.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Hooks for observing a reflector. Every method has a no-op default.
-pub trait Metrics: Send + Sync {
+pub trait ReflectorMetrics: Send + Sync {
     /// A list (or streaming list) started; `relist` is false only before the first sync.
     fn list_started(&self, _relist: bool) {}
 
@@ -36,12 +37,12 @@ pub trait Metrics: Send + Sync {
 #[non_exhaustive]
 pub struct NoMetrics;
 
-impl Metrics for NoMetrics {}
+impl ReflectorMetrics for NoMetrics {}
 
 /// Counters for every hook, readable at any time through [`snapshot`](Self::snapshot).
 ///
 /// ```
-/// use kinformer_reflector::{Counters, Metrics};
+/// use kinformer_reflector::{Counters, ReflectorMetrics};
 ///
 /// let counters = Counters::default();
 /// counters.list_started(false);
@@ -97,7 +98,7 @@ impl Counters {
     }
 }
 
-impl Metrics for Counters {
+impl ReflectorMetrics for Counters {
     fn list_started(&self, relist: bool) {
         self.lists.fetch_add(1, Ordering::Relaxed);
         if relist {

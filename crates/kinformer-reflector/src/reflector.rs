@@ -13,7 +13,7 @@ use crate::classify::Failure;
 use crate::config::Config;
 use crate::error::{Error, WatchBreak};
 use crate::handle::ResourceVersionHandle;
-use crate::metrics::{Metrics, NoMetrics};
+use crate::metrics::{NoMetrics, ReflectorMetrics};
 use crate::runner::Runner;
 use crate::type_check::TypeCheck;
 
@@ -116,7 +116,7 @@ pub struct Reflector<K, L: ListerWatcher<K>, S> {
     pub(crate) type_check: Option<TypeCheck<K>>,
     pub(crate) should_resync: Option<ShouldResync>,
     pub(crate) error_handler: WatchErrorHandler<<L as Lister<K>>::Error>,
-    pub(crate) metrics: Arc<dyn Metrics>,
+    pub(crate) metrics: Arc<dyn ReflectorMetrics>,
     pub(crate) last_sync: ResourceVersionHandle,
     _object: PhantomData<fn() -> K>,
 }
@@ -185,7 +185,7 @@ where
 
     /// Installs metrics hooks, for example an `Arc<`[`Counters`](crate::Counters)`>`.
     #[must_use]
-    pub fn metrics(mut self, metrics: Arc<dyn Metrics>) -> Self {
+    pub fn metrics(mut self, metrics: Arc<dyn ReflectorMetrics>) -> Self {
         self.metrics = metrics;
         self
     }

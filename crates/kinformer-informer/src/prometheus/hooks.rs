@@ -52,7 +52,7 @@ pub(super) struct Hooks {
     pub(super) decode_failures: Counter,
 }
 
-impl kinformer_reflector::Metrics for Hooks {
+impl kinformer_reflector::ReflectorMetrics for Hooks {
     fn list_started(&self, relist: bool) {
         self.lists.inc();
         if relist {
