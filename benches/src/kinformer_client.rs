@@ -12,6 +12,8 @@ use kinformer_core::{
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config as ReflectorConfig, Counters};
 use kinformer_rest::{Client, RestClient};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use tokio::time::{Instant, sleep};
 
 use crate::control::Control;
@@ -29,21 +31,15 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let metrics = Arc::clone(&counters) as Arc<dyn kinformer::informer::Metrics>;
     // The headline row (`kinformer`) is the library's defaults: the reflector's name and the
     // counters the bench reads are its only settings. Other modes change one thing each.
-    let config = |shape: ObjectShape| {
-        Config::default()
-            .with_reflector(reflector.clone())
-            .with_name("pods")
-            .with_metrics(Arc::clone(&metrics))
-            .with_shape(shape)
-    };
     let default = ObjectShape::default();
     if options.mode == "kinformer-metadata" {
         // A metadata-only informer of the same pods.
         let pods = ApiResource::of::<Pod>();
         let source = ListWatch::metadata(RestClient::for_resource(client, &pods), pods);
-        let informer = SharedIndexInformer::new(source, config(default));
+        let informer = SharedIndexInformer::new(source, base(reflector, metrics, default));
         return drive(informer, &counters, options, report, started).await;
     }
+    let config = |shape| base(reflector.clone(), Arc::clone(&metrics), shape);
     let config = match options.mode.as_str() {
         "kinformer-keep" => config(default.with_fields(Fields::All)),
         "kinformer-compact" => config(default.with_holding(Holding::Compact)),
@@ -67,6 +63,19 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     };
     let informer = SharedIndexInformer::new(ListWatch::<Pod, _>::for_type(client), config);
     drive(informer, &counters, options, report, started).await
+}
+
+/// The config every mode starts from: the library's defaults, named, reporting to the bench.
+fn base<K: Object + Serialize + DeserializeOwned>(
+    reflector: ReflectorConfig,
+    metrics: Arc<dyn kinformer::informer::Metrics>,
+    shape: ObjectShape,
+) -> Config<K> {
+    Config::default()
+        .with_reflector(reflector)
+        .with_name("pods")
+        .with_metrics(metrics)
+        .with_shape(shape)
 }
 
 /// Syncs `informer`, then (unless sync only) takes the burst, the lag phase and the relist.

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use kinformer::indexer::{Indexer, NAMESPACE_INDEX};
+use kinformer::indexer::{NAMESPACE_INDEX, ReadOnlyIndexer};
 use kinformer_core::{Object, StoreRead as _};
 
 use crate::measure::Report;
@@ -13,7 +13,7 @@ const GETS: usize = 2_000;
 
 /// Times `GETS` gets spread over the cache's keys and one namespace's list; reports the get
 /// p50/p99 in microseconds and the list's milliseconds and length.
-pub(crate) fn measure<K: Object>(cache: &Indexer<K>, report: &mut Report) {
+pub(crate) fn measure<K: Object>(cache: &ReadOnlyIndexer<K>, report: &mut Report) {
     let mut keys = cache.list_keys();
     keys.sort_unstable();
     if keys.is_empty() {

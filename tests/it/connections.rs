@@ -61,7 +61,7 @@ impl Tenants {
             .map(|i| {
                 SharedInformerFactory::new(
                     client.clone(),
-                    FactoryConfig::default().namespace(namespace(i)),
+                    FactoryConfig::default().with_namespace(namespace(i)),
                 )
             })
             .collect();

@@ -108,7 +108,7 @@ impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Arc<T> {
 
     /// Sets the fields of a source no one else holds.
     fn set_fields(&mut self, fields: &Fields) {
-        if let Some(source) = Arc::get_mut(self) {
+        if let Some(source) = Self::get_mut(self) {
             source.set_fields(fields);
         }
     }

@@ -57,6 +57,7 @@ mod key;
 mod lister;
 mod packed;
 mod read;
+mod read_only;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -70,3 +71,4 @@ pub use indexer::Indexer;
 pub use iter::Iter;
 pub use key::{NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};
 pub use lister::{CacheLister, NamespacedLister};
+pub use read_only::ReadOnlyIndexer;

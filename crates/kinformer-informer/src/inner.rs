@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use kinformer_core::Transform;
-use kinformer_indexer::Indexer;
+use kinformer_indexer::{Indexer, ReadOnlyIndexer};
 use tokio::sync::watch;
 
 use super::processor::Processor;
@@ -32,6 +32,8 @@ pub(crate) struct RunParts<K> {
 /// The informer's shared state.
 pub(crate) struct Inner<K> {
     pub(crate) indexer: Arc<Indexer<K>>,
+    /// What [`indexer`](crate::SharedIndexInformer::indexer) hands out.
+    pub(crate) reader: ReadOnlyIndexer<K>,
     pub(crate) processor: Processor<K>,
     pub(crate) synced: SyncSignal,
     /// Held while a popped item is applied and distributed, and while a late handler reads the

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use kinformer_core::{Holding, ListerWatcher, Object, StoreRead as _, Transform};
 use kinformer_deltafifo::DeltaQueue;
-use kinformer_indexer::{CacheLister, Config as IndexerConfig, IndexFunc, Indexer};
+use kinformer_indexer::{
+    CacheLister, Config as IndexerConfig, IndexFunc, Indexer, ReadOnlyIndexer,
+};
 use kinformer_reflector::Config as ReflectorConfig;
 use tokio::sync::watch;
 
@@ -48,9 +50,11 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     ) -> Self {
         let synced = SyncSignal::new();
         let processor = Processor::new(synced.watcher(), default_resync);
+        let indexer = Arc::new(indexer);
         Self {
             inner: Arc::new(Inner {
-                indexer: Arc::new(indexer),
+                reader: ReadOnlyIndexer::new(Arc::clone(&indexer)),
+                indexer,
                 processor,
                 synced,
                 deltas: Mutex::new(()),
@@ -287,9 +291,9 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         rv.as_ref().map(|f| f()).unwrap_or_default()
     }
 
-    /// The cache. Read it freely; never write to it.
-    pub fn indexer(&self) -> &Arc<Indexer<K>> {
-        &self.inner.indexer
+    /// The cache, read-only: only the informer's loop writes to it.
+    pub fn indexer(&self) -> &ReadOnlyIndexer<K> {
+        &self.inner.reader
     }
 
     /// A typed lister over the cache.

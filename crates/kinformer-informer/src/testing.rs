@@ -1,13 +1,31 @@
-//! Test support: a scripted delta queue.
+//! Test support: a scripted delta queue, the config map the unit tests move around, and a
+//! way to let spawned tasks run.
 
 use std::collections::VecDeque;
 use std::pin::pin;
 use std::sync::{Arc, Mutex};
 
+use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::{Cached, DeletedState, Delta, KeyFunc, Object, Store, StoreError};
 use tokio::sync::{Notify, watch};
 
 use kinformer_deltafifo::{DeltaQueue, Error as QueueError, Popped, PoppedItem};
+
+/// The config map `ns/name` at resourceVersion `rv`.
+pub(crate) fn configmap(name: &str, rv: &str) -> ConfigMap {
+    let mut cm = ConfigMap::default();
+    cm.metadata.namespace = Some("ns".into());
+    cm.metadata.name = Some(name.into());
+    cm.metadata.resource_version = Some(rv.into());
+    cm
+}
+
+/// Lets spawned tasks run until each waits on something (a paused clock stays where it is).
+pub(crate) async fn settle() {
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+}
 
 /// A minimal in-order queue (no per-key compression): enough to drive the informer loop.
 pub(crate) struct ScriptedQueue<K> {

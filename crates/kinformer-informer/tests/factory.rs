@@ -36,10 +36,11 @@ async fn dynamic_informers_for_custom_resources() {
     let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
     let resource = ApiResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
     let widgets = factory.dynamic_informer(resource.clone());
-    assert!(std::sync::Arc::ptr_eq(
-        widgets.indexer(),
-        factory.dynamic_informer(resource).indexer()
-    ));
+    assert!(
+        widgets
+            .indexer()
+            .same_cache(factory.dynamic_informer(resource).indexer())
+    );
     factory.start();
     let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
         .await

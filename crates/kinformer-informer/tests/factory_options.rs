@@ -1,13 +1,12 @@
 //! The factory's per-resource options, its metrics, and forgetting an informer, against the
 //! in-process simulator.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kinformer_core::{ApiResource, DynamicObject, Object, Scope, StoreRead, Transform};
 use kinformer_core::{Fields, Holding, ObjectShape, Projection};
-use kinformer_indexer::{IndexFunc, Indexer};
+use kinformer_indexer::{IndexFunc, ReadOnlyIndexer};
 use kinformer_informer::factory::{FactoryConfig, ResourceOptions, SharedInformerFactory};
 use kinformer_informer::{Conflict, Error};
 use kinformer_rest::Client;
@@ -66,7 +65,7 @@ async fn a_forgotten_informer_of_a_deleted_crd_is_built_afresh() {
     sim.register(crd).await.unwrap();
     create_widgets(&sim, &["w3"]).await;
     let fresh = factory.dynamic_informer(resource);
-    assert!(!Arc::ptr_eq(old.indexer(), fresh.indexer()));
+    assert!(!old.indexer().same_cache(fresh.indexer()));
     factory.start();
     assert!(synced(&factory).await);
     assert_eq!(fresh.indexer().list_keys(), ["default/w3"]);
@@ -123,15 +122,17 @@ async fn per_resource_options_shape_one_informer() {
         .unwrap();
     assert_eq!(one.len(), 1);
     assert_eq!(metadata.indexer().len(), 4);
-    assert!(Arc::ptr_eq(
-        factory.informer_for::<Pod>().indexer(),
-        pods.indexer()
-    ));
+    assert!(
+        factory
+            .informer_for::<Pod>()
+            .indexer()
+            .same_cache(pods.indexer())
+    );
     factory.shutdown().await;
 }
 
 /// True when `indexer` holds objects and holds every one packed (a compact cache).
-fn held_packed<K: Object>(indexer: &Indexer<K>) -> bool {
+fn held_packed<K: Object>(indexer: &ReadOnlyIndexer<K>) -> bool {
     let held = indexer.list_cached();
     !held.is_empty() && held.iter().all(|obj| obj.decoded().is_none())
 }

@@ -66,9 +66,13 @@ async fn relist_reuses_unchanged_objects(streaming: bool, queue: QueueKind) {
     sim.apply(ObjectOp::new(OpKind::Patch, "pods", patch))
         .await
         .unwrap();
-    while updates.load(Ordering::SeqCst) == 0 || sim.stats().await.open_watches == 0 {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while updates.load(Ordering::SeqCst) == 0 || sim.stats().await.open_watches == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the change reached the handler over an open watch");
     sim.drop_watches(DropMode::Error410).await;
     // Unchanged objects in a relist are resyncs, which no handler here asks for; a pod created
     // after the relist reaches the cache after the relist did.

@@ -93,7 +93,7 @@ async fn measure(pods: usize, streaming: bool) {
     let store = Arc::new(MapStore::default());
     let started = Instant::now();
     let task =
-        tokio::spawn(Reflector::new(lw, Arc::clone(&store), Config::default().seed(1)).run());
+        tokio::spawn(Reflector::new(lw, Arc::clone(&store), Config::default().with_seed(1)).run());
     while store.replaced.load(Ordering::SeqCst) == 0 {
         tokio::time::sleep(Duration::from_millis(1)).await;
     }

@@ -11,7 +11,7 @@ use kinformer_core::{Cached, Object, Store, StoreError, object_key};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{BackoffConfig, Config, Counters, Reflector};
 use kinformer_rest::Client;
-use kinformer_sim::{Churn, Compact, DropMode, Fault, FaultKind, Sim, SimHandle, wait_until};
+use kinformer_sim::{Churn, Compaction, DropMode, Fault, FaultKind, Sim, SimHandle, wait_until};
 
 /// The longest any wait on the reflector may take before the test fails: generous, since it
 /// is only reached when something is wrong and a loaded machine is slow.
@@ -216,13 +216,12 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     let store = Arc::new(MapStore::default());
     let counters = Arc::new(Counters::default());
     // Fast backoff: the timing rules are tested on a paused clock; here only the outcome counts.
-    let backoff = BackoffConfig::new(
-        Duration::from_millis(50),
-        2.0,
-        Duration::from_millis(400),
-        Duration::from_secs(120),
-    );
-    let config = Config::default().seed(seed).backoff(backoff);
+    let backoff = BackoffConfig::default()
+        .with_initial(Duration::from_millis(50))
+        .with_factor(2.0)
+        .with_cap(Duration::from_millis(400))
+        .with_reset_after(Duration::from_secs(120));
+    let config = Config::default().with_seed(seed).with_backoff(backoff);
     let reflector = Reflector::new(lw, Arc::clone(&store), config)
         .metrics(counters.clone())
         .watch_error_handler(|_| {});
@@ -238,7 +237,7 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
         sim.add_faults(fault).await;
         if i == 7 {
             // Compaction: a resume from an old revision must now relist.
-            sim.compact(Compact::all()).await;
+            sim.compact(Compaction::all()).await;
         }
         // Drop the open watch (again, if the reflector was between watches) until the
         // reflector's next request has consumed the fault; a drop every 50 ms at most leaves
@@ -362,7 +361,7 @@ async fn a_failing_server_sees_a_bounded_request_rate() {
             lw = lw.without_streaming_list();
         }
         let store = Arc::new(MapStore::default());
-        Reflector::new(lw, store, Config::default().seed(5))
+        Reflector::new(lw, store, Config::default().with_seed(5))
             .watch_error_handler(|_| {})
             .run_until(tokio::time::sleep(Duration::from_secs(300)))
             .await;
@@ -395,7 +394,7 @@ async fn dynamic_objects_sync_and_follow_churn() {
     let pods = ApiResource::new("", "v1", "Pod", "pods", Scope::Namespaced);
     let lw = ListWatch::<DynamicObject, _>::from_client(Client::new(sim.service()), pods);
     let store = Arc::new(MapStore::<DynamicObject>::default());
-    let reflector = Reflector::new(lw, Arc::clone(&store), Config::default().seed(9))
+    let reflector = Reflector::new(lw, Arc::clone(&store), Config::default().with_seed(9))
         .type_check(kinformer_reflector::expect_kind("v1", "Pod"));
     let task = tokio::spawn(reflector.run());
     sim.churn_start(Churn::new(100.0).count(200).seed(9))

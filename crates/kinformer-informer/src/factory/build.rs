@@ -10,7 +10,9 @@ use serde::de::DeserializeOwned;
 use super::SharedInformerFactory;
 use super::config::MetadataTransform;
 use super::resource::Parts;
-use crate::{Config, SharedIndexInformer, Transform};
+use kinformer_core::Transform;
+
+use crate::{Config, SharedIndexInformer};
 
 impl SharedInformerFactory {
     pub(super) fn build<K, Q>(

@@ -171,7 +171,7 @@ impl SharedInformerFactory {
     /// assert!(held.iter().all(|pod| pod.decoded().is_none()), "held packed");
     /// assert_eq!(pods.lister().list(&Default::default()).len(), 10);
     /// // The factory's shared informer of pods is this one.
-    /// assert!(std::sync::Arc::ptr_eq(factory.informer_for::<Pod>().indexer(), pods.indexer()));
+    /// assert!(factory.informer_for::<Pod>().indexer().same_cache(pods.indexer()));
     /// factory.shutdown().await;
     /// # Ok(()) }
     /// ```

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use super::super::config::Config;
 use super::super::handler::HandlerFns;
 use super::super::shared::SharedIndexInformer;
-use super::super::testing::{ScriptedQueue, spawn_run};
+use super::super::testing::{ScriptedQueue, configmap, spawn_run};
 use super::*;
 use kinformer_reflector::Counters;
 
@@ -73,10 +73,7 @@ impl ListerWatcher<ConfigMap> for Source {
 }
 
 fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
-    let mut cm = ConfigMap::default();
-    cm.metadata.namespace = Some("ns".into());
-    cm.metadata.name = Some(name.into());
-    cm.metadata.resource_version = Some(rv.into());
+    let mut cm = configmap(name, rv);
     cm.metadata.managed_fields = Some(vec![ManagedFieldsEntry::default()]);
     Arc::new(cm)
 }

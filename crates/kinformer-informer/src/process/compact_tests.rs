@@ -14,15 +14,12 @@ use tokio::time::Instant;
 
 use super::super::handler::HandlerFns;
 use super::super::sync::SyncSignal;
-use super::tests::settle;
+use super::super::testing::{configmap, settle};
 use super::*;
 
 /// A config map `ns/name` at `rv`, with data (so a partial object shows).
 fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
-    let mut cm = ConfigMap::default();
-    cm.metadata.namespace = Some("ns".into());
-    cm.metadata.name = Some(name.into());
-    cm.metadata.resource_version = Some(rv.into());
+    let mut cm = configmap(name, rv);
     cm.data = Some(BTreeMap::from([("k".to_owned(), format!("{name}{rv}"))]));
     Arc::new(cm)
 }

@@ -10,14 +10,11 @@ use tokio::time::Instant;
 
 use super::super::handler::HandlerFns;
 use super::super::sync::SyncSignal;
+use super::super::testing::{configmap, settle};
 use super::*;
 
 fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
-    let mut cm = ConfigMap::default();
-    cm.metadata.namespace = Some("ns".into());
-    cm.metadata.name = Some(name.into());
-    cm.metadata.resource_version = Some(rv.into());
-    Arc::new(cm)
+    Arc::new(configmap(name, rv))
 }
 
 fn recorder() -> (Arc<Mutex<Vec<String>>>, HandlerFns<ConfigMap>) {
@@ -47,12 +44,6 @@ fn recorder() -> (Arc<Mutex<Vec<String>>>, HandlerFns<ConfigMap>) {
             ));
         });
     (log, handler)
-}
-
-pub(super) async fn settle() {
-    for _ in 0..20 {
-        tokio::task::yield_now().await;
-    }
 }
 
 #[tokio::test(start_paused = true)]

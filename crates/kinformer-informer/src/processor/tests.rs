@@ -5,6 +5,7 @@ use std::sync::Mutex;
 use kinformer_core::DeletedState;
 
 use super::super::sync::SyncSignal;
+use super::super::testing::settle;
 use super::*;
 
 #[derive(Default)]
@@ -42,12 +43,6 @@ fn update(old: &str, new: &str) -> Notification<String> {
     Notification::Update {
         old: Arc::new(old.to_owned()).into(),
         new: Arc::new(new.to_owned()).into(),
-    }
-}
-
-async fn settle() {
-    for _ in 0..20 {
-        tokio::task::yield_now().await;
     }
 }
 

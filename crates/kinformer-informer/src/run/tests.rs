@@ -12,7 +12,7 @@ use tokio::sync::{Notify, mpsc};
 use super::super::handler::HandlerFns;
 use super::super::inner::{Pipeline, RunParts};
 use super::super::shared::SharedIndexInformer;
-use super::super::testing::{ScriptedQueue, spawn_run};
+use super::super::testing::{ScriptedQueue, configmap, settle, spawn_run};
 use super::super::transform::TransformingStore;
 use super::*;
 use crate::error::Error;
@@ -74,10 +74,7 @@ fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender
 }
 
 fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
-    let mut cm = ConfigMap::default();
-    cm.metadata.namespace = Some("ns".into());
-    cm.metadata.name = Some(name.into());
-    cm.metadata.resource_version = Some(rv.into());
+    let mut cm = configmap(name, rv);
     cm.metadata.labels = Some([("app".to_owned(), name.to_owned())].into());
     Arc::new(cm)
 }
@@ -103,12 +100,6 @@ fn recorder() -> (Arc<Mutex<Vec<String>>>, HandlerFns<ConfigMap>) {
                 .push(format!("delete {}", s.object().name()));
         });
     (log, handler)
-}
-
-async fn settle() {
-    for _ in 0..50 {
-        tokio::task::yield_now().await;
-    }
 }
 
 #[tokio::test(start_paused = true)]
