@@ -155,7 +155,8 @@ pub struct ChurnStatus {
     /// Its settings, when one was started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub churn: Option<Churn>,
-    /// Operations done so far.
+    /// Operations done so far, each counted once its write is in the store (so a status
+    /// whose `done` reached the churn's count comes after its last write).
     pub done: u64,
 }
 
@@ -210,7 +211,7 @@ impl Shared {
             Some(t) => ChurnStatus {
                 running: !t.handle.is_finished(),
                 churn: Some(t.spec.clone()),
-                done: t.done.load(Ordering::Relaxed),
+                done: t.done.load(Ordering::Acquire),
             },
             None => ChurnStatus {
                 running: false,
@@ -248,9 +249,10 @@ async fn run(shared: Arc<Shared>, spec: Churn, defs: Vec<Arc<ResourceDef>>, done
                 since_yield = 0;
                 tokio::task::yield_now().await;
             }
-            let n = done.fetch_add(1, Ordering::Relaxed);
+            // This task is the only writer of `done`. The operation is counted after it is
+            // made: a reader that sees `done` reach the count sees the store with every write.
+            let n = done.load(Ordering::Relaxed);
             if spec.count.is_some_and(|c| n >= c) {
-                done.store(n, Ordering::Relaxed);
                 return;
             }
             let def = &defs[rng.below(defs.len() as u64) as usize];
@@ -273,6 +275,7 @@ async fn run(shared: Arc<Shared>, spec: Churn, defs: Vec<Arc<ResourceDef>>, done
                     spec.stamp_written_at,
                 ),
             }
+            done.store(n + 1, Ordering::Release);
         }
     }
 }

@@ -54,3 +54,29 @@ async fn stamped_writes_carry_their_wall_clock_time_and_unstamped_do_not() {
             .contains("stamp")
     );
 }
+
+/// `done` counts writes made: once it reaches a churn's count, the store holds every write and
+/// changes no more (tests take the store as the truth at that point). Spinning on the status
+/// from another worker catches the writer between counting an operation and making it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_state_at_done_is_the_final_state() {
+    let sim = Sim::builder().pods(20).seed(4).start().await.unwrap();
+    for round in 0..50 {
+        sim.churn_start(Churn::new(1000.0).count(3).seed(round))
+            .await
+            .unwrap();
+        while sim.churn_status().await.done < 3 {
+            tokio::task::yield_now().await;
+        }
+        let at_done = sim.versions("pods").await.unwrap();
+        while sim.churn_status().await.running {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(
+            sim.versions("pods").await.unwrap(),
+            at_done,
+            "round {round}: a write landed after done reached the count"
+        );
+        assert_eq!(sim.churn_status().await.done, 3);
+    }
+}
