@@ -287,8 +287,6 @@ impl Request {
     ///
     /// # Examples
     /// ```
-    /// use std::sync::Arc;
-    ///
     /// use k8s_openapi::api::core::v1::ConfigMap;
     /// use kinformer_core::Projection;
     /// use kinformer_rest::{Client, RestClient};
@@ -296,23 +294,10 @@ impl Request {
     /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = kinformer_sim::Sim::builder().configmaps(3).seed(1).start().await?;
     /// let rest = RestClient::new(Client::new(sim.service()), "", "v1");
-    /// // Without managedFields: the projection that drops nothing else.
-    /// let lean = rest
-    ///     .get()
-    ///     .resource("configmaps")
-    ///     .projection(Projection::managed_fields())
-    ///     .list::<ConfigMap>()
-    ///     .await?;
+    /// let request = rest.get().resource("configmaps");
+    /// let lean = request.projection(Projection::managed_fields()).list::<ConfigMap>().await?;
+    /// assert_eq!(lean.items.len(), 3);
     /// assert!(lean.items.iter().all(|cm| cm.metadata.managed_fields.is_none()));
-    /// // Only the metadata (a keep projection naming nothing else).
-    /// let names = rest
-    ///     .get()
-    ///     .resource("configmaps")
-    ///     .projection(Arc::new(Projection::keep::<&str>([])?))
-    ///     .list::<ConfigMap>()
-    ///     .await?;
-    /// assert_eq!(names.items.len(), 3);
-    /// assert!(names.items.iter().all(|cm| cm.data.is_none()));
     /// # Ok(()) }
     /// ```
     pub fn projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
