@@ -23,11 +23,13 @@
 //! object fails to decode, the handler gets [`EventHandler::on_decode_error`] (with the key and
 //! the call missed) in place of the call, and the informer logs and counts it.
 //!
-//! `metadata.managedFields` is skipped while decoding, by the list-watch source (the factory's
-//! sources do so unless told to keep them).
+//! What the cache keeps of each object, and how it holds it, is the config's
+//! [`ObjectShape`](kinformer_core::ObjectShape) ([`Config::with_shape`]): by default every field
+//! but `metadata.managedFields` (skipped while decoding, by the source the informer hands the
+//! shape's fields to), each object held typed and exactly sized.
 //!
 //! With feature `rest`, [`factory`] builds informers for any resource over one REST client, each
-//! with per-resource options if asked (`ResourceOptions`: cache mode, indexes, transform),
+//! with per-resource options if asked (`ResourceOptions`: shape, indexes, transform),
 //! reporting to the factory's metrics, and forgets one on request.
 //!
 //! # Feature flags

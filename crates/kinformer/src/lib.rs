@@ -133,7 +133,9 @@ pub use kinformer_workqueue as workqueue;
 
 /// The names most programs need, to import with `use kinformer::prelude::*`.
 pub mod prelude {
-    pub use crate::core::{DeletedState, Object, StoreRead as _, object_key};
+    pub use crate::core::{
+        DeletedState, Fields, Holding, Object, ObjectShape, StoreRead as _, object_key,
+    };
     pub use crate::indexer::CacheLister;
     pub use crate::informer::{EventHandler, HandlerFns, Registration, SharedIndexInformer};
     pub use crate::selector::LabelSelector;
