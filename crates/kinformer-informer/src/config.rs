@@ -181,23 +181,6 @@ impl<K: Object> Config<K> {
         self
     }
 
-    /// Sets the indexes, checked already.
-    pub(crate) fn with_checked_indexes(mut self, indexes: Vec<(String, IndexFunc<K>)>) -> Self {
-        self.indexes = indexes;
-        self
-    }
-
-    /// Sets a shape whose compact codec, if it holds objects packed, was made already.
-    pub(crate) fn with_shape_and_codec(
-        mut self,
-        shape: ObjectShape,
-        codec: Option<Compact<K>>,
-    ) -> Self {
-        self.shape = shape;
-        self.codec = codec;
-        self
-    }
-
     /// What the cache keeps of each object and how it holds it.
     pub fn shape(&self) -> &ObjectShape {
         &self.shape

@@ -2,23 +2,25 @@
 
 use std::sync::Arc;
 
-use kinformer_core::Object;
+use kinformer_core::{ApiResource, Object, Transform};
 use kinformer_deltafifo::DeltaQueue;
 use kinformer_indexer::Indexer;
 use serde::de::DeserializeOwned;
 
 use super::SharedInformerFactory;
 use super::config::MetadataTransform;
-use super::resource::Parts;
-use kinformer_core::Transform;
+use super::resource::SourceFn;
 
 use crate::{Config, SharedIndexInformer};
 
 impl SharedInformerFactory {
+    /// The informer of `resource` from `source` and its own `config`, completed with the
+    /// factory's options (its name, resync period, queue, reflector, metrics, namespace, list
+    /// tweak and metadata transform).
     pub(super) fn build<K, Q>(
         &self,
         name: &str,
-        parts: Parts<K>,
+        (resource, source, config): (ApiResource, SourceFn<K>, Config<K>),
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
     ) -> SharedIndexInformer<K>
     where
@@ -26,41 +28,35 @@ impl SharedInformerFactory {
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
         let options = &self.inner.config;
-        let resource = &parts.resource;
-        let mut source = (parts.source)(&self.inner.client, resource);
+        let mut source = source(&self.inner.client, &resource);
         if let Some(ns) = options.namespace() {
             source = source.namespace(ns);
         }
         if let Some(tweak) = options.tweak.clone() {
             source = source.modify(move |o| tweak(o));
         }
-        let mut config = Config::default()
+        let reflector = options.reflector().clone();
+        let mut config = config
             .with_name(resource.plural.clone())
-            .with_resync_period(options.resync_for(resource))
+            .with_resync_period(options.resync_for(&resource))
             .with_queue(options.queue())
-            .with_reflector(options.reflector().clone().with_name(format!(
+            .with_reflector(reflector.with_name(format!(
                 "{}/{}",
                 resource.api_version(),
                 resource.plural
-            )))
-            .with_shape_and_codec(parts.shape, parts.codec)
-            .with_checked_indexes(parts.indexes);
-        if let Some(check) = parts.type_check {
-            config = config.with_type_check(check);
-        }
+            )));
         if let Some(metrics) = &options.metrics {
-            config = config.with_metrics(metrics(name, resource));
+            config = config.with_metrics(metrics(name, &resource));
         }
-        let transform = match (options.transform.clone(), parts.transform) {
-            (Some(metadata), Some(own)) => Some(Transform::from_shared(move |obj: Arc<K>| {
-                own.apply(metadata_transform(&metadata, obj))
-            })),
-            (Some(metadata), None) => Some(Transform::from_shared(move |obj: Arc<K>| {
-                metadata_transform(&metadata, obj)
-            })),
-            (None, own) => own,
-        };
-        if let Some(transform) = transform {
+        if let Some(metadata) = options.transform.clone() {
+            let transform = match config.transform().cloned() {
+                Some(own) => Transform::from_shared(move |obj: Arc<K>| {
+                    own.apply(metadata_transform(&metadata, obj))
+                }),
+                None => {
+                    Transform::from_shared(move |obj: Arc<K>| metadata_transform(&metadata, obj))
+                }
+            };
             config = config.with_transform(transform);
         }
         SharedIndexInformer::with_queue(source, config, make_queue)

@@ -269,7 +269,7 @@ impl SharedInformerFactory {
         }
         let objects = options.objects();
         let parts = options.into_parts();
-        let name = describe(&parts.resource, objects);
+        let name = describe(&parts.0, objects);
         let informer = self.build(&name, parts, make_queue);
         state.informers.insert(
             key,

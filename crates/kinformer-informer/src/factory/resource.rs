@@ -3,15 +3,16 @@
 use std::fmt;
 
 use kinformer_core::{
-    ApiResource, DynamicObject, Holding, Object, ObjectShape, PartialObjectMetadata, Transform,
+    ApiResource, DynamicObject, Object, ObjectShape, PartialObjectMetadata, Transform,
 };
-use kinformer_indexer::{Compact, IndexFunc, NAMESPACE_INDEX};
+use kinformer_indexer::IndexFunc;
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{TypeCheck, expect_kind};
 use kinformer_rest::{Client, RestClient};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::Config;
 use crate::error::{Conflict, Error};
 
 /// Builds the list-watch source of an informer.
@@ -60,30 +61,27 @@ pub struct ResourceOptions<K> {
     resource: ApiResource,
     objects: Objects,
     source: SourceFn<K>,
-    type_check: Option<TypeCheck<K>>,
-    shape: ObjectShape,
-    /// The compact cache's codec, made when the shape holds objects packed.
-    codec: Option<Compact<K>>,
-    indexes: Vec<(String, IndexFunc<K>)>,
-    transform: Option<Transform<K>>,
+    /// The informer's own settings (shape, indexes, transform, type check), checked as they are
+    /// set; the factory adds its own (name, resync, queue, reflector, metrics) when it builds.
+    config: Config<K>,
 }
 
-impl<K> ResourceOptions<K> {
+impl<K: Object> ResourceOptions<K> {
     fn with_source(
         resource: ApiResource,
         objects: Objects,
         source: SourceFn<K>,
         type_check: Option<TypeCheck<K>>,
     ) -> Self {
+        let mut config = Config::default();
+        if let Some(check) = type_check {
+            config = config.with_type_check(check);
+        }
         Self {
             resource,
             objects,
             source,
-            type_check,
-            shape: ObjectShape::default(),
-            codec: None,
-            indexes: Vec::new(),
-            transform: None,
+            config,
         }
     }
 
@@ -103,20 +101,19 @@ impl<K> ResourceOptions<K> {
     }
 
     /// Sets what the cache keeps of each object and how it holds it (see
-    /// [`Config::with_shape`](crate::Config::with_shape)).
+    /// [`Config::with_shape`]).
     #[must_use]
     pub fn with_shape(mut self, shape: ObjectShape) -> Self
     where
-        K: Object + Serialize + DeserializeOwned,
+        K: Serialize + DeserializeOwned,
     {
-        self.codec = (shape.holding() == Holding::Compact).then(Compact::json);
-        self.shape = shape;
+        self.config = self.config.with_shape(shape);
         self
     }
 
     /// What the cache keeps of each object and how it holds it.
     pub fn shape(&self) -> &ObjectShape {
-        &self.shape
+        self.config.shape()
     }
 
     /// Adds an index besides the built-in namespace index.
@@ -124,35 +121,44 @@ impl<K> ResourceOptions<K> {
     /// # Errors
     /// [`Error::Options`] with [`Conflict::DuplicateIndex`] when an index of that name exists
     /// (the namespace index included).
-    pub fn with_index(
-        mut self,
-        name: impl Into<String>,
-        func: IndexFunc<K>,
-    ) -> Result<Self, Error> {
-        let name = name.into();
-        if name == NAMESPACE_INDEX || self.indexes.iter().any(|(n, _)| *n == name) {
-            return Err(self.conflict(Conflict::DuplicateIndex(name)));
+    pub fn with_index(self, name: impl Into<String>, func: IndexFunc<K>) -> Result<Self, Error> {
+        let Self {
+            resource,
+            objects,
+            source,
+            config,
+        } = self;
+        match config.with_index(name, func) {
+            Ok(config) => Ok(Self {
+                resource,
+                objects,
+                source,
+                config,
+            }),
+            Err(Error::Options { conflict, .. }) => Err(Error::Options {
+                resource: format!("{}/{}", resource.api_version(), resource.plural),
+                conflict,
+            }),
+            Err(other) => Err(other),
         }
-        self.indexes.push((name, func));
-        Ok(self)
     }
 
     /// The names of the added indexes, in order.
     pub fn index_names(&self) -> impl Iterator<Item = &str> {
-        self.indexes.iter().map(|(name, _)| name.as_str())
+        self.config.index_names()
     }
 
     /// Changes each object as it enters; it runs after the factory's
     /// [`with_transform_metadata`](super::FactoryConfig::with_transform_metadata), if any.
     #[must_use]
     pub fn with_transform(mut self, transform: Transform<K>) -> Self {
-        self.transform = Some(transform);
+        self.config = self.config.with_transform(transform);
         self
     }
 
     /// The transform, if any.
     pub fn transform(&self) -> Option<&Transform<K>> {
-        self.transform.as_ref()
+        self.config.transform()
     }
 
     pub(crate) fn conflict(&self, conflict: Conflict) -> Error {
@@ -166,29 +172,10 @@ impl<K> ResourceOptions<K> {
         self.objects
     }
 
-    /// The parts the factory builds from.
-    pub(crate) fn into_parts(self) -> Parts<K> {
-        Parts {
-            resource: self.resource,
-            source: self.source,
-            type_check: self.type_check,
-            shape: self.shape,
-            codec: self.codec,
-            indexes: self.indexes,
-            transform: self.transform,
-        }
+    /// The resource, the source and the informer's own settings, for the factory's build.
+    pub(crate) fn into_parts(self) -> (ApiResource, SourceFn<K>, Config<K>) {
+        (self.resource, self.source, self.config)
     }
-}
-
-/// [`ResourceOptions`] taken apart.
-pub(crate) struct Parts<K> {
-    pub(crate) resource: ApiResource,
-    pub(crate) source: SourceFn<K>,
-    pub(crate) type_check: Option<TypeCheck<K>>,
-    pub(crate) shape: ObjectShape,
-    pub(crate) codec: Option<Compact<K>>,
-    pub(crate) indexes: Vec<(String, IndexFunc<K>)>,
-    pub(crate) transform: Option<Transform<K>>,
 }
 
 impl ResourceOptions<DynamicObject> {
@@ -215,9 +202,7 @@ impl<K> fmt::Debug for ResourceOptions<K> {
         f.debug_struct("ResourceOptions")
             .field("resource", &self.resource)
             .field("objects", &self.objects)
-            .field("shape", &self.shape)
-            .field("indexes", &self.indexes)
-            .field("transform", &self.transform)
+            .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
