@@ -4,19 +4,9 @@
 
 mod common;
 
-use common::{Dir, Finished, LIMIT, Running};
+use common::{Dir, Finished, LIMIT};
 use kinformer_sim::{Fault, FaultKind, Sim, wait_until};
 use serde_json::Value;
-
-/// `kinformer <args>` with the kubeconfig in `dir`, started.
-fn start(dir: &Dir, args: &[&str]) -> Running {
-    Running::spawn(
-        dir.kinformer()
-            .args(args)
-            .arg("--kubeconfig")
-            .arg(dir.kubeconfig()),
-    )
-}
 
 /// Asserts a failure with exit code 1 and a single `kinformer: ` line; returns that line.
 fn one_line_failure(out: &Finished) -> String {
@@ -41,17 +31,14 @@ async fn a_forbidden_resource_is_reported_as_never_synced() {
     sim.add_faults([forbidden]).await;
     let dir = Dir::with_kubeconfig("forbidden", &sim);
     let dump = dir.path("dump.jsonl");
-    let mirror = start(
-        &dir,
-        &[
-            "mirror",
-            "pods",
-            "-A",
-            "--summary",
-            "--dump",
-            &dump.to_string_lossy(),
-        ],
-    );
+    let mirror = dir.start(&[
+        "mirror",
+        "pods",
+        "-A",
+        "--summary",
+        "--dump",
+        &dump.to_string_lossy(),
+    ]);
     // Wait until the informer has met the 403, then stop the command as a user would.
     wait_until(
         "the server answers the pod list with 403",
@@ -82,7 +69,7 @@ async fn a_forbidden_resource_is_reported_as_never_synced() {
 async fn logs_to_a_pipe_carry_no_colour_codes() {
     let sim = Sim::builder().configmaps(3).start().await.unwrap();
     let dir = Dir::with_kubeconfig("colour", &sim);
-    let watch = start(&dir, &["-vv", "watch", "configmaps"]);
+    let watch = dir.start(&["-vv", "watch", "configmaps"]);
     watch
         .stderr_until("debug logs are written", |lines| {
             lines.iter().any(|l| l.contains("DEBUG"))
@@ -100,7 +87,7 @@ async fn a_garbage_kubeconfig_is_one_clear_line() {
     let dir = Dir::new("garbage");
     let kubeconfig = dir.kubeconfig();
     std::fs::write(&kubeconfig, "garbage: [").unwrap();
-    let mirror = start(&dir, &["mirror", "pods", "--dump", "/dev/null"]);
+    let mirror = dir.start(&["mirror", "pods", "--dump", "/dev/null"]);
     let line = one_line_failure(&mirror.finish().await);
     assert_eq!(line.matches("invalid kubeconfig").count(), 1, "{line}");
     assert!(line.contains(&kubeconfig.display().to_string()), "{line}");
@@ -121,7 +108,7 @@ async fn a_corrupt_certificate_authority_names_its_file() {
         ca.display()
     );
     std::fs::write(&kubeconfig, yaml).unwrap();
-    let mirror = start(&dir, &["mirror", "pods", "--dump", "/dev/null"]);
+    let mirror = dir.start(&["mirror", "pods", "--dump", "/dev/null"]);
     let line = one_line_failure(&mirror.finish().await);
     let expected = format!(
         "cannot parse the certificate-authority file {}",

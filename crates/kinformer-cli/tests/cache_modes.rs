@@ -4,23 +4,13 @@
 
 mod common;
 
-use common::{Dir, Finished, Running};
+use common::{Dir, Finished};
 use kinformer_sim::Sim;
 use serde_json::Value;
 
-/// Starts the command with `args` against the sim whose kubeconfig is in `dir`.
-fn start(dir: &Dir, args: &[&str]) -> Running {
-    Running::spawn(
-        dir.kinformer()
-            .args(args)
-            .arg("--kubeconfig")
-            .arg(dir.kubeconfig()),
-    )
-}
-
 /// Runs the command with `args` to its end; fails the test if it fails.
 async fn kinformer(dir: &Dir, args: &[&str]) -> Finished {
-    let out = start(dir, args).finish().await;
+    let out = dir.start(args).finish().await;
     assert!(out.status.success(), "{args:?}: {}", out.stderr);
     out
 }
@@ -29,7 +19,7 @@ async fn kinformer(dir: &Dir, args: &[&str]) -> Finished {
 /// time it is stopped.
 async fn watch_shows_adds(mode: &str, pods: usize, dir: &Dir) {
     let adds = |lines: &[String]| lines.iter().filter(|l| l.starts_with("ADDED")).count();
-    let watch = start(dir, &["watch", "pods", "-A", mode]);
+    let watch = dir.start(&["watch", "pods", "-A", mode]);
     watch
         .stdout_until(&format!("{pods} pods are ADDED"), |lines| {
             adds(lines) >= pods

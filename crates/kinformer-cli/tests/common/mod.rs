@@ -59,6 +59,16 @@ impl Dir {
         command.env("KUBECACHEDIR", self.path("cache"));
         command
     }
+
+    /// `kinformer <args> --kubeconfig <this folder's kubeconfig>`, started.
+    pub fn start(&self, args: &[&str]) -> Running {
+        Running::spawn(
+            self.kinformer()
+                .args(args)
+                .arg("--kubeconfig")
+                .arg(self.kubeconfig()),
+        )
+    }
 }
 
 impl Drop for Dir {
