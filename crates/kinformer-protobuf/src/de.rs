@@ -135,3 +135,6 @@ impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,167 @@
+//! The decoder against a small schema written for the cases: zero values Go writes, repeated fields
+//! scattered or packed, map entries missing a half, the special JSON forms, hostile input.
+
+use serde_json::{Value, json};
+
+use crate::wire::{self, put_bytes, put_nested, put_tag, put_varint};
+use crate::{Error, Schema, from_slice, to_vec};
+
+const SCHEMA: &str = "package t.v1 example.com/v1\n\
+    message Thing\n\
+    1 name string omitempty\n\
+    2 count int32 ptr omitempty\n\
+    3 size int64 omitempty\n\
+    4 ready bool\n\
+    5 tags string repeated omitempty\n\
+    6 ports int32 repeated\n\
+    7 labels map<string,string>\n\
+    8 parts t.v1.Thing repeated\n\
+    9 when k8s.io.apimachinery.pkg.apis.meta.v1.Time omitempty\n\
+    10 port k8s.io.apimachinery.pkg.util.intstr.IntOrString omitempty\n\
+    11 cpu k8s.io.apimachinery.pkg.api.resource.Quantity\n\
+    12 raw k8s.io.apimachinery.pkg.runtime.RawExtension ptr\n\
+    13 verbs k8s.io.apimachinery.pkg.apis.meta.v1.Verbs\n\
+    14 data bytes omitempty\n\
+    15 timeout k8s.io.apimachinery.pkg.apis.meta.v1.Duration ptr\n\
+    16 ratio double ptr\n\
+    package k8s.io.apimachinery.pkg.apis.meta.v1 meta.k8s.io/v1\n\
+    message Time\n\
+    1 seconds int64\n\
+    2 nanos int32\n\
+    message Duration\n\
+    1 duration int64\n\
+    message Verbs wrapper\n\
+    1 items string repeated\n\
+    package k8s.io.apimachinery.pkg.util.intstr -\n\
+    message IntOrString\n\
+    1 type int64\n\
+    2 intVal int32\n\
+    3 strVal string\n\
+    package k8s.io.apimachinery.pkg.api.resource -\n\
+    message Quantity\n\
+    1 string string\n\
+    package k8s.io.apimachinery.pkg.runtime -\n\
+    message RawExtension\n\
+    1 raw bytes\n";
+
+fn schema() -> Schema {
+    Schema::parse(SCHEMA).unwrap()
+}
+
+fn decode(bytes: &[u8]) -> Result<Value, Error> {
+    let schema = schema();
+    let thing = schema.message_for("example.com/v1", "Thing")?;
+    from_slice(&schema, thing, bytes)
+}
+
+fn round_trip(value: &Value) -> Value {
+    let schema = schema();
+    let thing = schema.message_for("example.com/v1", "Thing").unwrap();
+    decode(&to_vec(&schema, thing, value).unwrap()).unwrap()
+}
+
+#[test]
+fn every_form_survives_a_round_trip() {
+    let thing = json!({
+        "name": "a", "count": 0, "size": -5, "ready": false,
+        "tags": ["x", "y"], "ports": [80, -1], "labels": {"k": "v", "e": ""},
+        "parts": [{"name": "p1"}, {"ready": true}],
+        "when": "2024-05-06T07:08:09Z", "port": "http", "cpu": "250m",
+        "raw": {"any": ["json", 1]}, "verbs": ["get", "list"], "data": "aGk=",
+        "timeout": "1m30s", "ratio": 0.5,
+    });
+    assert_eq!(round_trip(&thing), thing);
+    assert_eq!(round_trip(&json!({"port": 8080, "ready": true}))["port"], 8080);
+}
+
+#[test]
+fn zero_values_go_writes_read_as_absent_unless_the_field_is_a_pointer_or_not_omitempty() {
+    let mut out = Vec::new();
+    put_bytes(&mut out, 1, b""); // name: "" (omitempty) -> absent
+    put_tag(&mut out, 2, wire::VARINT); // count: 0 (pointer) -> 0
+    put_varint(&mut out, 0);
+    put_tag(&mut out, 3, wire::VARINT); // size: 0 (omitempty) -> absent
+    put_varint(&mut out, 0);
+    put_tag(&mut out, 4, wire::VARINT); // ready: false (not omitempty) -> false
+    put_varint(&mut out, 0);
+    put_bytes(&mut out, 9, b""); // the zero time -> absent (JSON null)
+    assert_eq!(decode(&out).unwrap(), json!({"count": 0, "ready": false}));
+}
+
+#[test]
+fn repeated_fields_are_gathered_wherever_they_are_and_packed_runs_unpacked() {
+    let mut out = Vec::new();
+    put_bytes(&mut out, 5, b"a");
+    put_bytes(&mut out, 1, b"n");
+    put_bytes(&mut out, 5, b"b");
+    put_nested::<()>(&mut out, 6, |o| {
+        put_varint(o, 1);
+        put_varint(o, 2);
+        Ok(())
+    })
+    .unwrap();
+    put_tag(&mut out, 6, wire::VARINT);
+    put_varint(&mut out, 3);
+    assert_eq!(decode(&out).unwrap(), json!({"tags": ["a", "b"], "name": "n", "ports": [1, 2, 3]}));
+}
+
+#[test]
+fn a_map_entry_missing_its_value_reads_the_zero_value() {
+    let mut out = Vec::new();
+    put_nested::<()>(&mut out, 7, |o| {
+        put_bytes(o, 1, b"only-key");
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(decode(&out).unwrap(), json!({"labels": {"only-key": ""}}));
+}
+
+#[test]
+fn unknown_fields_are_skipped() {
+    let mut out = Vec::new();
+    put_bytes(&mut out, 99, b"from a newer server");
+    put_bytes(&mut out, 1, b"n");
+    assert_eq!(decode(&out).unwrap(), json!({"name": "n"}));
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    // name sent as a varint
+    let mut out = Vec::new();
+    put_tag(&mut out, 1, wire::VARINT);
+    put_varint(&mut out, 1);
+    assert!(matches!(decode(&out), Err(Error::WrongWireType { expected: 2, found: 0, .. })));
+    // a string that is not UTF-8
+    assert!(matches!(decode(&[0x0a, 1, 0xff]), Err(Error::NotUtf8(_))));
+    // a length past the end
+    assert!(matches!(decode(&[0x0a, 9, b'a']), Err(Error::Truncated(_))));
+    // embedded JSON that does not parse
+    let mut out = Vec::new();
+    put_nested::<()>(&mut out, 12, |o| {
+        put_bytes(o, 1, b"{nope");
+        Ok(())
+    })
+    .unwrap();
+    assert!(matches!(decode(&out), Err(Error::Json(_))));
+}
+
+#[test]
+fn nesting_past_the_limit_stops_with_an_error_not_a_stack_overflow() {
+    let mut message = Vec::new();
+    for _ in 0..=crate::MAX_DEPTH + 1 {
+        let mut outer = Vec::new();
+        put_bytes(&mut outer, 8, &message);
+        message = outer;
+    }
+    assert!(matches!(decode(&message), Err(Error::TooDeep(_))));
+}
+
+#[test]
+fn encoding_a_value_of_the_wrong_type_names_its_path() {
+    let schema = schema();
+    let thing = schema.message_for("example.com/v1", "Thing").unwrap();
+    match to_vec(&schema, thing, &json!({"parts": [{"count": "three"}]})) {
+        Err(Error::Encode { path, expected }) => assert_eq!((path.as_str(), expected), ("parts.count", "an integer")),
+        other => panic!("{other:?}"),
+    }
+}
