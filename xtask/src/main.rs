@@ -6,6 +6,9 @@
 //! - `chaos [--schedules N] [--seed S] [--profile full|ci]`: the long chaos convergence run.
 //! - `soak [ARGS]`: the long soak (`kinformer soak`), in release mode.
 //! - `tidy`, `msrv`: the first two steps of `ci` on their own; `package`: its last.
+//! - `protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out
+//!   FILE] [--revision [SOURCE=]NAME]`: writes the protobuf schema of the built-in types from
+//!   work trees of the Kubernetes API repositories.
 
 use std::env;
 use std::process::{Command, ExitCode};
@@ -16,6 +19,7 @@ mod chaos;
 mod ci;
 mod msrv;
 mod package;
+mod protobuf_schema;
 mod soak;
 mod tidy;
 
@@ -29,9 +33,10 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::run(&workspace_root()),
         Some("msrv") => msrv::run(&workspace_root()),
         Some("package") => package::run(&workspace_root()),
+        Some("protobuf-schema") => protobuf_schema::run(&args[1..], &workspace_root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package>"
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package | protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out FILE] [--revision [api|apimachinery|apiextensions|aggregator=]NAME]>"
             );
             return ExitCode::from(2);
         }
