@@ -82,6 +82,9 @@ pub struct Field {
     pub pointer: bool,
     /// Whether the Go field's JSON tag has `omitempty`.
     pub omitempty: bool,
+    /// Whether the field is an embedded Go struct whose fields JSON puts in the parent's object
+    /// (`Probe`'s `ProbeHandler`, `Volume`'s `VolumeSource`).
+    pub inline: bool,
 }
 
 impl Field {

@@ -71,6 +71,13 @@ impl Encoder<'_> {
             _ => return Err(mismatch("an object")),
         };
         for field in &message.fields {
+            if let (true, FieldType::Message(inner)) = (field.inline, &field.ty) {
+                // An embedded struct: its fields are the parent object's.
+                wire::put_nested(out, field.number, |o| {
+                    self.message(*inner, value, o, depth + 1)
+                })?;
+                continue;
+            }
             let Some(value) = object.get(&*field.json_name).filter(|v| !v.is_null()) else {
                 continue;
             };

@@ -17,14 +17,22 @@ enum Pending<'s, 'de> {
     Gathered(&'s Field, WireValue<'de>, &'de [u8]),
 }
 
-pub(crate) struct MessageAccess<'s, 'de> {
-    schema: &'s Schema,
+/// A message being read; an inlined field's message is read as a level above its parent's.
+struct Level<'de> {
     message: MessageId,
     reader: Reader<'de>,
-    depth: usize,
     /// Repeated and map fields already handed out whole.
     gathered: Vec<u32>,
+}
+
+pub(crate) struct MessageAccess<'s, 'de> {
+    schema: &'s Schema,
+    /// The message, then the inlined messages being read inside it.
+    levels: Vec<Level<'de>>,
+    depth: usize,
     pending: Pending<'s, 'de>,
+    /// The message of the field whose key was handed out.
+    pending_parent: MessageId,
 }
 
 impl<'s, 'de> MessageAccess<'s, 'de> {
@@ -36,11 +44,14 @@ impl<'s, 'de> MessageAccess<'s, 'de> {
     ) -> Self {
         Self {
             schema,
-            message,
-            reader: Reader::new(input),
+            levels: vec![Level {
+                message,
+                reader: Reader::new(input),
+                gathered: Vec::new(),
+            }],
             depth,
-            gathered: Vec::new(),
             pending: Pending::None,
+            pending_parent: message,
         }
     }
 
@@ -68,28 +79,52 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let message = &self.schema[self.message];
-        while let Some((number, value)) = self.reader.field()? {
-            let Some(field) = message.field(number) else {
+        let schema = self.schema;
+        loop {
+            let Some(level) = self.levels.last_mut() else {
+                return Ok(None);
+            };
+            let Some((number, value)) = level.reader.field()? else {
+                if self.levels.len() == 1 {
+                    return Ok(None);
+                }
+                self.levels.pop();
                 continue;
             };
+            let message = level.message;
+            let Some(field) = schema[message].field(number) else {
+                continue;
+            };
+            if let (true, FieldType::Message(inner), WireValue::Bytes(bytes)) =
+                (field.inline, &field.ty, value)
+            {
+                if self.levels.len() + self.depth > crate::MAX_DEPTH {
+                    return Err(Error::TooDeep(crate::MAX_DEPTH));
+                }
+                self.levels.push(Level {
+                    message: *inner,
+                    reader: Reader::new(bytes),
+                    gathered: Vec::new(),
+                });
+                continue;
+            }
             if field.repeated || matches!(field.ty, FieldType::Map(..)) {
-                if self.gathered.contains(&number) {
+                if level.gathered.contains(&number) {
                     continue;
                 }
-                self.gathered.push(number);
-                self.pending = Pending::Gathered(field, value, self.reader.remaining());
+                level.gathered.push(number);
+                self.pending = Pending::Gathered(field, value, level.reader.remaining());
             } else {
                 if self.reads_as_absent(field, &value) {
                     continue;
                 }
                 self.pending = Pending::Single(field, value);
             }
+            self.pending_parent = message;
             let key: de::value::StrDeserializer<'_, Error> =
                 field.json_name.as_ref().into_deserializer();
             return seed.deserialize(key).map(Some);
         }
-        Ok(None)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -99,7 +134,7 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
                 let ty = ValueType::of(&field.ty)?;
                 seed.deserialize(ValueDeserializer::new(
                     self.schema,
-                    &self.schema[self.message],
+                    &self.schema[self.pending_parent],
                     field,
                     ty,
                     value,
@@ -109,7 +144,7 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
             Pending::Gathered(field, first, rest) => match &field.ty {
                 FieldType::Map(..) => seed.deserialize(MapEntries::new(
                     self.schema,
-                    &self.schema[self.message],
+                    &self.schema[self.pending_parent],
                     field,
                     first,
                     rest,
@@ -117,7 +152,7 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
                 )),
                 _ => seed.deserialize(RepeatedDeserializer::new(
                     self.schema,
-                    &self.schema[self.message],
+                    &self.schema[self.pending_parent],
                     field,
                     Some(first),
                     rest,

@@ -71,7 +71,10 @@ fn every_form_survives_a_round_trip() {
         "timeout": "1m30s", "ratio": 0.5,
     });
     assert_eq!(round_trip(&thing), thing);
-    assert_eq!(round_trip(&json!({"port": 8080, "ready": true}))["port"], 8080);
+    assert_eq!(
+        round_trip(&json!({"port": 8080, "ready": true}))["port"],
+        8080
+    );
 }
 
 #[test]
@@ -102,7 +105,10 @@ fn repeated_fields_are_gathered_wherever_they_are_and_packed_runs_unpacked() {
     .unwrap();
     put_tag(&mut out, 6, wire::VARINT);
     put_varint(&mut out, 3);
-    assert_eq!(decode(&out).unwrap(), json!({"tags": ["a", "b"], "name": "n", "ports": [1, 2, 3]}));
+    assert_eq!(
+        decode(&out).unwrap(),
+        json!({"tags": ["a", "b"], "name": "n", "ports": [1, 2, 3]})
+    );
 }
 
 #[test]
@@ -130,7 +136,14 @@ fn bad_input_is_a_typed_error() {
     let mut out = Vec::new();
     put_tag(&mut out, 1, wire::VARINT);
     put_varint(&mut out, 1);
-    assert!(matches!(decode(&out), Err(Error::WrongWireType { expected: 2, found: 0, .. })));
+    assert!(matches!(
+        decode(&out),
+        Err(Error::WrongWireType {
+            expected: 2,
+            found: 0,
+            ..
+        })
+    ));
     // a string that is not UTF-8
     assert!(matches!(decode(&[0x0a, 1, 0xff]), Err(Error::NotUtf8(_))));
     // a length past the end
@@ -161,7 +174,25 @@ fn encoding_a_value_of_the_wrong_type_names_its_path() {
     let schema = schema();
     let thing = schema.message_for("example.com/v1", "Thing").unwrap();
     match to_vec(&schema, thing, &json!({"parts": [{"count": "three"}]})) {
-        Err(Error::Encode { path, expected }) => assert_eq!((path.as_str(), expected), ("parts.count", "an integer")),
+        Err(Error::Encode { path, expected }) => {
+            assert_eq!((path.as_str(), expected), ("parts.count", "an integer"))
+        }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn an_inlined_struct_s_fields_are_the_parent_s() {
+    let text = "package t.v1 example.com/v1\n\
+        message Probe\n\
+        1 handler t.v1.Handler inline\n\
+        2 period int32 omitempty\n\
+        message Handler\n\
+        1 exec string omitempty\n\
+        2 tags string repeated\n";
+    let schema = Schema::parse(text).unwrap();
+    let probe = schema.message_for("example.com/v1", "Probe").unwrap();
+    let value = json!({"exec": "true", "tags": ["a", "b"], "period": 10});
+    let bytes = to_vec(&schema, probe, &value).unwrap();
+    assert_eq!(from_slice::<Value>(&schema, probe, &bytes).unwrap(), value);
 }

@@ -1,5 +1,5 @@
 //! Reading the schema text: `package <name> <apiVersion|->`, `message <Name> [wrapper]`, and field
-//! lines `<number> <jsonName> <type> [repeated] [ptr] [omitempty]`.
+//! lines `<number> <jsonName> <type> [repeated] [ptr] [omitempty] [inline]`.
 
 use std::collections::HashMap;
 
@@ -78,12 +78,14 @@ pub(super) fn parse(text: &str) -> Result<Schema> {
                     repeated: false,
                     pointer: false,
                     omitempty: false,
+                    inline: false,
                 };
                 for flag in flags {
                     match *flag {
                         "repeated" => field.repeated = true,
                         "ptr" => field.pointer = true,
                         "omitempty" => field.omitempty = true,
+                        "inline" => field.inline = true,
                         _ => return Err(bad("unknown field flag")),
                     }
                 }
