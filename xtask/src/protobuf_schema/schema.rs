@@ -52,6 +52,8 @@ pub(crate) struct Field {
     pub(crate) pointer: bool,
     /// The Go field's JSON tag has `omitempty`.
     pub(crate) omitempty: bool,
+    /// The Go field is an embedded struct whose fields JSON writes into the parent's object.
+    pub(crate) inline: bool,
 }
 
 /// What joining found that a reader of the schema may want to know.
@@ -156,6 +158,7 @@ pub(crate) fn build(inputs: &[Input], go: &GoIndex) -> Result<(Vec<Package>, Fin
                     repeated: field.repeated,
                     pointer: facts.is_some_and(|f| f.pointer),
                     omitempty: facts.is_some_and(|f| f.omitempty),
+                    inline: facts.is_some_and(|f| f.inline),
                 };
                 fields.insert(field.number, joined);
             }
@@ -234,6 +237,7 @@ pub(crate) fn render(headers: &[String], packages: &[Package]) -> String {
                     ("repeated", field.repeated),
                     ("ptr", field.pointer),
                     ("omitempty", field.omitempty),
+                    ("inline", field.inline),
                 ] {
                     if set {
                         let _ = write!(text, " {flag}");
