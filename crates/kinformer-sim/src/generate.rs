@@ -222,7 +222,7 @@ fn container(r: &mut Rng, app: &str, i: usize) -> (Value, Value) {
     let probe = |r: &mut Rng, path: &str| {
         json!({
             "httpGet": {"path": path, "port": port, "scheme": "HTTP"},
-            "initialDelaySeconds": r.below(30), "timeoutSeconds": 1 + r.below(5), "periodSeconds": 10,
+            "initialDelaySeconds": 1 + r.below(29), "timeoutSeconds": 1 + r.below(5), "periodSeconds": 10,
             "successThreshold": 1, "failureThreshold": 3,
         })
     };
