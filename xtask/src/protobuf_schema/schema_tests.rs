@@ -81,7 +81,7 @@ message Paws
 message Pet
 1 name string
 2 born zoo.base.v1.Stamp ptr omitempty
-3 paws zoo.pets.v2.Paws
+3 paws zoo.pets.v2.Paws inline
 4 tricks map<string,zoo.base.v1.Words> omitempty
 5 scores int32 repeated
 6 $ref string
