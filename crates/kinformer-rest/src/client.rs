@@ -8,6 +8,7 @@ use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 
 use crate::body::{Body, ResponseBody, boxed};
+use crate::content_type::ContentType;
 use crate::decode::Limits;
 use crate::error::{BoxError, Error, Kind, Result};
 
@@ -57,6 +58,7 @@ struct Inner {
     default_namespace: String,
     limits: Limits,
     default_timeout: Option<std::time::Duration>,
+    content_type: ContentType,
 }
 
 impl Client {
@@ -91,6 +93,7 @@ impl Client {
                 default_namespace: "default".to_owned(),
                 limits: Limits::default(),
                 default_timeout: None,
+                content_type: ContentType::Json,
             }),
         }
     }
@@ -102,6 +105,7 @@ impl Client {
             default_namespace: self.inner.default_namespace.clone(),
             limits: self.inner.limits,
             default_timeout: self.inner.default_timeout,
+            content_type: self.inner.content_type,
         };
         f(&mut inner);
         Self {
@@ -149,6 +153,18 @@ impl Client {
     #[must_use]
     pub fn with_default_timeout(self, timeout: std::time::Duration) -> Self {
         self.map_inner(|i| i.default_timeout = Some(timeout))
+    }
+
+    /// Sets the encoding this client prefers for reads (default [`ContentType::Json`]); see
+    /// [`Config::with_content_type`](crate::Config::with_content_type).
+    #[must_use]
+    pub fn with_content_type(self, content_type: ContentType) -> Self {
+        self.map_inner(|i| i.content_type = content_type)
+    }
+
+    /// The encoding this client prefers for reads.
+    pub fn content_type(&self) -> ContentType {
+        self.inner.content_type
     }
 
     pub(crate) fn default_timeout(&self) -> Option<std::time::Duration> {
@@ -200,6 +216,7 @@ impl fmt::Debug for Client {
         f.debug_struct("Client")
             .field("base_url", &self.inner.base_url)
             .field("default_namespace", &self.inner.default_namespace)
+            .field("content_type", &self.inner.content_type)
             .finish_non_exhaustive()
     }
 }

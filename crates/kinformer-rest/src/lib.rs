@@ -77,6 +77,7 @@ mod auth;
 mod body;
 mod client;
 mod config;
+mod content_type;
 mod decode;
 mod error;
 mod layers;
@@ -94,6 +95,7 @@ pub use client::Client;
 pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
+pub use content_type::ContentType;
 pub use decode::{ByteStream, WatchStream, WithoutManagedFields};
 pub use error::{Error, Result};
 #[cfg(feature = "prometheus")]
@@ -107,11 +109,13 @@ pub use rest_client::{Getter, PatchType, RestClient};
 pub use transport::ProxyEnv;
 
 /// The decoders behind [`Request::list`] and [`Request::watch`], for callers that hold
-/// raw bytes (benchmarks, fuzzing, a body read elsewhere).
+/// raw bytes (benchmarks, fuzzing, a body read elsewhere): JSON (`ListDecoder`, `WatchDecoder`)
+/// and Kubernetes' protobuf (`ProtobufListDecoder`, `ProtobufWatchDecoder`).
 pub mod decoders {
     pub use crate::decode::{
-        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, ProjectionSeed, WatchDecoder,
-        decode_list, deserialize_without_managed_fields,
+        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, ProjectionSeed,
+        ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder, decode_list,
+        deserialize_without_managed_fields,
     };
 }
 

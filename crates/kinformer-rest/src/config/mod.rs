@@ -16,6 +16,7 @@ pub use kubeconfig::{Kubeconfig, KubeconfigOptions};
 pub(crate) use load::certificate_problem;
 
 use crate::auth::Auth;
+use crate::content_type::ContentType;
 use crate::decode::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 use crate::error::{Error, Kind, Result};
 use crate::layers::{
@@ -121,6 +122,8 @@ pub struct Config {
     pub(crate) proxy_env: Option<ProxyEnv>,
     /// Set with [`metrics`](Self::metrics); read by the stack.
     pub(crate) request_metrics: Option<Arc<dyn RequestMetrics>>,
+    /// Set with [`with_content_type`](Self::with_content_type).
+    content_type: ContentType,
 }
 
 fn env_secs(key: &str) -> Option<u64> {
@@ -167,6 +170,7 @@ impl Config {
             accept_invalid_certs: false,
             proxy_env: None,
             request_metrics: None,
+            content_type: ContentType::Json,
         }
     }
 
@@ -209,6 +213,20 @@ impl Config {
     pub fn metrics(mut self, metrics: Arc<dyn RequestMetrics>) -> Self {
         self.request_metrics = Some(metrics);
         self
+    }
+
+    /// The encoding the clients built from this configuration prefer for reads (client-go's
+    /// `ContentType`; default [`ContentType::Json`]). With [`ContentType::Protobuf`], lists,
+    /// watches and typed gets of built-in types ask for protobuf first; see [`ContentType`].
+    #[must_use]
+    pub fn with_content_type(mut self, content_type: ContentType) -> Self {
+        self.content_type = content_type;
+        self
+    }
+
+    /// The encoding the clients built from this configuration prefer for reads.
+    pub fn content_type(&self) -> ContentType {
+        self.content_type
     }
 
     /// The rate limiter this configuration asks for (`None` when disabled).
@@ -317,6 +335,7 @@ impl fmt::Debug for Config {
             .field("http2", &self.http2)
             .field("accept_invalid_certs", &self.accept_invalid_certs)
             .field("metrics", &self.request_metrics.is_some())
+            .field("content_type", &self.content_type)
             .finish_non_exhaustive()
     }
 }

@@ -31,8 +31,9 @@ impl<'p, K> EventSeed<'p, K> {
     }
 }
 
+/// The five event types a watch may carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum EventType {
+pub(crate) enum EventType {
     Added,
     Modified,
     Deleted,
@@ -40,19 +41,24 @@ enum EventType {
     Error,
 }
 
-impl<'de> Deserialize<'de> for EventType {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <&str>::deserialize(d)?;
-        match s {
+impl EventType {
+    /// The type named `name`, or the error client-go's decoder gives for any other name.
+    pub(crate) fn parse(name: &str) -> Result<Self, String> {
+        match name {
             "ADDED" => Ok(Self::Added),
             "MODIFIED" => Ok(Self::Modified),
             "DELETED" => Ok(Self::Deleted),
             "BOOKMARK" => Ok(Self::Bookmark),
             "ERROR" => Ok(Self::Error),
-            other => Err(de::Error::custom(format_args!(
-                "got invalid watch event type: {other:?}"
-            ))),
+            other => Err(format!("got invalid watch event type: {other:?}")),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for EventType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <&str>::deserialize(d)?;
+        Self::parse(s).map_err(de::Error::custom)
     }
 }
 
@@ -68,7 +74,7 @@ enum Field {
 /// A bookmark's object, read leniently: only `metadata.resourceVersion` and annotations matter
 /// (a pod bookmark carries `spec.containers: null`, which a typed `Pod` would reject).
 #[derive(Deserialize)]
-struct BookmarkObject {
+pub(crate) struct BookmarkObject {
     #[serde(default)]
     metadata: BookmarkMeta,
 }
@@ -82,7 +88,7 @@ struct BookmarkMeta {
 }
 
 impl BookmarkObject {
-    fn into_bookmark(self) -> Bookmark {
+    pub(crate) fn into_bookmark(self) -> Bookmark {
         let end = self
             .metadata
             .annotations

@@ -1,11 +1,14 @@
-//! Response decoding: lists item by item, watch streams event by event, never through a JSON tree.
+//! Response decoding: lists item by item, watch streams event by event, never through a JSON tree;
+//! JSON or Kubernetes' protobuf, as the response's `Content-Type` says ([`Media`]).
 
 mod event;
 mod frame;
 mod limits;
 mod list;
 mod list_stream;
+mod media;
 mod projection;
+mod protobuf;
 mod skip_managed_fields;
 mod stream;
 
@@ -14,7 +17,10 @@ pub(crate) use limits::Limits;
 pub use limits::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 pub use list::decode_list;
 pub use list_stream::ListDecoder;
+pub(crate) use media::Media;
 pub use projection::ProjectionSeed;
+pub use protobuf::{ProtobufListDecoder, ProtobufWatchDecoder};
+pub(crate) use protobuf::{decode_body, status_from_body};
 pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use stream::{ByteStream, WatchStream};
 

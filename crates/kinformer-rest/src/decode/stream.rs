@@ -13,10 +13,13 @@ use kinformer_core::{Projection, WatchEvent};
 use serde::de::DeserializeOwned;
 
 use super::frame::WatchDecoder;
+use super::media::Media;
+use super::protobuf::ProtobufWatchDecoder;
 use crate::body::ResponseBody;
 use crate::error::{BoxError, Error, Kind, Result};
 
-/// The events of one watch, decoded as the body arrives.
+/// The events of one watch, decoded as the body arrives, as JSON or protobuf frames as its
+/// `Content-Type` says.
 ///
 /// Yields `Ok` events (including `ERROR` events, as [`WatchEvent::Error`]) until the server ends
 /// the watch; a broken connection or a malformed event yields one `Err` and ends the stream.
@@ -24,20 +27,66 @@ use crate::error::{BoxError, Error, Kind, Result};
 /// [`projection`](crate::Request::projection), or whole without one.
 pub struct WatchStream<K> {
     body: Option<ResponseBody>,
-    decoder: WatchDecoder<K>,
+    decoder: Frames<K>,
     ready: VecDeque<Result<WatchEvent<K>>>,
 }
 
+/// The decoder of the stream's encoding.
+enum Frames<K> {
+    Json(WatchDecoder<K>),
+    Protobuf(ProtobufWatchDecoder<K>),
+}
+
+impl<K: DeserializeOwned> Frames<K> {
+    fn decode(&mut self, chunk: &[u8], out: &mut VecDeque<Result<WatchEvent<K>>>) {
+        match self {
+            Self::Json(d) => d.decode(chunk, out),
+            Self::Protobuf(d) => d.decode(chunk, out),
+        }
+    }
+
+    fn finish(&mut self, out: &mut VecDeque<Result<WatchEvent<K>>>) {
+        match self {
+            Self::Json(d) => d.finish(out),
+            Self::Protobuf(d) => d.finish(out),
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        match self {
+            Self::Json(d) => d.is_finished(),
+            Self::Protobuf(d) => d.is_finished(),
+        }
+    }
+}
+
+impl<K> fmt::Debug for Frames<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Json(d) => d.fmt(f),
+            Self::Protobuf(d) => d.fmt(f),
+        }
+    }
+}
+
 impl<K: DeserializeOwned> WatchStream<K> {
-    /// The watch of `body`, decoding objects through `projection` (whole without one).
+    /// The watch of `body`, encoded as `media`, decoding objects through `projection` (whole
+    /// without one).
     pub(crate) fn new(
         body: ResponseBody,
+        media: Media,
         max_frame: usize,
         projection: Option<Arc<Projection>>,
     ) -> Self {
+        let decoder = match media {
+            Media::Json => Frames::Json(WatchDecoder::new(max_frame).with_projection(projection)),
+            Media::Protobuf => {
+                Frames::Protobuf(ProtobufWatchDecoder::new(max_frame).with_projection(projection))
+            }
+        };
         Self {
             body: Some(body),
-            decoder: WatchDecoder::new(max_frame).with_projection(projection),
+            decoder,
             ready: VecDeque::new(),
         }
     }

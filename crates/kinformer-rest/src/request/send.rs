@@ -11,9 +11,37 @@ use serde::de::DeserializeOwned;
 use super::{MaxRetries, NoTransportRetry, Request, WatchRequest};
 use crate::body::{Body, ResponseBody};
 use crate::client::Client;
-use crate::decode::{ByteStream, ListDecoder, WatchStream};
+use crate::content_type::{ContentType, PROTOBUF_ACCEPT, is_built_in};
+use crate::decode::{
+    ByteStream, ListDecoder, Media, ProtobufListDecoder, WatchStream, decode_body,
+};
 use crate::error::{Error, Kind, Result};
 use crate::response::{error_from_response, read_body, read_error_body};
+
+/// client-go's default `Accept`: `<ContentType>, */*`.
+const JSON_OR_ANY: &str = "application/json, */*";
+
+/// The list decoder of the response's encoding.
+enum Items<K> {
+    Json(ListDecoder<K>),
+    Protobuf(ProtobufListDecoder<K>),
+}
+
+impl<K: DeserializeOwned> Items<K> {
+    fn decode(&mut self, chunk: &[u8]) -> Result<()> {
+        match self {
+            Self::Json(d) => d.decode(chunk),
+            Self::Protobuf(d) => d.decode(chunk),
+        }
+    }
+
+    fn finish(self) -> Result<ObjectList<K>> {
+        match self {
+            Self::Json(d) => d.finish(),
+            Self::Protobuf(d) => d.finish(),
+        }
+    }
+}
 
 impl Request {
     fn take_error(&mut self) -> Result<()> {
@@ -42,6 +70,16 @@ impl Request {
         Ok(())
     }
 
+    /// The `Accept` of a typed read (`into`, `list`, `watch`): protobuf first when the client
+    /// prefers it and this is a GET of a built-in group-version, as client-go's clientsets ask;
+    /// `json` otherwise (custom resources have no protobuf form).
+    fn read_accept(&self, json: &'static str) -> &'static str {
+        let protobuf = self.client.content_type() == ContentType::Protobuf
+            && self.method == Method::GET
+            && is_built_in(&self.base_path);
+        if protobuf { PROTOBUF_ACCEPT } else { json }
+    }
+
     fn into_http(self, accept: &'static str) -> Result<(Client, http::Request<Body>)> {
         let url = self.build_url();
         let mut builder = http::Request::builder()
@@ -67,9 +105,13 @@ impl Request {
         Ok((self.client, request))
     }
 
-    /// Sends the request and hands a 2xx body to `consume`, all under the request timeout;
-    /// other statuses become errors.
-    async fn execute<T, F>(mut self, consume: impl FnOnce(ResponseBody) -> F) -> Result<T>
+    /// Sends the request with `Accept: accept` and hands a 2xx body and its encoding to
+    /// `consume`, all under the request timeout; other statuses become errors.
+    async fn execute<T, F>(
+        mut self,
+        accept: &'static str,
+        consume: impl FnOnce(ResponseBody, Media) -> F,
+    ) -> Result<T>
     where
         F: Future<Output = Result<T>>,
     {
@@ -78,13 +120,13 @@ impl Request {
         let timeout = self.timeout;
         let limits = self.limits;
         let method = self.method.clone();
-        let (client, request) = self.into_http("application/json, */*")?;
+        let (client, request) = self.into_http(accept)?;
         let url = request.uri().to_string();
         let work = async move {
             let response = client.send(request).await?;
             let (parts, body) = response.into_parts();
             if parts.status.is_success() {
-                return consume(body).await;
+                return consume(body, Media::of(&parts.headers)).await;
             }
             let bytes = read_error_body(body, limits.list_item).await;
             Err(error_from_response(
@@ -114,10 +156,12 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future abandons the request.
     pub async fn do_raw(self) -> Result<Bytes> {
-        self.execute(read_body).await
+        self.execute(JSON_OR_ANY, |body, _| read_body(body)).await
     }
 
-    /// Sends the request and decodes the JSON body into `T`.
+    /// Sends the request and decodes the body into `T`: JSON, or protobuf when the client
+    /// prefers it ([`ContentType::Protobuf`]) for a GET of a built-in type and the server
+    /// answers with it.
     ///
     /// # Errors
     /// As [`do_raw`](Self::do_raw), plus a decode error.
@@ -125,15 +169,24 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future abandons the request.
     pub async fn into<T: DeserializeOwned>(self) -> Result<T> {
-        let body = self.do_raw().await?;
-        serde_json::from_slice(&body)
-            .map_err(|e| Error::new(Kind::Decode, "cannot decode the response body").with_source(e))
+        let accept = self.read_accept(JSON_OR_ANY);
+        self.execute(accept, |body, media| async move {
+            let body = read_body(body).await?;
+            match media {
+                Media::Json => serde_json::from_slice(&body).map_err(|e| {
+                    Error::new(Kind::Decode, "cannot decode the response body").with_source(e)
+                }),
+                Media::Protobuf => decode_body(kinformer_protobuf::Schema::kubernetes(), &body),
+            }
+        })
+        .await
     }
 
     /// Sends a list request and decodes the items one by one into `Arc<K>` as the body arrives
     /// (no intermediate JSON tree, and never the whole body in memory next to its objects), with
     /// the list's resourceVersion, continue token and remaining item count. Each item is decoded
-    /// through the request's [`projection`](Self::projection), or whole without one.
+    /// through the request's [`projection`](Self::projection), or whole without one. The body is
+    /// JSON or protobuf, as its `Content-Type` says (see [`ContentType`]).
     ///
     /// # Errors
     /// As [`into`](Self::into), plus an item or body over its limit
@@ -144,11 +197,22 @@ impl Request {
     pub async fn list<K: DeserializeOwned>(mut self) -> Result<ObjectList<K>> {
         let limits = self.limits;
         let projection = self.projection.take();
-        self.execute(|mut body| async move {
-            let mut decoder = ListDecoder::<K>::new()
-                .with_projection(projection)
-                .with_max_item(limits.list_item)
-                .with_max_body(limits.list_body);
+        let accept = self.read_accept(JSON_OR_ANY);
+        self.execute(accept, |mut body, media| async move {
+            let mut decoder = match media {
+                Media::Json => Items::Json(
+                    ListDecoder::<K>::new()
+                        .with_projection(projection)
+                        .with_max_item(limits.list_item)
+                        .with_max_body(limits.list_body),
+                ),
+                Media::Protobuf => Items::Protobuf(
+                    ProtobufListDecoder::<K>::new()
+                        .with_projection(projection)
+                        .with_max_item(limits.list_item)
+                        .with_max_body(limits.list_body),
+                ),
+            };
             while let Some(frame) = body.frame().await {
                 let frame = frame.map_err(crate::client::error_from_service)?;
                 if let Ok(data) = frame.into_data() {
@@ -160,7 +224,8 @@ impl Request {
         .await
     }
 
-    /// Opens a watch (adds `watch=true`) and returns its events as a stream.
+    /// Opens a watch (adds `watch=true`) and returns its events as a stream: JSON events or
+    /// protobuf frames, as the response's `Content-Type` says (see [`ContentType`]).
     ///
     /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
     /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
@@ -187,10 +252,17 @@ impl Request {
         }
         let limits = self.limits;
         let projection = self.projection.take();
-        let (client, mut request) = self.into_http("application/json")?;
+        let accept = self.read_accept("application/json");
+        let (client, mut request) = self.into_http(accept)?;
         request.extensions_mut().insert(WatchRequest);
-        let body = open_stream(&client, request, true, limits.list_item).await?;
-        Ok(WatchStream::new(body, limits.watch_frame, projection))
+        let response = open_stream(&client, request, true, limits.list_item).await?;
+        let media = Media::of(response.headers());
+        Ok(WatchStream::new(
+            response.into_body(),
+            media,
+            limits.watch_frame,
+            projection,
+        ))
     }
 
     /// Sends the request and returns the live response body as a byte stream (client-go
@@ -204,11 +276,11 @@ impl Request {
     pub async fn stream(mut self) -> Result<ByteStream> {
         self.take_error()?;
         let max_error_body = self.limits.list_item;
-        let (client, mut request) = self.into_http("application/json, */*")?;
+        let (client, mut request) = self.into_http(JSON_OR_ANY)?;
         request.extensions_mut().insert(NoTransportRetry);
         open_stream(&client, request, false, max_error_body)
             .await
-            .map(ByteStream::new)
+            .map(|response| ByteStream::new(response.into_body()))
     }
 }
 
@@ -217,7 +289,7 @@ async fn open_stream(
     request: http::Request<Body>,
     only_200: bool,
     max_error_body: usize,
-) -> Result<crate::body::ResponseBody> {
+) -> Result<http::Response<ResponseBody>> {
     let method = request.method().clone();
     let url = request.uri().to_string();
     let response = client.send(request).await?;
@@ -227,7 +299,7 @@ async fn open_stream(
         response.status().is_success()
     };
     if ok {
-        return Ok(response.into_body());
+        return Ok(response);
     }
     let (parts, body) = response.into_parts();
     let bytes = read_error_body(body, max_error_body).await;

@@ -257,3 +257,4 @@ fn public_futures_and_streams_are_send() {
 }
 
 mod client_go_watch;
+mod content_type;

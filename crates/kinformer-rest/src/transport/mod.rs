@@ -248,7 +248,8 @@ impl Client {
             .with_default_namespace(config.default_namespace.clone())
             .with_max_watch_frame(config.max_watch_frame)
             .with_max_list_item(config.max_list_item)
-            .with_max_list_body(config.max_list_body);
+            .with_max_list_body(config.max_list_body)
+            .with_content_type(config.content_type());
         Ok(match config.timeout {
             Some(t) => client.with_default_timeout(t),
             None => client,

@@ -1,0 +1,72 @@
+//! [`ContentType`]: which encoding a client asks the API server for (client-go's `ContentType`).
+
+/// `Accept` of a protobuf-preferring read of a built-in type, as client-go sends it.
+pub(crate) const PROTOBUF_ACCEPT: &str = "application/vnd.kubernetes.protobuf,application/json";
+
+/// The encoding a client prefers for what it reads (client-go's `rest.Config.ContentType`).
+///
+/// With [`Protobuf`](Self::Protobuf), reads of built-in types (`into`, `list` and `watch` of a
+/// GET under a group-version the API has built in) send
+/// `Accept: application/vnd.kubernetes.protobuf,application/json`, as client-go's clientsets do;
+/// custom resources, which have no protobuf form, and every other request stay on JSON. Whatever
+/// was asked, a response is decoded as its `Content-Type` says: a server that answers JSON is read
+/// as JSON. Request bodies are JSON either way.
+///
+/// # Examples
+/// ```
+/// use kinformer_rest::{Config, ContentType};
+///
+/// let config = Config::new("https://10.0.0.1:6443".parse()?).with_content_type(ContentType::Protobuf);
+/// assert_eq!(config.content_type(), ContentType::Protobuf);
+/// assert_eq!(ContentType::default(), ContentType::Json);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ContentType {
+    /// `application/json` for everything (the default).
+    #[default]
+    Json,
+    /// `application/vnd.kubernetes.protobuf` first for reads of built-in types, JSON otherwise.
+    Protobuf,
+}
+
+impl ContentType {
+    /// The media type this setting names.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Self::Json => "application/json",
+            Self::Protobuf => kinformer_protobuf::MEDIA_TYPE,
+        }
+    }
+}
+
+/// Whether the group-version path `base_path` (`/api/v1`, `/apis/apps/v1`) is one the protobuf
+/// schema has: a built-in group-version, which the API server can serve as protobuf.
+pub(crate) fn is_built_in(base_path: &str) -> bool {
+    let mut parts = base_path.trim_matches('/').split('/');
+    let api_version = match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some("api"), Some(version), None, None) => version.to_owned(),
+        (Some("apis"), Some(group), Some(version), None) => format!("{group}/{version}"),
+        _ => return false,
+    };
+    kinformer_protobuf::Schema::kubernetes().has_api_version(&api_version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_built_in_group_versions_are_built_in() {
+        assert!(is_built_in("/api/v1"));
+        assert!(is_built_in("/api/v1/"));
+        assert!(is_built_in("/apis/apps/v1"));
+        assert!(is_built_in("/apis/coordination.k8s.io/v1"));
+        assert!(!is_built_in("/apis/example.com/v1"));
+        assert!(!is_built_in("/api"));
+        assert!(!is_built_in(""));
+        assert!(!is_built_in("/apis/apps"));
+        assert!(!is_built_in("/apis/apps/v1/extra"));
+    }
+}

@@ -1,0 +1,449 @@
+//! [`ProtobufListDecoder`]: a protobuf list body decoded while it arrives, item by item.
+//!
+//! The body is `k8s\0`, then a `runtime.Unknown`: `typeMeta` (the list's apiVersion and kind,
+//! which name its message and so its items' message), then `raw`, the list message, whose
+//! fields are `metadata` (1, a `ListMeta`) and one `items` entry (2) per object. Every field
+//! says its length up front, so an item is decoded once all its bytes have arrived, straight from
+//! the chunk when it lies in one; a field longer than the item limit is refused from its header,
+//! before any of it is buffered, and fields nobody reads are skipped without being buffered.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use bytes::{Buf, BytesMut};
+use kinformer_core::{ObjectList, Projection};
+use kinformer_protobuf::envelope::{MAGIC, Unknown};
+use kinformer_protobuf::wire::{Reader, WireValue};
+use kinformer_protobuf::{FieldType, MessageId, Schema};
+use serde::de::DeserializeOwned;
+
+use super::object::{checked, decode_message, message_of};
+use super::wire::{Header, read_header};
+use crate::decode::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
+use crate::decode::list::ListMeta;
+use crate::error::{Error, Kind, Result};
+
+/// `runtime.Unknown`'s fields.
+const TYPE_META: u32 = 1;
+const RAW: u32 = 2;
+const CONTENT_ENCODING: u32 = 3;
+const CONTENT_TYPE: u32 = 4;
+
+/// Incremental decoder of a protobuf list body into [`ObjectList<K>`], the protobuf twin of
+/// [`ListDecoder`](crate::decoders::ListDecoder): the same limits, the same projection, the same
+/// list for the same objects.
+///
+/// # Examples
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kinformer_protobuf::{Schema, envelope, to_vec};
+/// use kinformer_rest::decoders::ProtobufListDecoder;
+///
+/// let schema = Schema::kubernetes();
+/// let list = serde_json::json!({"metadata": {"resourceVersion": "9"}, "items": [{"metadata": {"name": "a"}}]});
+/// let raw = to_vec(schema, schema.message_for("v1", "ConfigMapList")?, &list)?;
+/// let mut body = Vec::new();
+/// envelope::encode("v1", "ConfigMapList", &raw, &mut body);
+///
+/// let mut decoder = ProtobufListDecoder::<ConfigMap>::new();
+/// for chunk in body.chunks(5) {
+///     decoder.decode(chunk)?;
+/// }
+/// let list = decoder.finish()?;
+/// assert_eq!((list.resource_version.as_str(), list.items.len()), ("9", 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ProtobufListDecoder<K> {
+    schema: &'static Schema,
+    /// Bytes received and not consumed: at most one field in progress.
+    buf: BytesMut,
+    phase: Phase,
+    /// The list message's item and metadata messages, once the envelope named the list.
+    types: Option<ListTypes>,
+    meta: ListMeta,
+    items: Vec<Arc<K>>,
+    max_item: usize,
+    max_body: Option<usize>,
+    received: usize,
+    projection: Option<Arc<Projection>>,
+    _kind: PhantomData<fn() -> K>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Before the four magic bytes.
+    Magic,
+    /// Between fields of the envelope.
+    Envelope,
+    /// Inside the list message (`raw`), with `left` of its bytes still to come.
+    List { left: u64 },
+    /// Skipping `left` bytes of a field nobody reads; then back in the list with `list_left`
+    /// bytes to come, or in the envelope.
+    Skip { left: u64, list_left: Option<u64> },
+}
+
+/// What the list message's fields are: found by their JSON names, `items` (2 in every list but
+/// `meta.k8s.io/v1beta1`'s `PartialObjectMetadataList`, where it is 1) and `metadata`.
+#[derive(Clone, Copy, Debug)]
+struct ListTypes {
+    items: u32,
+    item: MessageId,
+    /// `metadata`'s number and message, when the list has one.
+    meta: Option<(u32, MessageId)>,
+}
+
+fn malformed(what: impl Into<String>) -> Error {
+    Error::new(
+        Kind::Decode,
+        format!("cannot decode the protobuf list body: {}", what.into()),
+    )
+}
+
+/// How one step of the decode went.
+enum Step {
+    /// Consumed this many bytes; go on.
+    Consumed(usize),
+    /// More bytes are needed.
+    Wait,
+}
+
+impl<K: DeserializeOwned> Default for ProtobufListDecoder<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: DeserializeOwned> ProtobufListDecoder<K> {
+    /// A decoder for one list body with the built-in API's schema, decoding whole objects,
+    /// accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a body of any size.
+    ///
+    /// [`DEFAULT_MAX_LIST_ITEM`]: crate::decoders::DEFAULT_MAX_LIST_ITEM
+    pub fn new() -> Self {
+        Self::with_schema(Schema::kubernetes())
+    }
+
+    pub(crate) fn with_schema(schema: &'static Schema) -> Self {
+        Self {
+            schema,
+            buf: BytesMut::new(),
+            phase: Phase::Magic,
+            types: None,
+            meta: ListMeta::default(),
+            items: Vec::new(),
+            max_item: DEFAULT_MAX_LIST_ITEM,
+            max_body: None,
+            received: 0,
+            projection: None,
+            _kind: PhantomData,
+        }
+    }
+
+    /// Decodes each item through `projection`; `None` (the default) decodes items whole.
+    /// Skipped fields cost nothing here: each is length-delimited, and jumped over.
+    #[must_use]
+    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
+        self.projection = projection.into();
+        self
+    }
+
+    /// Sets the largest item (or other field) accepted, in bytes: the decoder buffers at most
+    /// one field in progress, so this bounds its buffer.
+    #[must_use]
+    pub fn with_max_item(mut self, max_item: usize) -> Self {
+        self.max_item = max_item;
+        self
+    }
+
+    /// Sets the largest body accepted, in bytes (`None`: unbounded).
+    #[must_use]
+    pub fn with_max_body(mut self, max_body: Option<usize>) -> Self {
+        self.max_body = max_body;
+        self
+    }
+
+    /// Feeds the next chunk; complete items are decoded at once.
+    ///
+    /// # Errors
+    /// A body that is not a protobuf list, an item that is not a `K`, or an item or body over
+    /// its limit ([`Error::is_response_too_large`]).
+    pub fn decode(&mut self, chunk: &[u8]) -> Result<()> {
+        self.received = self.received.saturating_add(chunk.len());
+        if let Some(max) = self.max_body.filter(|max| self.received > *max) {
+            return Err(too_large("the list body", max));
+        }
+        if self.buf.is_empty() {
+            // Straight from the chunk; only an incomplete field's bytes are kept.
+            let consumed = self.run(chunk)?;
+            self.buf.extend_from_slice(&chunk[consumed..]);
+        } else {
+            self.buf.extend_from_slice(chunk);
+            let data = std::mem::take(&mut self.buf);
+            let consumed = self.run(&data)?;
+            self.buf = data;
+            self.buf.advance(consumed);
+        }
+        Ok(())
+    }
+
+    /// Ends the body and returns the list.
+    ///
+    /// # Errors
+    /// A body that ended inside the envelope, the list or one of their fields.
+    pub fn finish(self) -> Result<ObjectList<K>> {
+        if self.phase != Phase::Envelope || !self.buf.is_empty() {
+            return Err(malformed("the body ended before the list did"));
+        }
+        let mut list = ObjectList::new(self.meta.resource_version.unwrap_or_default(), self.items)
+            .with_continue(self.meta.continue_token);
+        list.remaining_item_count = self.meta.remaining_item_count;
+        Ok(list)
+    }
+
+    /// Decodes as much of `data` as is complete; how many bytes were consumed.
+    fn run(&mut self, data: &[u8]) -> Result<usize> {
+        let mut pos = 0;
+        loop {
+            let rest = &data[pos..];
+            let step = match self.phase {
+                Phase::Magic => self.magic(rest)?,
+                Phase::Envelope if rest.is_empty() => Step::Wait,
+                Phase::Envelope => self.envelope_field(rest)?,
+                Phase::List { left: 0 } => {
+                    self.phase = Phase::Envelope;
+                    Step::Consumed(0)
+                }
+                Phase::List { left } => self.list_field(rest, left)?,
+                Phase::Skip { left, list_left } => {
+                    if rest.is_empty() {
+                        Step::Wait
+                    } else {
+                        let n = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
+                        let left = left - n as u64;
+                        self.phase = match (left, list_left) {
+                            (0, Some(list_left)) => Phase::List { left: list_left },
+                            (0, None) => Phase::Envelope,
+                            (left, list_left) => Phase::Skip { left, list_left },
+                        };
+                        Step::Consumed(n)
+                    }
+                }
+            };
+            match step {
+                Step::Consumed(n) => pos += n,
+                Step::Wait => return Ok(pos),
+            }
+        }
+    }
+
+    fn magic(&mut self, rest: &[u8]) -> Result<Step> {
+        let n = rest.len().min(MAGIC.len());
+        if rest[..n] != MAGIC[..n] {
+            return Err(malformed("no k8s\\0 prefix"));
+        }
+        if n < MAGIC.len() {
+            return Ok(Step::Wait);
+        }
+        self.phase = Phase::Envelope;
+        Ok(Step::Consumed(n))
+    }
+
+    /// The field of `rest`'s header, once it and (for a field that is read) its value are all
+    /// there: the header and the value's bytes.
+    fn whole<'a>(&self, rest: &'a [u8], header: &Header) -> Result<Option<&'a [u8]>> {
+        if header.len > self.max_item as u64 {
+            let items = self.types.map(|t| t.items);
+            let what = if Some(header.number) == items && self.phase != Phase::Envelope {
+                format!("list item {}", self.items.len())
+            } else {
+                format!("field {} of the list body", header.number)
+            };
+            return Err(too_large(&what, self.max_item));
+        }
+        // Bounded by the item limit just checked.
+        let end = header.size + header.len as usize;
+        Ok(rest.get(header.size..end))
+    }
+
+    fn envelope_field(&mut self, rest: &[u8]) -> Result<Step> {
+        let Some(header) =
+            read_header(rest).map_err(|e| malformed("the envelope").with_source(e))?
+        else {
+            return Ok(Step::Wait);
+        };
+        if !header.is_len() {
+            return Ok(Step::Consumed(header.size));
+        }
+        match header.number {
+            RAW => {
+                if self.types.is_none() {
+                    return Err(malformed("the list's bytes came before its type"));
+                }
+                self.phase = Phase::List { left: header.len };
+                Ok(Step::Consumed(header.size))
+            }
+            TYPE_META | CONTENT_ENCODING | CONTENT_TYPE => {
+                let Some(value) = self.whole(rest, &header)? else {
+                    return Ok(Step::Wait);
+                };
+                self.envelope_value(header.number, value)?;
+                Ok(Step::Consumed(header.size + value.len()))
+            }
+            _ => {
+                self.phase = Phase::Skip {
+                    left: header.len,
+                    list_left: None,
+                };
+                Ok(Step::Consumed(header.size))
+            }
+        }
+    }
+
+    fn envelope_value(&mut self, number: u32, value: &[u8]) -> Result<()> {
+        let text = |what: &str| {
+            std::str::from_utf8(value).map_err(|_| malformed(format!("{what} is not UTF-8")))
+        };
+        match number {
+            TYPE_META => {
+                let (api_version, kind) = type_meta(value)?;
+                self.types = Some(self.list_types(api_version, kind)?);
+            }
+            CONTENT_ENCODING => {
+                let content_encoding = text("contentEncoding")?;
+                checked(Unknown {
+                    content_encoding,
+                    ..Unknown::default()
+                })
+                .map_err(malformed)?;
+            }
+            _ => {
+                let content_type = text("contentType")?;
+                checked(Unknown {
+                    content_type,
+                    ..Unknown::default()
+                })
+                .map_err(malformed)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The messages of the list's items and metadata.
+    fn list_types(&self, api_version: &str, kind: &str) -> Result<ListTypes> {
+        let list = message_of(self.schema, api_version, kind)
+            .map_err(|e| malformed("an unknown kind").with_source(e))?;
+        let message = &self.schema[list];
+        let (items, item) = match message.field_named("items") {
+            Some(field) if field.repeated => match field.ty {
+                FieldType::Message(item) => (field.number, item),
+                _ => return Err(malformed(format!("{kind} is not a list"))),
+            },
+            _ => return Err(malformed(format!("{kind} is not a list"))),
+        };
+        let meta = message
+            .field_named("metadata")
+            .and_then(|field| match field.ty {
+                FieldType::Message(meta) => Some((field.number, meta)),
+                _ => None,
+            });
+        Ok(ListTypes { items, item, meta })
+    }
+
+    fn list_field(&mut self, rest: &[u8], left: u64) -> Result<Step> {
+        // Bounded by `left`, which fits: it is at most what is left of a u64 length.
+        let window = &rest[..rest.len().min(usize::try_from(left).unwrap_or(usize::MAX))];
+        let Some(header) = read_header(window).map_err(|e| malformed("the list").with_source(e))?
+        else {
+            if window.len() as u64 == left {
+                return Err(malformed("a field header runs past the end of the list"));
+            }
+            return Ok(Step::Wait);
+        };
+        let total = header.size as u64 + header.len;
+        if total > left {
+            return Err(malformed("a field runs past the end of the list"));
+        }
+        let left = left - total;
+        // Set whenever the list's bytes are read: `envelope_field` checks it.
+        let Some(types) = self.types else {
+            return Err(malformed("the list's bytes came before its type"));
+        };
+        let is_meta = types
+            .meta
+            .is_some_and(|(number, _)| number == header.number);
+        let read = header.is_len() && (header.number == types.items || is_meta);
+        if !read {
+            self.phase = if header.len == 0 {
+                Phase::List { left }
+            } else {
+                Phase::Skip {
+                    left: header.len,
+                    list_left: Some(left),
+                }
+            };
+            return Ok(Step::Consumed(header.size));
+        }
+        let Some(value) = self.whole(window, &header)? else {
+            return Ok(Step::Wait);
+        };
+        if header.number == types.items {
+            self.item(types.item, value)?;
+        } else if let Some((_, meta)) = types.meta {
+            self.list_meta(meta, value)?;
+        }
+        self.phase = Phase::List { left };
+        Ok(Step::Consumed(header.size + value.len()))
+    }
+
+    fn item(&mut self, message: MessageId, bytes: &[u8]) -> Result<()> {
+        let item = decode_message(
+            self.schema,
+            message,
+            bytes,
+            self.projection.as_deref(),
+            None,
+        )
+        .map_err(|e| malformed(format!("item {}", self.items.len())).with_source(e))?;
+        self.items.push(Arc::new(item));
+        Ok(())
+    }
+
+    fn list_meta(&mut self, message: MessageId, bytes: &[u8]) -> Result<()> {
+        self.meta = kinformer_protobuf::from_slice(self.schema, message, bytes)
+            .map_err(|e| malformed("metadata").with_source(e))?;
+        Ok(())
+    }
+}
+
+/// The apiVersion (1) and kind (2) of a `TypeMeta` message.
+fn type_meta(bytes: &[u8]) -> Result<(&str, &str)> {
+    let mut reader = Reader::new(bytes);
+    let (mut api_version, mut kind) = ("", "");
+    while let Some((number, value)) = reader
+        .field()
+        .map_err(|e| malformed("the envelope's typeMeta").with_source(e))?
+    {
+        let slot = match number {
+            1 => &mut api_version,
+            2 => &mut kind,
+            _ => continue,
+        };
+        let WireValue::Bytes(text) = value else {
+            return Err(malformed("the envelope's typeMeta"));
+        };
+        *slot = std::str::from_utf8(text)
+            .map_err(|_| malformed("the envelope's typeMeta is not UTF-8"))?;
+    }
+    Ok((api_version, kind))
+}
+
+impl<K> fmt::Debug for ProtobufListDecoder<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProtobufListDecoder")
+            .field("buffered", &self.buf.len())
+            .field("phase", &self.phase)
+            .field("items", &self.items.len())
+            .field("projection", &self.projection.is_some())
+            .finish()
+    }
+}

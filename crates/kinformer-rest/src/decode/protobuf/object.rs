@@ -1,0 +1,94 @@
+//! One enveloped object: its message found in the schema, decoded into a serde type.
+
+use kinformer_core::{Projection, Status};
+use kinformer_protobuf::envelope::{self, Unknown};
+use kinformer_protobuf::{Deserializer, MessageId, Schema};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use super::type_meta::WithTypeMeta;
+use crate::decode::projection::decode_object;
+use crate::error::{Error, Kind, Result};
+
+/// The apiVersion of `meta.k8s.io/v1`, whose kinds (`Status` above all) the API server sends
+/// under any group-version: a `Status` comes as `v1`, `Status`.
+const META_V1: &str = "meta.k8s.io/v1";
+
+/// The message of an object of `api_version` and `kind`.
+pub(super) fn message_of(
+    schema: &Schema,
+    api_version: &str,
+    kind: &str,
+) -> kinformer_protobuf::Result<MessageId> {
+    schema
+        .message_for(api_version, kind)
+        .or_else(|err| schema.message_for(META_V1, kind).map_err(|_| err))
+}
+
+/// The envelope's object, checked to be a plain protobuf message (the API server never
+/// compresses one or puts another encoding inside).
+pub(super) fn checked(unknown: Unknown<'_>) -> std::result::Result<Unknown<'_>, String> {
+    let plain_type = unknown.content_type.is_empty()
+        || unknown
+            .content_type
+            .eq_ignore_ascii_case(kinformer_protobuf::MEDIA_TYPE);
+    if !unknown.content_encoding.is_empty() || !plain_type {
+        return Err(format!(
+            "an object in {:?} encoded as {:?}, not plain protobuf",
+            unknown.content_type, unknown.content_encoding
+        ));
+    }
+    Ok(unknown)
+}
+
+/// Decodes the message `bytes` of type `message` into `K`, through `projection` (whole without
+/// one), with `apiVersion` and `kind` in front when given, as the JSON form of a watched or
+/// fetched object has them.
+pub(super) fn decode_message<'de, K: Deserialize<'de>>(
+    schema: &Schema,
+    message: MessageId,
+    bytes: &'de [u8],
+    projection: Option<&Projection>,
+    type_meta: Option<(&'de str, &'de str)>,
+) -> kinformer_protobuf::Result<K> {
+    let de = Deserializer::new(schema, message, bytes);
+    // A message with fields of these names (none built in) keeps its own.
+    let has_own = schema[message].field_named("kind").is_some()
+        || schema[message].field_named("apiVersion").is_some();
+    match type_meta {
+        Some((api_version, kind)) if !has_own => {
+            decode_object(projection, WithTypeMeta::new(de, api_version, kind))
+        }
+        _ => decode_object(projection, de),
+    }
+}
+
+fn malformed(what: &str) -> Error {
+    Error::new(
+        Kind::Decode,
+        format!("cannot decode the protobuf response body: {what}"),
+    )
+}
+
+/// Decodes a whole protobuf body (`k8s\0` and a `runtime.Unknown`) into `T`, as `into` does with
+/// a JSON body.
+pub(crate) fn decode_body<T: DeserializeOwned>(schema: &Schema, body: &[u8]) -> Result<T> {
+    let unknown =
+        envelope::decode(body).map_err(|e| malformed("not a protobuf envelope").with_source(e))?;
+    let unknown = checked(unknown).map_err(|reason| malformed(&reason))?;
+    let message = message_of(schema, unknown.api_version, unknown.kind)
+        .map_err(|e| malformed("an unknown kind").with_source(e))?;
+    let type_meta = Some((unknown.api_version, unknown.kind));
+    decode_message(schema, message, unknown.raw, None, type_meta)
+        .map_err(|e| malformed(unknown.kind).with_source(e))
+}
+
+/// The `Status` of an error response in protobuf, if it is one.
+pub(crate) fn status_from_body(schema: &Schema, body: &[u8]) -> Option<Status> {
+    let unknown = checked(envelope::decode(body).ok()?).ok()?;
+    if unknown.kind != "Status" {
+        return None;
+    }
+    let message = message_of(schema, unknown.api_version, unknown.kind).ok()?;
+    decode_message(schema, message, unknown.raw, None, None).ok()
+}
