@@ -13,22 +13,19 @@ use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use kinformer_core::{ObjectList, Projection};
-use kinformer_protobuf::envelope::{MAGIC, Unknown};
-use kinformer_protobuf::wire::{Reader, WireValue};
-use kinformer_protobuf::{FieldType, MessageId, Schema};
+use kinformer_protobuf::envelope::MAGIC;
+use kinformer_protobuf::{MessageId, Schema};
 use serde::de::DeserializeOwned;
 
-use super::object::{checked, decode_message, message_of};
+use super::object::decode_message;
 use super::wire::{Header, read_header};
 use crate::decode::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
 use crate::decode::list::ListMeta;
 use crate::error::{Error, Kind, Result};
 
-/// `runtime.Unknown`'s fields.
-const TYPE_META: u32 = 1;
-const RAW: u32 = 2;
-const CONTENT_ENCODING: u32 = 3;
-const CONTENT_TYPE: u32 = 4;
+mod envelope;
+
+use envelope::{CONTENT_ENCODING, CONTENT_TYPE, ListTypes, RAW, TYPE_META, check_encoding};
 
 /// Incremental decoder of a protobuf list body into [`ObjectList<K>`], the protobuf twin of
 /// [`ListDecoder`](crate::decoders::ListDecoder): the same limits, the same projection, the same
@@ -81,16 +78,6 @@ enum Phase {
     /// Skipping `left` bytes of a field nobody reads; then back in the list with `list_left`
     /// bytes to come, or in the envelope.
     Skip { left: u64, list_left: Option<u64> },
-}
-
-/// What the list message's fields are: found by their JSON names, `items` (2 in every list but
-/// `meta.k8s.io/v1beta1`'s `PartialObjectMetadataList`, where it is 1) and `metadata`.
-#[derive(Clone, Copy, Debug)]
-struct ListTypes {
-    items: u32,
-    item: MessageId,
-    /// `metadata`'s number and message, when the list has one.
-    meta: Option<(u32, MessageId)>,
 }
 
 fn malformed(what: impl Into<String>) -> Error {
@@ -300,53 +287,12 @@ impl<K: DeserializeOwned> ProtobufListDecoder<K> {
     }
 
     fn envelope_value(&mut self, number: u32, value: &[u8]) -> Result<()> {
-        let text = |what: &str| {
-            std::str::from_utf8(value).map_err(|_| malformed(format!("{what} is not UTF-8")))
-        };
-        match number {
-            TYPE_META => {
-                let (api_version, kind) = type_meta(value)?;
-                self.types = Some(self.list_types(api_version, kind)?);
-            }
-            CONTENT_ENCODING => {
-                let content_encoding = text("contentEncoding")?;
-                checked(Unknown {
-                    content_encoding,
-                    ..Unknown::default()
-                })
-                .map_err(malformed)?;
-            }
-            _ => {
-                let content_type = text("contentType")?;
-                checked(Unknown {
-                    content_type,
-                    ..Unknown::default()
-                })
-                .map_err(malformed)?;
-            }
+        if number == TYPE_META {
+            self.types = Some(ListTypes::of(self.schema, value)?);
+        } else {
+            check_encoding(number, value)?;
         }
         Ok(())
-    }
-
-    /// The messages of the list's items and metadata.
-    fn list_types(&self, api_version: &str, kind: &str) -> Result<ListTypes> {
-        let list = message_of(self.schema, api_version, kind)
-            .map_err(|e| malformed("an unknown kind").with_source(e))?;
-        let message = &self.schema[list];
-        let (items, item) = match message.field_named("items") {
-            Some(field) if field.repeated => match field.ty {
-                FieldType::Message(item) => (field.number, item),
-                _ => return Err(malformed(format!("{kind} is not a list"))),
-            },
-            _ => return Err(malformed(format!("{kind} is not a list"))),
-        };
-        let meta = message
-            .field_named("metadata")
-            .and_then(|field| match field.ty {
-                FieldType::Message(meta) => Some((field.number, meta)),
-                _ => None,
-            });
-        Ok(ListTypes { items, item, meta })
     }
 
     fn list_field(&mut self, rest: &[u8], left: u64) -> Result<Step> {
@@ -413,28 +359,6 @@ impl<K: DeserializeOwned> ProtobufListDecoder<K> {
             .map_err(|e| malformed("metadata").with_source(e))?;
         Ok(())
     }
-}
-
-/// The apiVersion (1) and kind (2) of a `TypeMeta` message.
-fn type_meta(bytes: &[u8]) -> Result<(&str, &str)> {
-    let mut reader = Reader::new(bytes);
-    let (mut api_version, mut kind) = ("", "");
-    while let Some((number, value)) = reader
-        .field()
-        .map_err(|e| malformed("the envelope's typeMeta").with_source(e))?
-    {
-        let slot = match number {
-            1 => &mut api_version,
-            2 => &mut kind,
-            _ => continue,
-        };
-        let WireValue::Bytes(text) = value else {
-            return Err(malformed("the envelope's typeMeta"));
-        };
-        *slot = std::str::from_utf8(text)
-            .map_err(|_| malformed("the envelope's typeMeta is not UTF-8"))?;
-    }
-    Ok((api_version, kind))
 }
 
 impl<K> fmt::Debug for ProtobufListDecoder<K> {
