@@ -37,7 +37,10 @@
 mod list_watch;
 
 // The public interface is:
-pub use list_watch::{ListWatch, METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT, OptionsModifier};
+pub use list_watch::{
+    ListWatch, METADATA_LIST_ACCEPT, METADATA_LIST_ACCEPT_PROTOBUF, METADATA_WATCH_ACCEPT,
+    METADATA_WATCH_ACCEPT_PROTOBUF, OptionsModifier,
+};
 
 #[cfg(test)]
 mod tests;

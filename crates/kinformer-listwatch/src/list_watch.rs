@@ -8,18 +8,26 @@ use kinformer_core::{
     ApiResource, Fields, ListOptions, Lister, ListerWatcher, Object, ObjectList,
     PartialObjectMetadata, Projection, Scope, Watcher,
 };
-use kinformer_rest::{Client, Getter, Request, RestClient, WatchStream};
+use kinformer_rest::{Client, ContentType, Getter, Request, RestClient, WatchStream};
 use serde::de::DeserializeOwned;
 
 /// Adjusts the options of every list and watch (client-go's `tweakListOptions`).
 pub type OptionsModifier = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
 
-/// The `Accept` of a metadata-only list, as client-go's metadata client sends it (JSON).
+/// The `Accept` of a metadata-only list from a client that prefers JSON.
 pub const METADATA_LIST_ACCEPT: &str =
     "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-/// The `Accept` of a metadata-only watch (and streaming list).
+/// The `Accept` of a metadata-only watch (and streaming list) from a client that prefers JSON.
 pub const METADATA_WATCH_ACCEPT: &str =
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+/// The `Accept` of a metadata-only list from a client that prefers protobuf
+/// ([`ContentType::Protobuf`]), as client-go's metadata client sends it: protobuf first, for
+/// any resource (the API server sends `PartialObjectMetadataList` as protobuf for custom
+/// resources too), then JSON.
+pub const METADATA_LIST_ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+/// The `Accept` of a metadata-only watch (and streaming list) from a client that prefers
+/// protobuf, as client-go's metadata client sends it.
+pub const METADATA_WATCH_ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 /// Lists and watches objects of type `K` through getter `G`.
 ///
@@ -182,13 +190,18 @@ impl<K, G: Getter> ListWatch<K, G> {
         options
     }
 
-    /// The request for `options`; `accept` is the media type a metadata-only source asks for.
-    fn request(&self, options: &ListOptions, accept: &str) -> Request {
+    /// The request for `options`; `accept` is the `Accept` a metadata-only source sends, by the
+    /// encoding its client prefers: `(json, protobuf)`.
+    fn request(&self, options: &ListOptions, accept: (&str, &str)) -> Request {
         let mut request = self.getter.get();
         if let Some(ns) = self.effective_namespace() {
             request = request.namespace(ns);
         }
         if self.metadata_only {
+            let accept = match request.content_type() {
+                ContentType::Protobuf => accept.1,
+                _ => accept.0,
+            };
             request = request.header("accept", accept);
         }
         if let Some(projection) = &self.projection {
@@ -228,7 +241,10 @@ where
         &self,
         options: &ListOptions,
     ) -> impl Future<Output = Result<ObjectList<K>, Self::Error>> + Send {
-        let request = self.request(options, METADATA_LIST_ACCEPT);
+        let request = self.request(
+            options,
+            (METADATA_LIST_ACCEPT, METADATA_LIST_ACCEPT_PROTOBUF),
+        );
         async move { request.list::<K>().await }
     }
 }
@@ -245,7 +261,10 @@ where
         &self,
         options: &ListOptions,
     ) -> impl Future<Output = Result<Self::Stream, Self::Error>> + Send {
-        let request = self.request(options, METADATA_WATCH_ACCEPT);
+        let request = self.request(
+            options,
+            (METADATA_WATCH_ACCEPT, METADATA_WATCH_ACCEPT_PROTOBUF),
+        );
         async move { request.watch::<K>().await }
     }
 }

@@ -139,3 +139,72 @@ fn streaming_support_can_be_declared_absent() {
     assert!(lw.supports_streaming_list());
     assert!(!lw.without_streaming_list().supports_streaming_list());
 }
+
+/// The `Accept` of each request a service answering like `canned` receives.
+fn accepts() -> (Client, Arc<Mutex<Vec<String>>>) {
+    let (inner, _) = canned();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let service = tower::service_fn(move |req: http::Request<Body>| {
+        let accept = req.headers().get("accept").unwrap().to_str().unwrap();
+        log.lock().unwrap().push(accept.to_owned());
+        let inner = inner.clone();
+        async move {
+            // The canned answers, read through a client of their own.
+            let rest = kinformer_rest::RestClient::new(inner, "", "v1");
+            let mut request = rest.get().resource("pods");
+            if req.uri().query().unwrap_or_default().contains("watch=true") {
+                request = request.param("watch", "true");
+            }
+            let body = request.do_raw().await.unwrap();
+            let response = http::Response::builder()
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap();
+            Ok::<_, std::convert::Infallible>(response)
+        }
+    });
+    (Client::new(service), seen)
+}
+
+#[tokio::test]
+async fn a_protobuf_client_asks_for_protobuf_first_in_the_metadata_form_too() {
+    use kinformer_core::PartialObjectMetadata;
+    use kinformer_rest::ContentType;
+
+    use crate::{METADATA_LIST_ACCEPT_PROTOBUF, METADATA_WATCH_ACCEPT_PROTOBUF};
+
+    for content_type in [ContentType::Json, ContentType::Protobuf] {
+        let (client, seen) = accepts();
+        let client = client.with_content_type(content_type);
+        let pods = ApiResource::of::<Pod>();
+        let metadata = ListWatch::<PartialObjectMetadata, _>::metadata(
+            kinformer_rest::RestClient::for_resource(client.clone(), &pods),
+            pods,
+        );
+        let list = metadata.list(&ListOptions::default()).await.unwrap();
+        assert_eq!(list.items[0].metadata.name.as_deref(), Some("p"));
+        let mut events = metadata.watch(&ListOptions::default()).await.unwrap();
+        assert!(matches!(
+            events.next().await,
+            Some(Ok(WatchEvent::Added(_)))
+        ));
+        ListWatch::<Pod, _>::for_type(client)
+            .list(&ListOptions::default())
+            .await
+            .unwrap();
+        let expected = match content_type {
+            ContentType::Json => [
+                crate::METADATA_LIST_ACCEPT,
+                crate::METADATA_WATCH_ACCEPT,
+                "application/json, */*",
+            ],
+            _ => [
+                METADATA_LIST_ACCEPT_PROTOBUF,
+                METADATA_WATCH_ACCEPT_PROTOBUF,
+                "application/vnd.kubernetes.protobuf,application/json",
+            ],
+        };
+        assert_eq!(*seen.lock().unwrap(), expected, "{content_type:?}");
+    }
+}
