@@ -3,11 +3,11 @@
 //! untouched. Skipping `metadata.managedFields` and any other projection go through it; the
 //! projection is carried by value (a seed, a decoder field), so a decode may run on any thread.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
 use kinformer_core::{Projection, ProjectionNode, ProjectionTake};
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::forward_to_deserialize_any;
 
@@ -249,23 +249,24 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for ProjectingMap<'_, A> {
 
     fn next_key_seed<S: DeserializeSeed<'de>>(
         &mut self,
-        seed: S,
+        mut seed: S,
     ) -> Result<Option<S::Value>, A::Error> {
         loop {
-            let Some(key) = self.inner.next_key_seed(KeySeed)? else {
-                return Ok(None);
+            let key = KeyTake {
+                node: self.node,
+                seed,
             };
-            self.next = match self.node.take(&key) {
-                ProjectionTake::Skip => {
+            match self.inner.next_key_seed(key)? {
+                None => return Ok(None),
+                Some(Taken::Skip(unused)) => {
                     self.inner.next_value::<IgnoredAny>()?;
-                    continue;
+                    seed = unused;
                 }
-                ProjectionTake::Whole => None,
-                ProjectionTake::Below(child) => Some(child),
-            };
-            return seed
-                .deserialize(KeyDeserializer::<A::Error>::new(key))
-                .map(Some);
+                Some(Taken::Key(key, next)) => {
+                    self.next = next;
+                    return Ok(Some(key));
+                }
+            }
         }
     }
 
@@ -323,66 +324,70 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for ProjectingSeed<'_, S
     }
 }
 
-/// Reads a map key as a string, borrowed from the input when it has no escapes.
-struct KeySeed;
+/// Reads a map key and decides on it in one visit: a key the node skips hands the caller's seed
+/// back unused; any other is handed to it at once, borrowed from the input when the input lends
+/// it (JSON without escapes) and never copied (a protobuf decoder's keys are the schema's names).
+struct KeyTake<'p, S> {
+    node: &'p ProjectionNode,
+    seed: S,
+}
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
+/// What [`KeyTake`] read.
+enum Taken<'p, V, S> {
+    /// A key to skip, with its value: the seed, unused.
+    Skip(S),
+    /// A key kept: the seed's value, and the node of its value when projected further.
+    Key(V, Option<&'p ProjectionNode>),
+}
+
+impl<'p, S> KeyTake<'p, S> {
+    /// Hands `key` to the seed unless `found` (the node's answer for it) says to skip it.
+    fn finish<'de, D: Deserializer<'de>>(
+        self,
+        found: ProjectionTake<'p>,
+        key: D,
+    ) -> Result<Taken<'p, S::Value, S>, D::Error>
+    where
+        S: DeserializeSeed<'de>,
+    {
+        let next = match found {
+            ProjectionTake::Skip => return Ok(Taken::Skip(self.seed)),
+            ProjectionTake::Whole => None,
+            ProjectionTake::Below(child) => Some(child),
+        };
+        let value = self.seed.deserialize(key)?;
+        Ok(Taken::Key(value, next))
+    }
+}
+
+impl<'de, 'p, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyTake<'p, S> {
+    type Value = Taken<'p, S::Value, S>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
+impl<'de, 'p, S: DeserializeSeed<'de>> Visitor<'de> for KeyTake<'p, S> {
+    type Value = Taken<'p, S::Value, S>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string key")
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
+        let found = self.node.take(v);
+        self.finish(found, BorrowedStrDeserializer::new(v))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
+        let found = self.node.take(v);
+        self.finish(found, StrDeserializer::new(v))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v))
-    }
-}
-
-/// Hands a captured key to the caller's key seed.
-struct KeyDeserializer<'de, E> {
-    key: Cow<'de, str>,
-    marker: PhantomData<E>,
-}
-
-impl<'de, E> KeyDeserializer<'de, E> {
-    fn new(key: Cow<'de, str>) -> Self {
-        Self {
-            key,
-            marker: PhantomData,
-        }
-    }
-}
-
-impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
-    type Error = E;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-        match self.key {
-            Cow::Borrowed(k) => visitor.visit_borrowed_str(k),
-            Cow::Owned(k) => visitor.visit_string(k),
-        }
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
+        let found = self.node.take(&v);
+        self.finish(found, StringDeserializer::new(v))
     }
 }
 
