@@ -10,7 +10,18 @@
 //!   [`WatchStream`] of `WatchEvent<K>`) and `stream`;
 //! - [`Getter`]: anything that yields a GET request for one group-version;
 //! - [`Error`]: one opaque error with client-go's predicates, implementing
-//!   [`kinformer_core::ApiError`].
+//!   [`kinformer_core::ApiError`];
+//! - [`ContentType`]: JSON (the default) or Kubernetes' protobuf for reads of built-in types.
+//!
+//! # Media types
+//! A response is decoded as its `Content-Type` says, whatever was asked: `application/json`
+//! (and anything unnamed) as JSON, `application/vnd.kubernetes.protobuf` (a watch's with
+//! `;stream=watch`) as protobuf, both item by item and through the request's projection
+//! ([`decoders`]). What is asked follows the client's [`ContentType`]: with
+//! [`ContentType::Protobuf`], `into`, `list` and `watch` GETs of built-in group-versions send
+//! `Accept: application/vnd.kubernetes.protobuf,application/json`, as client-go's clientsets
+//! do; custom resources (which have no protobuf form), request bodies, `do_raw` and `stream`
+//! stay on JSON.
 //!
 //! # The stack
 //! [`Client::from_config`] builds, outermost first (the types are in [`stack`]): `TraceLayer`
