@@ -144,7 +144,7 @@ fn empty_lists_and_unread_fields() {
         &json!({"metadata": {"resourceVersion": "5"}, "items": [{"metadata": {"name": "a"}}]}),
     )
     .unwrap();
-    let mut with_extra = raw.clone();
+    let mut with_extra = raw;
     kinformer_protobuf::wire::put_bytes(&mut with_extra, 9, &[7; 300]);
     kinformer_protobuf::wire::put_tag(&mut with_extra, 10, kinformer_protobuf::wire::VARINT);
     kinformer_protobuf::wire::put_varint(&mut with_extra, 12345);
