@@ -107,12 +107,8 @@ impl<K: DeserializeOwned> ProtobufListDecoder<K> {
     ///
     /// [`DEFAULT_MAX_LIST_ITEM`]: crate::decoders::DEFAULT_MAX_LIST_ITEM
     pub fn new() -> Self {
-        Self::with_schema(Schema::kubernetes())
-    }
-
-    pub(crate) fn with_schema(schema: &'static Schema) -> Self {
         Self {
-            schema,
+            schema: Schema::kubernetes(),
             buf: BytesMut::new(),
             phase: Phase::Magic,
             types: None,

@@ -53,10 +53,12 @@ pub(super) fn decode_message<'de, K: Deserialize<'de>>(
 ) -> kinformer_protobuf::Result<K> {
     let de = Deserializer::new(schema, message, bytes);
     // A message with fields of these names (none built in) keeps its own.
-    let has_own = schema[message].field_named("kind").is_some()
-        || schema[message].field_named("apiVersion").is_some();
+    let has_own = || {
+        schema[message].field_named("kind").is_some()
+            || schema[message].field_named("apiVersion").is_some()
+    };
     match type_meta {
-        Some((api_version, kind)) if !has_own => {
+        Some((api_version, kind)) if !has_own() => {
             decode_object(projection, WithTypeMeta::new(de, api_version, kind))
         }
         _ => decode_object(projection, de),

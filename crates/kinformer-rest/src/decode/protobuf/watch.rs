@@ -80,12 +80,8 @@ impl<K: DeserializeOwned> ProtobufWatchDecoder<K> {
     /// A decoder with the built-in API's schema, accepting frames up to `max_frame` bytes,
     /// decoding whole objects.
     pub fn new(max_frame: usize) -> Self {
-        Self::with_schema(Schema::kubernetes(), max_frame)
-    }
-
-    pub(crate) fn with_schema(schema: &'static Schema, max_frame: usize) -> Self {
         Self {
-            schema,
+            schema: Schema::kubernetes(),
             buf: BytesMut::new(),
             max_frame,
             finished: false,
