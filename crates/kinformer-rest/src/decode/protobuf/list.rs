@@ -197,19 +197,16 @@ impl<K: DeserializeOwned> ProtobufListDecoder<K> {
                     Step::Consumed(0)
                 }
                 Phase::List { left } => self.list_field(rest, left)?,
+                Phase::Skip { left, .. } if left > 0 && rest.is_empty() => Step::Wait,
                 Phase::Skip { left, list_left } => {
-                    if rest.is_empty() {
-                        Step::Wait
-                    } else {
-                        let n = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
-                        let left = left - n as u64;
-                        self.phase = match (left, list_left) {
-                            (0, Some(list_left)) => Phase::List { left: list_left },
-                            (0, None) => Phase::Envelope,
-                            (left, list_left) => Phase::Skip { left, list_left },
-                        };
-                        Step::Consumed(n)
-                    }
+                    let n = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
+                    let left = left - n as u64;
+                    self.phase = match (left, list_left) {
+                        (0, Some(list_left)) => Phase::List { left: list_left },
+                        (0, None) => Phase::Envelope,
+                        (left, list_left) => Phase::Skip { left, list_left },
+                    };
+                    Step::Consumed(n)
                 }
             };
             match step {

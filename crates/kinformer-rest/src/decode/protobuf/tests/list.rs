@@ -151,6 +151,8 @@ fn empty_lists_and_unread_fields() {
     let mut body = Vec::new();
     envelope::encode("v1", "ConfigMapList", &with_extra, &mut body);
     kinformer_protobuf::wire::put_bytes(&mut body, 15, &[1; 200]);
+    // An empty field nobody reads may end the body.
+    kinformer_protobuf::wire::put_bytes(&mut body, 16, b"");
     for chunk in [1, 4, 100, body.len()] {
         let list = from_pb::<ConfigMap>(&body, chunk, None).unwrap();
         assert_eq!(list.resource_version, "5");
