@@ -204,15 +204,20 @@ fn partial_list_body(page: &ListPage) -> bytes::Bytes {
         r#"{{"kind":"PartialObjectMetadataList","apiVersion":"{META_API_VERSION}","metadata":{},"items":["#,
         list_meta(page)
     );
-    let items = page.items.iter().map(|r| r.partial());
-    let size = head.len() + 3 + items.clone().map(|b| b.len() + 1).sum::<usize>();
+    let size = head.len()
+        + 3
+        + page
+            .items
+            .iter()
+            .map(|r| r.partial_len() + 1)
+            .sum::<usize>();
     let mut out = BytesMut::with_capacity(size);
     out.put_slice(head.as_bytes());
-    for (i, item) in items.enumerate() {
+    for (i, item) in page.items.iter().enumerate() {
         if i > 0 {
             out.put_u8(b',');
         }
-        out.put_slice(item);
+        item.put_partial(&mut out);
     }
     out.put_slice(b"]}");
     out.freeze()

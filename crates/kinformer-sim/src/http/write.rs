@@ -108,7 +108,7 @@ pub(super) fn get(
         .get(def, &key)
         .ok_or_else(|| ApiError::not_found(def, name))?;
     let body = match media {
-        Media::PartialObject => record.partial().clone(),
+        Media::PartialObject => record.partial(),
         _ => record.object(),
     };
     let mut response = json_response(200, body);

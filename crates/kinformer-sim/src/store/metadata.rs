@@ -2,6 +2,7 @@
 //! stored object is copied as raw JSON instead of being parsed and re-serialized.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
@@ -64,7 +65,7 @@ impl Store {
                 let md_value = Value::Object(std::mem::take(&mut md));
                 let meta = meta_from(Some(&md_value), fields);
                 Record::from_body(def, EventType::Modified, rev, meta, |buf| {
-                    write_parts(buf, &parts, &md_value);
+                    write_parts(buf, &parts, &md_value)
                 })
             };
             match self.commit_if_unchanged(def, &key, EventType::Modified, old, build) {
@@ -77,8 +78,14 @@ impl Store {
     }
 }
 
-/// `{"k":raw,...}` in key order, with `metadata` replaced and `kind`/`apiVersion` left out.
-fn write_parts(buf: &mut Vec<u8>, parts: &BTreeMap<&str, &RawValue>, metadata: &Value) {
+/// `{"k":raw,...}` in key order, with `metadata` replaced and `kind`/`apiVersion` left out;
+/// answers where the `metadata` value lies in `buf`.
+fn write_parts(
+    buf: &mut Vec<u8>,
+    parts: &BTreeMap<&str, &RawValue>,
+    metadata: &Value,
+) -> Option<Range<usize>> {
+    let mut range = None;
     buf.push(b'{');
     let mut first = true;
     for (k, v) in parts {
@@ -93,12 +100,15 @@ fn write_parts(buf: &mut Vec<u8>, parts: &BTreeMap<&str, &RawValue>, metadata: &
         let _ = serde_json::to_writer(&mut *buf, k);
         buf.push(b':');
         if *k == "metadata" {
+            let start = buf.len();
             let _ = serde_json::to_writer(&mut *buf, metadata);
+            range = Some(start..buf.len());
         } else {
             buf.extend_from_slice(v.get().as_bytes());
         }
     }
     buf.push(b'}');
+    range
 }
 
 #[cfg(test)]

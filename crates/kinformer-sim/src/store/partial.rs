@@ -1,14 +1,21 @@
-//! The metadata-only forms of stored objects (`PartialObjectMetadata`), built from the stored
-//! bytes once per revision on first use.
+//! The metadata-only forms of stored objects (`PartialObjectMetadata`): a fixed head, the stored
+//! `metadata` bytes (whose place in the revision's line is kept when it is written) and a `}`,
+//! copied straight into the response, so a metadata-only list costs what a full one does, the
+//! first one included. (They used to be built on first use by parsing the stored object whole,
+//! about 90 µs for a pod with realistic managedFields.)
 
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::{Map, Value};
 
 use super::record::{EventType, Record};
 
+/// What a `PartialObjectMetadata` starts with, its `metadata` value following.
+const HEAD: &[u8] = br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#;
+
 /// `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{...}}` for the
-/// object `object` (its JSON); an object without metadata gets an empty one.
-pub(crate) fn partial_object(object: &[u8]) -> Bytes {
+/// object `object` (its JSON); an object without metadata gets an empty one. Parses the object:
+/// for the small synthetic ones (bookmarks), not stored revisions.
+fn partial_object(object: &[u8]) -> Bytes {
     let metadata = match serde_json::from_slice::<Map<String, Value>>(object) {
         Ok(mut map) => map.remove("metadata").unwrap_or_default(),
         // Stored objects were serialized from maps, so they parse back.
@@ -54,16 +61,61 @@ fn frame(kind: &str, object: &[u8]) -> Bytes {
 }
 
 impl Record {
+    /// The length of [`Record::put_partial`]'s output.
+    pub(crate) fn partial_len(&self) -> usize {
+        HEAD.len() + self.metadata_json().len() + 1
+    }
+
+    /// Appends the object as `PartialObjectMetadata`.
+    pub(crate) fn put_partial(&self, out: &mut BytesMut) {
+        out.put_slice(HEAD);
+        out.put_slice(self.metadata_json());
+        out.put_u8(b'}');
+    }
+
+    /// The object as `PartialObjectMetadata`.
+    pub(crate) fn partial(&self) -> Bytes {
+        let mut out = BytesMut::with_capacity(self.partial_len());
+        self.put_partial(&mut out);
+        out.freeze()
+    }
+
     /// This revision's event line in metadata-only form, as `event` (its own type, or `ADDED`
     /// for initial events).
     pub(crate) fn partial_line(&self, event: EventType) -> Bytes {
-        frame(event.name(), self.partial())
+        frame(event.name(), &self.partial())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_revision_is_its_metadata_as_partial_object_metadata() {
+        let reg = crate::resource::Registry::default();
+        let def = reg.by_name("pods").unwrap();
+        let Value::Object(mut obj) = serde_json::json!({"metadata": {"name": "a", "labels": {"app": "web"}}, "spec": {"nodeName": "n1"}})
+        else {
+            unreachable!()
+        };
+        let record = Record::build(&def, EventType::Modified, 3, &mut obj);
+        let partial: Value = serde_json::from_slice(&record.partial()).unwrap();
+        assert_eq!(
+            partial,
+            serde_json::json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "a", "labels": {"app": "web"}}})
+        );
+        assert_eq!(record.partial().len(), record.partial_len());
+        let line: Value = serde_json::from_slice(&record.partial_line(EventType::Added)).unwrap();
+        assert_eq!(
+            (line["type"].as_str(), &line["object"]),
+            (Some("ADDED"), &partial)
+        );
+
+        let bare = Record::build(&def, EventType::Added, 4, &mut Map::new());
+        let partial: Value = serde_json::from_slice(&bare.partial()).unwrap();
+        assert_eq!(partial["metadata"], serde_json::json!({}));
+    }
 
     #[test]
     fn keeps_the_metadata_and_types_it_as_partial_object_metadata() {

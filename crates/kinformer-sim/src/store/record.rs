@@ -1,5 +1,6 @@
 //! One stored revision of one object: its watch-event line serialized once, plus parsed metadata.
 
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use bytes::{BufMut, Bytes, BytesMut};
@@ -69,8 +70,9 @@ impl Meta {
 /// One revision of one object.
 ///
 /// `line` is the complete watch event, `{"type":T,"object":{"kind":..,"apiVersion":..,REST}}\n`.
-/// The object, the list item (without `kind`/`apiVersion` for built-ins) and the event are all
-/// slices of that one buffer, so a revision is serialized exactly once.
+/// The object, the list item (without `kind`/`apiVersion` for built-ins), its `metadata` (of the
+/// metadata-only forms) and the event are all slices of that one buffer, so a revision is
+/// serialized exactly once.
 #[derive(Debug)]
 pub(crate) struct Record {
     pub(crate) rev: u64,
@@ -79,12 +81,12 @@ pub(crate) struct Record {
     obj_start: usize,
     /// Where `REST` starts: the first field after `kind`/`apiVersion`.
     rest_start: usize,
+    /// Where the object's `metadata` value lies in `line` (empty: it has none).
+    metadata: Range<usize>,
     builtin: bool,
     pub(crate) meta: Meta,
     /// The same object framed as an `ADDED` event, built on first use (synthetic initial events).
     added: OnceLock<Bytes>,
-    /// The object's metadata-only form, built on first use (metadata-only lists and watches).
-    partial: OnceLock<Bytes>,
 }
 
 impl Record {
@@ -98,26 +100,24 @@ impl Record {
         obj.remove("kind");
         obj.remove("apiVersion");
         let meta = extract_meta(def, obj);
-        // Writing a map with string keys into a Vec cannot fail.
-        Self::from_body(def, event, rev, meta, |buf| {
-            let _ = serde_json::to_writer(buf, &*obj);
-        })
+        Self::from_body(def, event, rev, meta, |buf| write_object(buf, obj))
     }
 
-    /// A revision whose body (a JSON object without `kind`/`apiVersion`) `write_body` serializes.
+    /// A revision whose body (a JSON object without `kind`/`apiVersion`) `write_body` serializes,
+    /// answering where in the buffer it wrote the `metadata` value.
     pub(crate) fn from_body(
         def: &ResourceDef,
         event: EventType,
         rev: u64,
         meta: Meta,
-        write_body: impl FnOnce(&mut Vec<u8>),
+        write_body: impl FnOnce(&mut Vec<u8>) -> Option<Range<usize>>,
     ) -> Self {
         let type_meta = format!(
             r#"{{"kind":"{}","apiVersion":"{}""#,
             def.kind,
             def.api_version()
         );
-        let (line, obj_start, rest_start) = SCRATCH.with(|scratch| {
+        let (line, obj_start, rest_start, metadata) = SCRATCH.with(|scratch| {
             let mut buf = scratch.borrow_mut();
             buf.clear();
             buf.extend_from_slice(event.prefix());
@@ -125,7 +125,7 @@ impl Record {
             buf.extend_from_slice(type_meta.as_bytes());
             let open = buf.len();
             // The body is written as `{...}`: its `{` becomes the `,` after apiVersion.
-            write_body(&mut buf);
+            let metadata = write_body(&mut buf).unwrap_or(open..open);
             let rest_start = if buf.len() - open > 2 {
                 buf[open] = b',';
                 open + 1
@@ -137,7 +137,12 @@ impl Record {
             buf.extend_from_slice(b"}\n");
             // Copy into an exact-size buffer: the scratch buffer is reused, and a stored revision
             // should not carry spare capacity.
-            (Bytes::copy_from_slice(&buf), obj_start, rest_start)
+            (
+                Bytes::copy_from_slice(&buf),
+                obj_start,
+                rest_start,
+                metadata,
+            )
         });
         Self {
             rev,
@@ -145,17 +150,20 @@ impl Record {
             line,
             obj_start,
             rest_start,
+            metadata,
             builtin: def.builtin,
             meta,
             added: OnceLock::new(),
-            partial: OnceLock::new(),
         }
     }
 
-    /// The object as `PartialObjectMetadata`.
-    pub(crate) fn partial(&self) -> &Bytes {
-        self.partial
-            .get_or_init(|| super::partial::partial_object(&self.object()))
+    /// The object's `metadata` as JSON (`{}` when it has none).
+    pub(crate) fn metadata_json(&self) -> &[u8] {
+        if self.metadata.is_empty() {
+            b"{}"
+        } else {
+            &self.line[self.metadata.clone()]
+        }
     }
 
     /// The event line, newline included.
@@ -213,6 +221,28 @@ pub(crate) fn reframe(event: EventType, obj_and_tail: &[u8]) -> Bytes {
     out.put_slice(prefix);
     out.put_slice(obj_and_tail);
     out.freeze()
+}
+
+/// Writes `obj` as serde_json writes a map (`{"k":v,...}`) and answers where its `metadata` value
+/// lies in `buf`.
+fn write_object(buf: &mut Vec<u8>, obj: &Map<String, Value>) -> Option<Range<usize>> {
+    let mut metadata = None;
+    buf.push(b'{');
+    for (i, (key, value)) in obj.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        // Writing a string or a value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *buf, key);
+        buf.push(b':');
+        let start = buf.len();
+        let _ = serde_json::to_writer(&mut *buf, value);
+        if key == "metadata" {
+            metadata = Some(start..buf.len());
+        }
+    }
+    buf.push(b'}');
+    metadata
 }
 
 fn extract_meta(def: &ResourceDef, obj: &Map<String, Value>) -> Meta {
