@@ -57,6 +57,10 @@ pub struct Args {
     /// HTTP/2 streams each connection allows (kube-apiserver's default is 100).
     #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONCURRENT_STREAMS)]
     pub max_concurrent_streams: u32,
+    /// Encode each object's protobuf form as it is written, from the start (default: from the
+    /// first protobuf request on), so the first protobuf list costs what a JSON one does.
+    #[arg(long)]
+    pub protobuf: bool,
     /// Write the bound port to FILE once listening.
     #[arg(long, value_name = "FILE")]
     pub port_file: Option<PathBuf>,
@@ -78,6 +82,7 @@ pub async fn run(args: Args) -> Result<()> {
         .managed_fields(args.managed_fields)
         .tls(args.tls)
         .max_concurrent_streams(args.max_concurrent_streams)
+        .protobuf(args.protobuf)
         .bookmark_interval(Duration::from_secs(args.bookmark_interval.max(1)))
         .compact_interval(
             (args.compact_interval > 0).then(|| Duration::from_secs(args.compact_interval)),

@@ -16,6 +16,13 @@
 //! - **WATCH**: synthetic ADDED for `""`/`"0"`, resume from `N`, 410 ERROR events, bookmarks (periodic
 //!   and before the timeout), streaming lists ending in the `k8s.io/initial-events-end` bookmark, and
 //!   selector transitions as ADDED/DELETED.
+//! - **Media types**, negotiated from `Accept` as the API server does: JSON, and Kubernetes
+//!   protobuf (`application/vnd.kubernetes.protobuf`: objects and lists in the `k8s\0` envelope,
+//!   watches as length-prefixed `WatchEvent` frames, errors as a protobuf `Status`) for built-in
+//!   types; the metadata-only `PartialObjectMetadata[List]` forms in both for every resource;
+//!   406 for what it cannot serve (`as=Table`, YAML, protobuf of a custom resource, which falls
+//!   back to JSON when `Accept` lists it). Creates and updates take protobuf bodies, as kubectl
+//!   sends built-in types.
 //! - **Writes**: POST, GET, PUT (409 on a stale resourceVersion; custom resources require one),
 //!   PATCH (JSON patch, merge, strategic merge, server-side apply with field ownership, conflicts
 //!   and `force`), DELETE (uid/resourceVersion preconditions) and `deletecollection`; `dryRun=All`
@@ -57,8 +64,11 @@
 //! # Performance
 //!
 //! Each revision is serialized once, as its watch event line; the list item (without
-//! `kind`/`apiVersion`, as built-in lists send them) and the object are slices of that buffer. A list
-//! page is a concatenation of those slices, and every watcher gets the same shared line. Watchers
+//! `kind`/`apiVersion`, as built-in lists send them), the object and its `metadata` (the
+//! metadata-only forms) are slices of that buffer. A list page is a concatenation of those
+//! slices, and every watcher gets the same shared line. A revision's protobuf form is encoded
+//! once too, as it is written once the sim serves protobuf ([`SimBuilder::protobuf`], or from
+//! the first protobuf request on), else on first use; its metadata-only form is a prefix of it. Watchers
 //! read the per-resource event log from a cursor, so a slow watcher costs no memory: it gets an
 //! `ERROR` 410 once compaction (or the bounded history, [`SimBuilder::max_history`]) overtakes it.
 //! Writes that change only metadata (labels, annotations, as churn does) copy the rest of the
@@ -104,6 +114,7 @@ mod kubeconfig;
 mod kubectl;
 mod managed_fields;
 mod patch;
+mod protobuf;
 pub mod proxy;
 mod resource;
 mod rng;

@@ -33,6 +33,8 @@ pub(crate) struct Config {
     pub(crate) managed_fields: crate::ManagedFieldsShape,
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` of every HTTP/2 connection.
     pub(crate) max_concurrent_streams: u32,
+    /// Encode protobuf on every write from the start ([`Store::start_protobuf`]).
+    pub(crate) protobuf: bool,
 }
 
 /// The most requests the request log keeps.
@@ -89,8 +91,12 @@ impl Shared {
     }
 
     pub(crate) fn new(config: Config) -> Arc<Self> {
+        let store = Store::new(config.seed, config.max_history).with_audit(config.audit);
+        if config.protobuf {
+            store.start_protobuf();
+        }
         Arc::new(Self {
-            store: Store::new(config.seed, config.max_history).with_audit(config.audit),
+            store,
             registry: RwLock::new(Registry::default()),
             config,
             faults: Faults::default(),

@@ -5,6 +5,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 use serde_json::{Value, json};
 
 use crate::body::SimBody;
+use crate::http::Encoding;
 use crate::resource::ResourceDef;
 
 /// An error answer: an HTTP code plus the `Status` body that goes with it. Boxed, so the `Result`s
@@ -38,6 +39,8 @@ pub(crate) struct ApiErrorInner {
     pub(crate) continue_token: Option<String>,
     /// Answer with `text/plain` instead of a Status, as priority-and-fairness does.
     pub(crate) plain_text: bool,
+    /// Answer the Status in protobuf (the request negotiated it).
+    pub(crate) protobuf: bool,
 }
 
 impl ApiError {
@@ -50,7 +53,14 @@ impl ApiError {
             retry_after: None,
             continue_token: None,
             plain_text: false,
+            protobuf: false,
         }))
+    }
+
+    /// This error answered in `encoding` (the one the request negotiated).
+    pub(crate) fn encoded(mut self, encoding: Encoding) -> Self {
+        self.protobuf = encoding == Encoding::Protobuf;
+        self
     }
 
     pub(crate) fn into_inner(self) -> ApiErrorInner {
@@ -198,6 +208,11 @@ impl ApiError {
             (
                 "text/plain; charset=utf-8",
                 Bytes::from(format!("{}\n", self.message)),
+            )
+        } else if self.protobuf {
+            (
+                kinformer_protobuf::MEDIA_TYPE,
+                crate::protobuf::status(&self.status()),
             )
         } else {
             ("application/json", Bytes::from(self.status().to_string()))

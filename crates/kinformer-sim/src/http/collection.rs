@@ -38,5 +38,5 @@ pub(super) async fn delete(
             _ => {}
         }
     }
-    Ok(list::list_response(def, &page, media))
+    list::list_response(def, &page, media)
 }

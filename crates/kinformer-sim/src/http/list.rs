@@ -7,8 +7,9 @@ use bytes::{BufMut, BytesMut};
 use http::Response;
 
 use super::Params;
-use super::media::{META_API_VERSION, Media};
+use super::media::{Encoding, META_API_VERSION, Media};
 use crate::body::SimBody;
+use crate::protobuf;
 use crate::resource::ResourceDef;
 use crate::select::Filter;
 use crate::shared::Shared;
@@ -115,7 +116,7 @@ pub(super) async fn serve(
 ) -> Result<Response<SimBody>, ApiError> {
     let media = media.check(true)?;
     let page = page(shared, def, namespace, params).await?;
-    Ok(list_response(def, &page, media))
+    list_response(def, &page, media)
 }
 
 /// The page of objects a list with `params` answers (a collection delete deletes it).
@@ -183,18 +184,31 @@ pub(super) async fn page(
         })
 }
 
-/// A 200 with `page` as a list of `def`, or of its objects' metadata as `media` asks.
-pub(super) fn list_response(def: &ResourceDef, page: &ListPage, media: Media) -> Response<SimBody> {
-    let body = match media {
-        Media::PartialList => partial_list_body(page),
-        _ => list_body(def, page),
+/// A 200 with `page` as a list of `def`, or of its objects' metadata, as `media` asks.
+pub(super) fn list_response(
+    def: &ResourceDef,
+    page: &ListPage,
+    media: Media,
+) -> Result<Response<SimBody>, ApiError> {
+    let body = match (media.encoding, media.metadata_only()) {
+        (Encoding::Protobuf, partial) => {
+            let (resource_version, token) = page_meta(page);
+            let meta = protobuf::ListMeta {
+                resource_version: &resource_version,
+                continue_token: token.as_deref(),
+                remaining: token.as_ref().and(page.remaining),
+            };
+            protobuf::list(def, meta, &page.items, partial)?
+        }
+        (Encoding::Json, true) => partial_list_body(page),
+        (Encoding::Json, false) => list_body(def, page),
     };
     let mut response = json_response(200, body);
     response.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static(media.content_type()),
     );
-    response
+    Ok(response)
 }
 
 /// `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",...}`: every item reduced
@@ -223,15 +237,24 @@ fn partial_list_body(page: &ListPage) -> bytes::Bytes {
     out.freeze()
 }
 
-/// A list's `metadata`: resourceVersion, and the continue token of a page with more after it.
-fn list_meta(page: &ListPage) -> String {
-    let mut meta = format!(r#"{{"resourceVersion":"{}""#, page.rev);
-    if let Some(start) = &page.next_start {
-        let token = ContinueToken {
+/// A page's resourceVersion, and its continue token when more follows it.
+fn page_meta(page: &ListPage) -> (String, Option<String>) {
+    let token = page.next_start.as_ref().map(|start| {
+        ContinueToken {
             rev: Some(page.rev),
             start: start.clone(),
-        };
-        meta.push_str(&format!(r#","continue":"{}""#, token.encode()));
+        }
+        .encode()
+    });
+    (page.rev.to_string(), token)
+}
+
+/// A list's `metadata`: resourceVersion, and the continue token of a page with more after it.
+fn list_meta(page: &ListPage) -> String {
+    let (resource_version, token) = page_meta(page);
+    let mut meta = format!(r#"{{"resourceVersion":"{resource_version}""#);
+    if let Some(token) = token {
+        meta.push_str(&format!(r#","continue":"{token}""#));
         if let Some(n) = page.remaining {
             meta.push_str(&format!(r#","remainingItemCount":{n}"#));
         }

@@ -1,46 +1,89 @@
 //! Content negotiation: which representation an `Accept` header asks for, as the API server
-//! decides it (plain JSON, or the metadata-only `PartialObjectMetadata` forms).
+//! decides it: JSON or Kubernetes protobuf, of the objects or of their metadata only
+//! (`PartialObjectMetadata`).
 
 use http::HeaderMap;
 use http::header::ACCEPT;
 
+use crate::resource::ResourceDef;
 use crate::status::ApiError;
 
 /// The `apiVersion` of the metadata-only forms.
 pub(crate) const META_API_VERSION: &str = "meta.k8s.io/v1";
 
-/// The representation a request asked for.
+/// What a response holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Media {
-    /// The objects as stored (`application/json`).
-    Json,
+pub(crate) enum Form {
+    /// The objects as stored.
+    Object,
     /// One object's metadata (`as=PartialObjectMetadata`): a get, or a watch's event objects.
     PartialObject,
     /// A list of objects' metadata (`as=PartialObjectMetadataList`): a list.
     PartialList,
 }
 
+/// How a response is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// `application/json`.
+    Json,
+    /// `application/vnd.kubernetes.protobuf`: the `k8s\0` envelope, watch frames.
+    Protobuf,
+}
+
+/// The representation a request asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Media {
+    pub(crate) form: Form,
+    pub(crate) encoding: Encoding,
+}
+
 impl Media {
-    /// The response's `Content-Type`.
+    /// The objects as JSON: what a request without `Accept` gets.
+    pub(crate) const JSON: Self = Self {
+        form: Form::Object,
+        encoding: Encoding::Json,
+    };
+
+    /// The response's `Content-Type`: a protobuf answer is typed by its encoding alone, as the
+    /// API server types it; the JSON metadata forms keep the parameters the sim always sent.
     pub(crate) fn content_type(self) -> &'static str {
-        match self {
-            Self::Json => "application/json",
-            Self::PartialObject => "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
-            Self::PartialList => "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+        match (self.encoding, self.form) {
+            (Encoding::Protobuf, _) => kinformer_protobuf::MEDIA_TYPE,
+            (Encoding::Json, Form::Object) => "application/json",
+            (Encoding::Json, Form::PartialObject) => {
+                "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+            }
+            (Encoding::Json, Form::PartialList) => {
+                "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+            }
         }
+    }
+
+    /// The `Content-Type` of a watch stream in this representation.
+    pub(crate) fn watch_content_type(self) -> &'static str {
+        match self.encoding {
+            Encoding::Protobuf => kinformer_protobuf::WATCH_MEDIA_TYPE,
+            Encoding::Json => self.content_type(),
+        }
+    }
+
+    /// Whether objects go out as their metadata only.
+    pub(crate) fn metadata_only(self) -> bool {
+        self.form != Form::Object
     }
 
     /// Checks that this representation fits the request: a list (or a watch, whose events
     /// carry single objects) and a get take different forms, as the API server's transform does.
     pub(crate) fn check(self, list: bool) -> Result<Self, ApiError> {
-        match (self, list) {
-            (Self::PartialObject, true) => Err(not_acceptable(
+        match (self.form, list) {
+            (Form::PartialObject, true) => Err(not_acceptable(
                 "you requested PartialObjectMetadata, but the requested object is a list",
             )),
-            (Self::PartialList, false) => Err(not_acceptable(
+            (Form::PartialList, false) => Err(not_acceptable(
                 "you requested PartialObjectMetadataList, but the requested object is not a list",
             )),
-            (media, _) => Ok(media),
+            _ => Ok(self),
         }
     }
 }
@@ -49,28 +92,56 @@ fn not_acceptable(message: &str) -> ApiError {
     ApiError::new(406, "NotAcceptable", message)
 }
 
-/// The first representation in `Accept` (in order) the sim can serve; JSON when there is no
-/// `Accept`. Alternatives it cannot serve (protobuf, YAML, `as=Table`) are passed over, as the
-/// API server passes over what it cannot serve; nothing servable is a 406.
-pub(crate) fn negotiate(headers: &HeaderMap) -> Result<Media, ApiError> {
-    first_servable(headers, Media::Json, servable).ok_or_else(|| {
-        not_acceptable("only the following media types are accepted: application/json")
+/// Whether `def` has a protobuf form: a built-in type whose group/version and kind the schema
+/// holds. Custom resources have none (only their metadata-only forms do).
+pub(crate) fn has_protobuf(def: &ResourceDef) -> bool {
+    def.builtin
+        && kinformer_protobuf::Schema::kubernetes()
+            .message_for(&def.api_version(), &def.kind)
+            .is_ok()
+}
+
+/// The first representation in `Accept` (in order) the sim can serve for `def`; JSON when there
+/// is no `Accept`. Alternatives it cannot serve (protobuf of a custom resource, YAML,
+/// `as=Table`) are passed over, as the API server passes over what it cannot serve; nothing
+/// servable is a 406.
+pub(crate) fn negotiate(headers: &HeaderMap, def: &ResourceDef) -> Result<Media, ApiError> {
+    let protobuf = has_protobuf(def);
+    first_servable(headers, Media::JSON, |alt| servable(alt, protobuf)).ok_or_else(|| {
+        not_acceptable(if protobuf {
+            "only the following media types are accepted: application/json, application/vnd.kubernetes.protobuf"
+        } else {
+            "only the following media types are accepted: application/json"
+        })
     })
 }
 
-/// What one `Accept` alternative asks for, if the sim can serve it.
-fn servable(alternative: &str) -> Option<Media> {
-    match json_params(alternative)? {
-        (None, ..) => Some(Media::Json),
-        (Some("PartialObjectMetadata"), Some("meta.k8s.io"), Some("v1")) => {
-            Some(Media::PartialObject)
-        }
-        (Some("PartialObjectMetadataList"), Some("meta.k8s.io"), Some("v1")) => {
-            Some(Media::PartialList)
-        }
+/// What one `Accept` alternative asks for, if the sim can serve it (`protobuf`: whether the
+/// resource has a protobuf form).
+fn servable(alternative: &str, protobuf: bool) -> Option<Media> {
+    let Alternative {
+        media_type,
+        target,
+        group,
+        version,
+    } = Alternative::parse(alternative)?;
+    let encoding = match media_type {
+        "application/json" | "application/*" | "*/*" | "" => Encoding::Json,
+        kinformer_protobuf::MEDIA_TYPE => Encoding::Protobuf,
+        _ => return None,
+    };
+    let form = match (target, group, version) {
+        (None, ..) => Form::Object,
+        (Some("PartialObjectMetadata"), Some("meta.k8s.io"), Some("v1")) => Form::PartialObject,
+        (Some("PartialObjectMetadataList"), Some("meta.k8s.io"), Some("v1")) => Form::PartialList,
         // `as=Table`, other versions of the metadata forms: not served by the sim.
-        _ => None,
+        _ => return None,
+    };
+    // The metadata forms are meta.k8s.io types, with a protobuf form for every resource.
+    if encoding == Encoding::Protobuf && form == Form::Object && !protobuf {
+        return None;
     }
+    Some(Media { form, encoding })
 }
 
 /// The first alternative in the `Accept` headers, in order, that `servable` takes; `absent`
@@ -90,29 +161,50 @@ pub(super) fn first_servable<T>(
         .find_map(servable)
 }
 
+/// One `Accept` alternative: its media type and the parameters that choose a form.
+struct Alternative<'a> {
+    media_type: &'a str,
+    /// `as`.
+    target: Option<&'a str>,
+    /// `g`.
+    group: Option<&'a str>,
+    /// `v`.
+    version: Option<&'a str>,
+}
+
+impl<'a> Alternative<'a> {
+    /// `None` for a parameter without `=`.
+    fn parse(alternative: &'a str) -> Option<Self> {
+        let mut parts = alternative.split(';').map(str::trim);
+        let mut parsed = Self {
+            media_type: parts.next()?,
+            target: None,
+            group: None,
+            version: None,
+        };
+        for param in parts {
+            let (key, value) = param.split_once('=')?;
+            match key.trim() {
+                "as" => parsed.target = Some(value.trim()),
+                "g" => parsed.group = Some(value.trim()),
+                "v" => parsed.version = Some(value.trim()),
+                // `q`, `charset`, `stream` and the like choose nothing here.
+                _ => {}
+            }
+        }
+        Some(parsed)
+    }
+}
+
 /// The `as`, `g` and `v` parameters of one `Accept` alternative whose media type is JSON (or
 /// any, or none); `None` for another media type or a parameter without `=`.
 pub(super) fn json_params(alternative: &str) -> Option<(Option<&str>, Option<&str>, Option<&str>)> {
-    let mut parts = alternative.split(';').map(str::trim);
-    let media_type = parts.next()?;
-    if !matches!(
-        media_type,
+    let parsed = Alternative::parse(alternative)?;
+    matches!(
+        parsed.media_type,
         "application/json" | "application/*" | "*/*" | ""
-    ) {
-        return None;
-    }
-    let (mut target, mut group, mut version) = (None, None, None);
-    for param in parts {
-        let (key, value) = param.split_once('=')?;
-        match key.trim() {
-            "as" => target = Some(value.trim()),
-            "g" => group = Some(value.trim()),
-            "v" => version = Some(value.trim()),
-            // `q`, `charset`, `stream` and the like choose nothing here.
-            _ => {}
-        }
-    }
-    Some((target, group, version))
+    )
+    .then_some((parsed.target, parsed.group, parsed.version))
 }
 
 #[cfg(test)]
@@ -120,46 +212,117 @@ mod tests {
     use http::HeaderValue;
 
     use super::*;
+    use crate::resource::Registry;
+    use kinformer_core::Scope;
 
-    fn accept(value: &str) -> Result<Media, ApiError> {
+    const PROTOBUF: Media = Media {
+        form: Form::Object,
+        encoding: Encoding::Protobuf,
+    };
+
+    fn accept_for(def: &ResourceDef, value: &str) -> Result<Media, ApiError> {
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_str(value).unwrap());
-        negotiate(&headers)
+        negotiate(&headers, def)
+    }
+
+    fn pods() -> std::sync::Arc<ResourceDef> {
+        Registry::default().by_name("pods").unwrap()
+    }
+
+    fn widgets() -> std::sync::Arc<ResourceDef> {
+        let mut registry = Registry::default();
+        let cr =
+            crate::CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
+        registry.register(&cr).unwrap()
+    }
+
+    fn json(form: Form) -> Media {
+        Media {
+            form,
+            encoding: Encoding::Json,
+        }
     }
 
     #[test]
     fn picks_the_first_servable_alternative() {
-        assert_eq!(negotiate(&HeaderMap::new()).unwrap(), Media::Json);
-        assert_eq!(accept("application/json").unwrap(), Media::Json);
-        assert_eq!(accept("*/*").unwrap(), Media::Json);
+        let pods = pods();
+        let accept = |value: &str| accept_for(&pods, value);
+        assert_eq!(negotiate(&HeaderMap::new(), &pods).unwrap(), Media::JSON);
+        assert_eq!(accept("application/json").unwrap(), Media::JSON);
+        assert_eq!(accept("*/*").unwrap(), Media::JSON);
         let list = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-        assert_eq!(accept(list).unwrap(), Media::PartialList);
+        assert_eq!(accept(list).unwrap(), json(Form::PartialList));
         let object = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
-        assert_eq!(accept(object).unwrap(), Media::PartialObject);
-        // client-go's metadata client and kubectl list alternatives the sim passes over.
-        let metadata_client = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
-        assert_eq!(accept(metadata_client).unwrap(), Media::PartialList);
+        assert_eq!(accept(object).unwrap(), json(Form::PartialObject));
         let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(accept(kubectl).unwrap(), Media::Json);
+        assert_eq!(accept(kubectl).unwrap(), Media::JSON);
+    }
+
+    #[test]
+    fn built_in_types_get_protobuf_when_it_comes_first() {
+        let pods = pods();
+        let accept = |value: &str| accept_for(&pods, value);
+        assert_eq!(accept(kinformer_protobuf::MEDIA_TYPE).unwrap(), PROTOBUF);
+        let client_go = "application/vnd.kubernetes.protobuf, application/json";
+        assert_eq!(accept(client_go).unwrap(), PROTOBUF);
+        let weighted = "application/vnd.kubernetes.protobuf;q=0.9,application/json;q=0.5";
+        assert_eq!(accept(weighted).unwrap(), PROTOBUF);
+        assert_eq!(
+            accept("application/json, application/vnd.kubernetes.protobuf").unwrap(),
+            Media::JSON
+        );
+        let metadata_client = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+        let media = accept(metadata_client).unwrap();
+        assert_eq!(
+            (media.form, media.encoding),
+            (Form::PartialList, Encoding::Protobuf)
+        );
+        assert_eq!(media.content_type(), "application/vnd.kubernetes.protobuf");
+        assert_eq!(
+            PROTOBUF.watch_content_type(),
+            "application/vnd.kubernetes.protobuf;stream=watch"
+        );
+    }
+
+    #[test]
+    fn custom_resources_have_protobuf_only_for_their_metadata() {
+        let widgets = widgets();
+        let accept = |value: &str| accept_for(&widgets, value);
+        let client_go = "application/vnd.kubernetes.protobuf, application/json";
+        assert_eq!(accept(client_go).unwrap(), Media::JSON);
+        let err = accept(kinformer_protobuf::MEDIA_TYPE).unwrap_err();
+        assert_eq!((err.code, err.reason.as_str()), (406, "NotAcceptable"));
+        let metadata =
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+        let media = accept(metadata).unwrap();
+        assert_eq!(
+            (media.form, media.encoding),
+            (Form::PartialObject, Encoding::Protobuf)
+        );
     }
 
     #[test]
     fn nothing_servable_is_406_not_acceptable() {
+        let pods = pods();
         for value in [
-            "application/vnd.kubernetes.protobuf",
             "application/yaml",
+            "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io",
             "application/json;as=Table;v=v1;g=meta.k8s.io",
             "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta2",
         ] {
-            let err = accept(value).unwrap_err();
+            let err = accept_for(&pods, value).unwrap_err();
             assert_eq!(
                 (err.code, err.reason.as_str()),
                 (406, "NotAcceptable"),
                 "{value}"
             );
         }
-        assert_eq!(Media::PartialObject.check(true).unwrap_err().code, 406);
-        assert_eq!(Media::PartialList.check(false).unwrap_err().code, 406);
-        assert_eq!(Media::PartialList.check(true).unwrap(), Media::PartialList);
+        assert_eq!(json(Form::PartialObject).check(true).unwrap_err().code, 406);
+        assert_eq!(json(Form::PartialList).check(false).unwrap_err().code, 406);
+        assert_eq!(
+            json(Form::PartialList).check(true).unwrap(),
+            json(Form::PartialList)
+        );
     }
 }

@@ -16,6 +16,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{Method, Request, Response, header};
 
+#[cfg(test)]
+pub(crate) use media::Form;
+pub(crate) use media::{Encoding, Media, has_protobuf};
 pub(crate) use params::{Params, decode};
 
 use crate::body::SimBody;
@@ -113,8 +116,25 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
     if let Some(resp) = discovery::serve(shared, &path, req.headers()) {
         return resp;
     }
-    let media = media::negotiate(req.headers())?;
     let target = parse_path(shared, &path)?;
+    let media = media::negotiate(req.headers(), &target.def)?;
+    if media.encoding == Encoding::Protobuf {
+        // Someone reads protobuf: from now on each revision is encoded as it is written.
+        shared.store.start_protobuf();
+    }
+    // Errors from here on are answered in the negotiated encoding, as the API server answers them.
+    serve(shared, req, target, media)
+        .await
+        .map_err(|e| e.encoded(media.encoding))
+}
+
+/// Serves a request to a resource path in the representation `media`.
+async fn serve(
+    shared: &Arc<Shared>,
+    req: Request<Bytes>,
+    target: Target,
+    media: Media,
+) -> Result<Response<SimBody>, ApiError> {
     let mut params = Params::parse(req.uri().query());
     params.watch |= target.legacy_watch;
     if let Some(err) = params.error.take() {
@@ -205,11 +225,11 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         }
         "list" => list::serve(shared, &target.def, ns, &params, media).await,
         "get" => write::get(shared, &target, media),
-        "create" => write::create(shared, &target, &req),
-        "update" => write::update(shared, &target, &req),
-        "patch" => write::patch(shared, &target, &req),
+        "create" => write::create(shared, &target, &req, media),
+        "update" => write::update(shared, &target, &req, media),
+        "patch" => write::patch(shared, &target, &req, media),
         "deletecollection" => collection::delete(shared, &target, &params, &req, media).await,
-        _ => write::delete(shared, &target, &req),
+        _ => write::delete(shared, &target, &req, media),
     }
 }
 

@@ -127,13 +127,13 @@ pub(super) async fn serve(
         params.allow_bookmarks,
         timeout,
         fault,
-        media == Media::PartialObject,
+        media,
     );
     tokio::spawn(task.run(start));
     let mut resp = Response::new(SimBody::stream(rx));
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(media.content_type()),
+        HeaderValue::from_static(media.watch_content_type()),
     );
     resp.headers_mut().insert(
         header::CACHE_CONTROL,

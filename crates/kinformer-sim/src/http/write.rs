@@ -12,13 +12,14 @@ use http::{Request, Response};
 use serde_json::{Map, Value};
 
 use super::Target;
-use super::media::Media;
+use super::media::{Encoding, Form, Media, has_protobuf};
 use crate::apply::{self, Writer};
 use crate::body::SimBody;
+use crate::protobuf;
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
 use crate::status::{ApiError, json_response};
-use crate::store::{Precondition, key_of};
+use crate::store::{Precondition, Record, key_of};
 use crate::{validation, write_rules};
 use options::WriteOptions;
 
@@ -107,11 +108,22 @@ pub(super) fn get(
         .store
         .get(def, &key)
         .ok_or_else(|| ApiError::not_found(def, name))?;
-    let body = match media {
-        Media::PartialObject => record.partial(),
-        _ => record.object(),
+    object_response(200, def, &record, media)
+}
+
+/// A response with `record`'s object, or its metadata, in the negotiated encoding.
+pub(super) fn object_response(
+    code: u16,
+    def: &ResourceDef,
+    record: &Record,
+    media: Media,
+) -> Result<Response<SimBody>, ApiError> {
+    let body = match (media.encoding, media.metadata_only()) {
+        (Encoding::Protobuf, partial) => protobuf::object(def, record, partial)?,
+        (Encoding::Json, true) => record.partial(),
+        (Encoding::Json, false) => record.object(),
     };
-    let mut response = json_response(200, body);
+    let mut response = json_response(code, body);
     response.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static(media.content_type()),
@@ -119,14 +131,50 @@ pub(super) fn get(
     Ok(response)
 }
 
+/// A write's answer: the object written, in the negotiated encoding (writes answer objects
+/// whole, whatever metadata-only form `Accept` names).
+pub(super) fn written(
+    code: u16,
+    def: &ResourceDef,
+    record: &Record,
+    media: Media,
+) -> Result<Response<SimBody>, ApiError> {
+    let media = Media {
+        form: Form::Object,
+        encoding: if has_protobuf(def) {
+            media.encoding
+        } else {
+            Encoding::Json
+        },
+    };
+    object_response(code, def, record, media)
+}
+
+/// A create's or update's body: JSON, or an object in protobuf (kubectl sends built-in
+/// types so) when `Content-Type` says it is.
+fn parse_body(def: &ResourceDef, req: &Request<Bytes>) -> Result<Map<String, Value>, ApiError> {
+    let protobuf = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim() == kinformer_protobuf::MEDIA_TYPE);
+    if protobuf {
+        protobuf::decode_object(def, req.body())
+    } else {
+        parse_object(req.body())
+    }
+}
+
 pub(super) fn create(
     shared: &Shared,
     target: &Target,
     req: &Request<Bytes>,
+    media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
     let def = &target.def;
     let opts = WriteOptions::parse(req)?;
-    let obj = parse_object(req.body())?;
+    let obj = parse_body(def, req)?;
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
     validation::validate(def, &obj)?;
     let mut obj = Value::Object(obj);
@@ -135,18 +183,19 @@ pub(super) fn create(
     let record = shared
         .store
         .create_with(def, Some(&ns), as_map(obj)?, opts.dry_run)?;
-    Ok(json_response(201, record.object()))
+    written(201, def, &record, media)
 }
 
 pub(super) fn update(
     shared: &Shared,
     target: &Target,
     req: &Request<Bytes>,
+    media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
     let def = &target.def;
     let name = target.name.as_deref().unwrap_or_default();
     let opts = WriteOptions::parse(req)?;
-    let obj = parse_object(req.body())?;
+    let obj = parse_body(def, req)?;
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
     check_name(&obj, name)?;
     validation::validate(def, &obj)?;
@@ -173,13 +222,14 @@ pub(super) fn update(
             apply::record_update(Some(&old), &mut new, &writer);
             as_map(new)
         })?;
-    Ok(json_response(200, record.object()))
+    written(200, def, &record, media)
 }
 
 pub(super) fn delete(
     shared: &Shared,
     target: &Target,
     req: &Request<Bytes>,
+    media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
     let def: &Arc<ResourceDef> = &target.def;
     let name = target.name.as_deref().unwrap_or_default();
@@ -190,5 +240,5 @@ pub(super) fn delete(
         name,
         &opts,
     )?;
-    Ok(json_response(200, record.object()))
+    written(200, def, &record, media)
 }

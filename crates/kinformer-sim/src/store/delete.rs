@@ -50,7 +50,7 @@ impl Store {
                 return Ok(old);
             }
             let mut map = old.to_map();
-            let build = stamped(def, EventType::Deleted, &mut map);
+            let build = stamped(def, EventType::Deleted, &mut map, self.protobuf());
             match self.commit_if_unchanged(def, &key, EventType::Deleted, old, build) {
                 Commit::Done(record) => return Ok(record),
                 Commit::Raced => {}

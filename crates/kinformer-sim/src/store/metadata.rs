@@ -60,11 +60,19 @@ impl Store {
             f(&mut md);
             md.extend(keep);
             let fields = old.meta.fields.clone();
+            let prior = Arc::clone(&old);
+            let protobuf = self.protobuf();
             let build = |rev: u64| {
                 md.insert("resourceVersion".to_owned(), Value::String(rev.to_string()));
                 let md_value = Value::Object(std::mem::take(&mut md));
                 let meta = meta_from(Some(&md_value), fields);
-                Record::from_body(def, EventType::Modified, rev, meta, |buf| {
+                let proto = protobuf.then(|| {
+                    prior
+                        .proto(def)
+                        .map_err(Box::<str>::from)
+                        .and_then(|p| p.with_metadata(&md_value))
+                });
+                Record::from_body(def, EventType::Modified, rev, meta, proto, |buf| {
                     write_parts(buf, &parts, &md_value)
                 })
             };

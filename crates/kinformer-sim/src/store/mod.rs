@@ -5,15 +5,16 @@ mod compaction;
 mod delete;
 mod metadata;
 mod partial;
+mod proto;
 mod read;
 mod record;
 mod write;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use bytes::Bytes;
 use tokio::sync::watch;
 
 use crate::audit::Audit;
@@ -50,28 +51,21 @@ pub(crate) struct Event {
     pub(crate) record: RecordRef,
     /// For `MODIFIED`, the state before; selector watchers need it to see an object leave.
     pub(crate) prev: Option<RecordRef>,
-    /// `prev` framed as a `DELETED` at this revision, built on first use.
-    left: OnceLock<Bytes>,
+    /// `prev` as a `DELETED` at this revision, built on first use.
+    left: OnceLock<Record>,
 }
 
 impl Event {
-    /// The `DELETED` line a selector watcher gets when this update moves the object out of its selector.
-    pub(crate) fn left_line(&self, def: &ResourceDef) -> Bytes {
-        self.left
-            .get_or_init(|| {
-                let prev = self.prev.as_ref().unwrap_or(&self.record);
-                let mut map = prev.to_map();
-                write::set_resource_version(&mut map, self.rev);
-                Record::build(def, EventType::Deleted, self.rev, &mut map)
-                    .line()
-                    .clone()
-            })
-            .clone()
-    }
-
-    /// The `ADDED` line a selector watcher gets when this update moves the object into its selector.
-    pub(crate) fn entered_line(&self) -> Bytes {
-        self.record.added_line()
+    /// The `DELETED` revision a selector watcher gets when this update moves the object out of
+    /// its selector: the state before, at this revision.
+    pub(crate) fn left(&self, def: &ResourceDef) -> &Record {
+        self.left.get_or_init(|| {
+            let prev = self.prev.as_ref().unwrap_or(&self.record);
+            let mut map = prev.to_map();
+            write::set_resource_version(&mut map, self.rev);
+            // Rare (an object leaving a selector): its protobuf form waits for first use.
+            Record::build(def, EventType::Deleted, self.rev, &mut map, false)
+        })
     }
 }
 
@@ -144,6 +138,8 @@ pub(crate) struct Store {
     max_history: u64,
     /// Every write's identity and labels, when the builder asked for an audit.
     pub(crate) audit: Option<Audit>,
+    /// Whether writes encode each revision's protobuf form (see [`Store::start_protobuf`]).
+    protobuf: AtomicBool,
 }
 
 impl Store {
@@ -157,6 +153,7 @@ impl Store {
             salt,
             max_history,
             audit: None,
+            protobuf: AtomicBool::new(false),
         }
     }
 
@@ -164,6 +161,19 @@ impl Store {
     pub(crate) fn with_audit(mut self, on: bool) -> Self {
         self.audit = on.then(Audit::default);
         self
+    }
+
+    /// Encodes every revision's protobuf form when it is written from now on, so a protobuf list
+    /// or watch only copies bytes. Until then writes cost what JSON alone costs, and a protobuf
+    /// read encodes a revision written before on first use, parsing its JSON back (several times
+    /// the cost of encoding it on write).
+    pub(crate) fn start_protobuf(&self) {
+        self.protobuf.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether writes encode protobuf.
+    pub(crate) fn protobuf(&self) -> bool {
+        self.protobuf.load(Ordering::Relaxed)
     }
 
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, Inner> {

@@ -99,7 +99,7 @@ mod tests {
         else {
             unreachable!()
         };
-        let record = Record::build(&def, EventType::Modified, 3, &mut obj);
+        let record = Record::build(&def, EventType::Modified, 3, &mut obj, false);
         let partial: Value = serde_json::from_slice(&record.partial()).unwrap();
         assert_eq!(
             partial,
@@ -112,7 +112,7 @@ mod tests {
             (Some("ADDED"), &partial)
         );
 
-        let bare = Record::build(&def, EventType::Added, 4, &mut Map::new());
+        let bare = Record::build(&def, EventType::Added, 4, &mut Map::new(), false);
         let partial: Value = serde_json::from_slice(&bare.partial()).unwrap();
         assert_eq!(partial["metadata"], serde_json::json!({}));
     }

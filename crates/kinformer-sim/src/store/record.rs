@@ -1,4 +1,5 @@
-//! One stored revision of one object: its watch-event line serialized once, plus parsed metadata.
+//! One stored revision of one object: its watch-event line serialized once, its protobuf form,
+//! plus parsed metadata.
 
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -6,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::{Map, Value};
 
+use super::proto::{self, Proto, Unencodable};
 use crate::resource::ResourceDef;
 
 /// The watch event types.
@@ -87,29 +89,37 @@ pub(crate) struct Record {
     pub(crate) meta: Meta,
     /// The same object framed as an `ADDED` event, built on first use (synthetic initial events).
     added: OnceLock<Bytes>,
+    /// The protobuf form: encoded with the JSON one when the store encodes protobuf on write,
+    /// else on first use.
+    proto: OnceLock<Result<Proto, Unencodable>>,
 }
 
 impl Record {
-    /// Serializes `obj` (whose `kind`/`apiVersion` are replaced by the resource's) as an event line.
+    /// Serializes `obj` (whose `kind`/`apiVersion` are replaced by the resource's) as an event
+    /// line, and with `protobuf` encodes its protobuf form too (else that waits for first use).
     pub(crate) fn build(
         def: &ResourceDef,
         event: EventType,
         rev: u64,
         obj: &mut Map<String, Value>,
+        protobuf: bool,
     ) -> Self {
         obj.remove("kind");
         obj.remove("apiVersion");
         let meta = extract_meta(def, obj);
-        Self::from_body(def, event, rev, meta, |buf| write_object(buf, obj))
+        let proto = protobuf.then(|| proto::encode(def, obj));
+        Self::from_body(def, event, rev, meta, proto, |buf| write_object(buf, obj))
     }
 
     /// A revision whose body (a JSON object without `kind`/`apiVersion`) `write_body` serializes,
-    /// answering where in the buffer it wrote the `metadata` value.
+    /// answering where in the buffer it wrote the `metadata` value; its protobuf form `proto`,
+    /// or `None` to encode it on first use.
     pub(crate) fn from_body(
         def: &ResourceDef,
         event: EventType,
         rev: u64,
         meta: Meta,
+        proto: Option<Result<Proto, Unencodable>>,
         write_body: impl FnOnce(&mut Vec<u8>) -> Option<Range<usize>>,
     ) -> Self {
         let type_meta = format!(
@@ -154,6 +164,7 @@ impl Record {
             builtin: def.builtin,
             meta,
             added: OnceLock::new(),
+            proto: proto.map_or_else(OnceLock::new, OnceLock::from),
         }
     }
 
@@ -166,7 +177,24 @@ impl Record {
         }
     }
 
+    /// The protobuf form (of an object of `def`), encoded now if it was not when written; the
+    /// reason there is none when the object does not fit its schema.
+    pub(crate) fn proto(&self, def: &ResourceDef) -> Result<&Proto, &str> {
+        self.proto
+            .get_or_init(|| {
+                // Parsing the stored JSON back costs more than encoding it: the store encodes on
+                // write once protobuf is asked for.
+                let mut map = self.to_map();
+                map.remove("kind");
+                map.remove("apiVersion");
+                proto::encode(def, &mut map)
+            })
+            .as_ref()
+            .map_err(|e| &**e)
+    }
+
     /// The event line, newline included.
+    #[cfg(test)]
     pub(crate) fn line(&self) -> &Bytes {
         &self.line
     }
@@ -202,6 +230,16 @@ impl Record {
         self.added
             .get_or_init(|| reframe(EventType::Added, &self.line[self.obj_start..]))
             .clone()
+    }
+
+    /// This object's event line as `event`: its own, or an `ADDED` (initial events, an object
+    /// entering a selector).
+    pub(crate) fn line_as(&self, event: EventType) -> Bytes {
+        match event {
+            own if own == self.event => self.line.clone(),
+            EventType::Added => self.added_line(),
+            other => reframe(other, &self.line[self.obj_start..]),
+        }
     }
 
     /// Parses the object back into a JSON map (for updates and patches; not on hot read paths).
@@ -331,12 +369,12 @@ mod tests {
         let Value::Object(mut map) = obj else {
             panic!()
         };
-        let empty = Record::build(&def, EventType::Added, 1, &mut Map::new());
+        let empty = Record::build(&def, EventType::Added, 1, &mut Map::new(), false);
         let mut item = BytesMut::new();
         empty.put_item(&mut item);
         assert_eq!(&item[..], b"{}");
         assert_eq!(&empty.object()[..], br#"{"kind":"Pod","apiVersion":"v1"}"#);
-        let r = Record::build(&def, EventType::Modified, 7, &mut map);
+        let r = Record::build(&def, EventType::Modified, 7, &mut map, false);
         let line = std::str::from_utf8(r.line()).expect("utf8");
         assert!(line.starts_with(
             r#"{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata""#

@@ -93,7 +93,8 @@ impl Store {
         if dry_run {
             let uid = rng::uuid(&mut Rng::derive(self.salt, inner.uid_counter + 1));
             metadata_mut(&mut obj)?.insert("uid".into(), json!(uid));
-            return Ok(Arc::new(Record::build(def, EventType::Added, 0, &mut obj)));
+            let record = Record::build(def, EventType::Added, 0, &mut obj, false);
+            return Ok(Arc::new(record));
         }
         inner.uid_counter += 1;
         let uid = rng::uuid(&mut Rng::derive(self.salt, inner.uid_counter));
@@ -239,9 +240,10 @@ impl Store {
                     EventType::Modified,
                     old.rev,
                     &mut new,
+                    false,
                 )));
             }
-            let build = stamped(def, EventType::Modified, &mut new);
+            let build = stamped(def, EventType::Modified, &mut new, self.protobuf());
             match self.commit_if_unchanged(def, &key, EventType::Modified, old, build) {
                 Commit::Done(record) => return Ok(record),
                 Commit::Raced if pre != Precondition::None => {
@@ -265,7 +267,8 @@ impl Store {
         prev: Option<RecordRef>,
         obj: &mut Map<String, Value>,
     ) -> RecordRef {
-        self.commit_with(inner, def, key, kind, prev, stamped(def, kind, obj))
+        let build = stamped(def, kind, obj, self.protobuf());
+        self.commit_with(inner, def, key, kind, prev, build)
     }
 
     /// Commits the revision `build` makes of `key` only if the key is still at `old`'s revision:
@@ -347,15 +350,17 @@ pub(super) enum Commit {
     Gone,
 }
 
-/// Builds the record of `obj` at the revision it is committed at, its resourceVersion set to it.
+/// Builds the record of `obj` at the revision it is committed at, its resourceVersion set to it
+/// (and its protobuf form with `protobuf`).
 pub(super) fn stamped<'a>(
     def: &'a ResourceDef,
     kind: EventType,
     obj: &'a mut Map<String, Value>,
+    protobuf: bool,
 ) -> impl FnOnce(u64) -> Record + 'a {
     move |rev| {
         set_resource_version(obj, rev);
-        Record::build(def, kind, rev, obj)
+        Record::build(def, kind, rev, obj, protobuf)
     }
 }
 

@@ -86,6 +86,28 @@ impl Client<'_> {
         headers: &[(&str, &str)],
     ) -> http::Response<Body> {
         let body = body.map(|v| Bytes::from(v.to_string())).unwrap_or_default();
+        self.raw_bytes(method, path, body, headers).await
+    }
+
+    /// A request with a body of any bytes, with these headers besides `host` and
+    /// `authorization`; the whole response.
+    pub async fn send_bytes(
+        &self,
+        method: Method,
+        path: &str,
+        body: Bytes,
+        headers: &[(&str, &str)],
+    ) -> Resp {
+        collect(self.raw_bytes(method, path, body, headers).await).await
+    }
+
+    async fn raw_bytes(
+        &self,
+        method: Method,
+        path: &str,
+        body: Bytes,
+        headers: &[(&str, &str)],
+    ) -> http::Response<Body> {
         let mut req = Request::builder()
             .method(method)
             .uri(path)

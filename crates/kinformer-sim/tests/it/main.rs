@@ -18,6 +18,8 @@ mod kubectl;
 mod kubectl_writes;
 mod list;
 mod prop;
+mod protobuf;
+mod protobuf_watch;
 mod restart;
 mod scale;
 mod tls;

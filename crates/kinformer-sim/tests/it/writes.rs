@@ -214,9 +214,8 @@ async fn discovery_documents() {
         .raw(Method::GET, "/api/v1/pods", None, "application/json")
         .await;
     assert_eq!(proto_only.status(), 200);
-    let protobuf = "application/vnd.kubernetes.protobuf";
     let svc = in_process(&sim);
-    let resp = svc.get_accepting("/api/v1/pods", protobuf).await;
+    let resp = svc.get_accepting("/api/v1/pods", "application/yaml").await;
     assert_eq!(resp.status, 406);
     let table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
     let resp = svc.get_accepting("/api/v1/pods", table).await;

@@ -6,11 +6,12 @@ use http::{Request, Response};
 use serde_json::Value;
 
 use super::options::{WriteOptions, field_manager_required};
-use super::{Target, as_map, check_name, writer};
+use super::{Target, as_map, check_name, writer, written};
 use crate::apply;
 use crate::body::SimBody;
+use crate::http::media::Media;
 use crate::patch::{self, PatchType};
-use crate::status::{ApiError, json_response};
+use crate::status::ApiError;
 use crate::store::Precondition;
 use crate::{validation, write_rules};
 
@@ -38,6 +39,7 @@ pub(in crate::http) fn patch(
     shared: &crate::shared::Shared,
     target: &Target,
     req: &Request<Bytes>,
+    media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
     let def = &target.def;
     let name = target.name.as_deref().unwrap_or_default();
@@ -77,7 +79,7 @@ pub(in crate::http) fn patch(
             Ok(new)
         });
     match (result, applied) {
-        (Ok(record), _) => Ok(json_response(200, record.object())),
+        (Ok(record), _) => written(200, def, &record, media),
         // Apply creates what does not exist yet.
         (Err(e), Some(a)) if e.code == 404 && sub.is_none() => {
             let created = as_map(apply::apply(None, &a, &writer, opts.force)?)?;
@@ -85,7 +87,7 @@ pub(in crate::http) fn patch(
             let record = shared
                 .store
                 .create_with(def, Some(ns), created, opts.dry_run)?;
-            Ok(json_response(201, record.object()))
+            written(201, def, &record, media)
         }
         (Err(e), _) => Err(e),
     }

@@ -1,6 +1,8 @@
 //! One watch stream: initial events, then the shared event log from a cursor, with bookmarks,
 //! timeouts, injected faults and drop commands.
 
+mod encoder;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,11 +13,13 @@ use tokio::time::{Instant, sleep, sleep_until};
 use crate::body::Chunk;
 use crate::control::DropMode;
 use crate::faults::FaultKind;
+use crate::http::Media;
 use crate::resource::ResourceDef;
 use crate::select::Filter;
 use crate::shared::{Shared, WatchGuard};
 use crate::status::ApiError;
-use crate::store::{Event, EventType, ReadError, partial_event_line};
+use crate::store::{Event, EventType, ReadError};
+use encoder::Encoder;
 
 /// Events read from the log per lock acquisition.
 const BATCH: usize = 1024;
@@ -58,8 +62,8 @@ pub(crate) struct WatchTask {
     sent: u64,
     cursor: u64,
     buf: BytesMut,
-    /// Objects go out as `PartialObjectMetadata` (the request's `Accept` asked for it).
-    metadata_only: bool,
+    /// How events go out: JSON or protobuf, objects or their metadata (as `Accept` asked).
+    encoder: Encoder,
 }
 
 impl std::fmt::Debug for WatchTask {
@@ -82,7 +86,7 @@ impl WatchTask {
         bookmarks: bool,
         timeout: Duration,
         fault: Option<FaultKind>,
-        metadata_only: bool,
+        media: Media,
     ) -> Self {
         let now = Instant::now();
         let mut task = Self {
@@ -99,7 +103,7 @@ impl WatchTask {
             sent: 0,
             cursor: 0,
             buf: BytesMut::new(),
-            metadata_only,
+            encoder: Encoder { media },
         };
         task.schedule_bookmark(now);
         task
@@ -148,17 +152,13 @@ impl WatchTask {
                     .store
                     .snapshot(&self.def, &self.prefix, &|m| filter.matches(m));
                 for r in &page.items {
-                    let line = if self.metadata_only {
-                        r.partial_line(EventType::Added)
-                    } else {
-                        r.added_line()
-                    };
-                    self.push_event(&line).await?;
+                    let event = self.encoder.event(&self.def, r, EventType::Added);
+                    self.send(event, true).await?;
                 }
                 self.cursor = page.rev;
                 if end_bookmark {
-                    let bookmark = self.shaped(bookmark_line(&self.def, page.rev, true));
-                    self.push(bookmark).await?;
+                    let bookmark = self.encoder.bookmark(&self.def, page.rev, true);
+                    self.send(bookmark, false).await?;
                 }
                 self.flush().await
             }
@@ -202,8 +202,8 @@ impl WatchTask {
                     let more = events.len() == BATCH;
                     for e in &events {
                         self.cursor = e.rev;
-                        if let Some(line) = self.line_for(e)
-                            && let Err(stop) = self.push_event(&line).await
+                        if let Some(event) = self.line_for(e)
+                            && let Err(stop) = self.send(event, true).await
                         {
                             return stop;
                         }
@@ -211,8 +211,8 @@ impl WatchTask {
                     if !more && self.bookmark_due {
                         self.bookmark_due = false;
                         let rev = complete_to.max(self.cursor);
-                        let bookmark = self.shaped(bookmark_line(&self.def, rev, false));
-                        if let Err(stop) = self.push(bookmark).await {
+                        let bookmark = self.encoder.bookmark(&self.def, rev, false);
+                        if let Err(stop) = self.send(bookmark, false).await {
                             return stop;
                         }
                     }
@@ -270,9 +270,9 @@ impl WatchTask {
         self.next_bookmark = before_timeout.map(|t| periodic.min(t));
     }
 
-    /// The line this watcher sends for `e`, given its selectors (objects entering or leaving the
-    /// selector arrive as ADDED / DELETED).
-    fn line_for(&self, e: &Event) -> Option<Bytes> {
+    /// What this watcher sends for `e`, given its selectors (objects entering or leaving the
+    /// selector arrive as ADDED / DELETED); an error when the object has no protobuf form.
+    fn line_for(&self, e: &Event) -> Option<Result<Bytes, ApiError>> {
         let new = self.filter.matches(&e.record.meta);
         let old = match e.kind {
             EventType::Added | EventType::Deleted => new,
@@ -281,29 +281,23 @@ impl WatchTask {
                 .as_ref()
                 .map_or(new, |p| self.filter.matches(&p.meta)),
         };
-        let own = |kind| {
-            if self.metadata_only {
-                e.record.partial_line(kind)
-            } else if kind == e.kind {
-                e.record.line().clone()
-            } else {
-                e.entered_line()
-            }
+        let (record, kind) = match (old, new) {
+            (true, true) => (&*e.record, e.kind),
+            (false, true) => (&*e.record, EventType::Added),
+            (true, false) => (e.left(&self.def), EventType::Deleted),
+            (false, false) => return None,
         };
-        match (old, new) {
-            (true, true) => Some(own(e.kind)),
-            (false, true) => Some(own(EventType::Added)),
-            (true, false) => Some(self.shaped(e.left_line(&self.def))),
-            (false, false) => None,
-        }
+        Some(self.encoder.event(&self.def, record, kind))
     }
 
-    /// `line` as this watcher sends it: reduced to metadata for a metadata-only watch.
-    fn shaped(&self, line: Bytes) -> Bytes {
-        if self.metadata_only {
-            partial_event_line(&line)
-        } else {
-            line
+    /// Sends `encoded`, an event when `counted` (faults count events), else a bookmark; an
+    /// error (an object that cannot go out in this encoding) is sent as an ERROR event instead,
+    /// which ends the stream.
+    async fn send(&mut self, encoded: Result<Bytes, ApiError>, counted: bool) -> Result<(), Stop> {
+        match encoded {
+            Ok(bytes) if counted => self.push_event(&bytes).await,
+            Ok(bytes) => self.push(bytes).await,
+            Err(e) => Err(self.error_event(&e).await),
         }
     }
 
@@ -319,7 +313,7 @@ impl WatchTask {
                 Err(self.error_event(&e).await)
             }
             DropMode::Malformed => {
-                self.push(Bytes::from_static(MALFORMED)).await?;
+                self.push(self.encoder.malformed()).await?;
                 self.flush().await
             }
             DropMode::Stall { seconds } => {
@@ -358,7 +352,7 @@ impl WatchTask {
             FaultKind::WatchDrop { .. } => Err(Stop::Abort),
             FaultKind::WatchClose { .. } => Err(Stop::Clean),
             FaultKind::WatchMalformed { .. } => {
-                self.push(Bytes::from_static(MALFORMED)).await?;
+                self.push(self.encoder.malformed()).await?;
                 self.flush().await
             }
             FaultKind::WatchStall { seconds, .. } => {
@@ -401,31 +395,10 @@ impl WatchTask {
 
     /// Sends an ERROR event with `e`'s Status; the stream then ends.
     async fn error_event(&mut self, e: &ApiError) -> Stop {
-        let line = format!("{{\"type\":\"ERROR\",\"object\":{}}}\n", e.status());
-        if self.push(Bytes::from(line)).await.is_ok() {
+        let line = self.encoder.error(e);
+        if self.push(line).await.is_ok() {
             let _ = self.flush().await;
         }
         Stop::Clean
     }
-}
-
-/// One line that is not JSON, for the malformed-stream faults.
-const MALFORMED: &[u8] = b"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\n";
-
-/// A BOOKMARK: the watched kind with only `metadata.resourceVersion` (and the initial-events-end
-/// annotation) set, plus the zero-value fields a Go struct would print.
-pub(crate) fn bookmark_line(def: &ResourceDef, rev: u64, initial_end: bool) -> Bytes {
-    let annotations = if initial_end {
-        r#","annotations":{"k8s.io/initial-events-end":"true"}"#
-    } else {
-        ""
-    };
-    Bytes::from(
-        format!(
-            r#"{{"type":"BOOKMARK","object":{{"kind":"{}","apiVersion":"{}","metadata":{{"resourceVersion":"{rev}","creationTimestamp":null{annotations}}}{}}}}}"#,
-            def.kind,
-            def.api_version(),
-            def.bookmark_tail
-        ) + "\n",
-    )
 }
