@@ -13,7 +13,7 @@ seconds=${1:-630}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(watch_stream list_decode kubeconfig selectors continue_token status_body)
+  targets=(watch_stream list_decode kubeconfig selectors continue_token status_body protobuf_object)
 fi
 logs=${FUZZ_LOG_DIR:-target/logs}
 mkdir -p "$logs"

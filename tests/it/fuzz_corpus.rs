@@ -81,3 +81,8 @@ fn continue_token_corpus() {
 fn status_body_corpus() {
     replay("status_body");
 }
+
+#[test]
+fn protobuf_object_corpus() {
+    replay("protobuf_object");
+}

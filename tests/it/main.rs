@@ -3,3 +3,4 @@
 mod chaos;
 mod connections;
 mod fuzz_corpus;
+mod protobuf_round_trip;

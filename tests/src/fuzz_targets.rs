@@ -23,14 +23,18 @@ use kinformer_selector::{FieldSelector, LabelSelector};
 use serde::de::DeserializeOwned;
 use tokio::runtime::Runtime;
 
+mod protobuf;
+pub use protobuf::protobuf_object;
+
 /// The names of the targets, as used for the corpus folders and the fuzzer binaries.
-pub const TARGETS: [&str; 6] = [
+pub const TARGETS: [&str; 7] = [
     "watch_stream",
     "list_decode",
     "kubeconfig",
     "selectors",
     "continue_token",
     "status_body",
+    "protobuf_object",
 ];
 
 /// Runs the target called `name` on `data`; false for an unknown name.
@@ -42,6 +46,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "selectors" => selectors,
         "continue_token" => continue_token,
         "status_body" => status_body,
+        "protobuf_object" => protobuf_object,
         _ => return false,
     };
     target(data);
