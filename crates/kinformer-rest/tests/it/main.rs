@@ -6,6 +6,7 @@ mod exec;
 mod kubeconfig_fields;
 mod limits;
 mod oidc;
+mod protobuf;
 mod proxy;
 mod secrets;
 mod server;
