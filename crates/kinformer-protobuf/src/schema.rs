@@ -12,6 +12,9 @@ pub use special::Special;
 
 use crate::error::{Error, Result};
 
+/// The group version of the meta types.
+const META_V1: &str = "meta.k8s.io/v1";
+
 /// The schema text of the Kubernetes version the crate was generated for (k8s-openapi's `latest`).
 const KUBERNETES: &str = include_str!("../schema/kubernetes.schema");
 
@@ -131,6 +134,9 @@ impl Message {
 /// let pod = schema.message_for("v1", "Pod")?;
 /// assert_eq!(&*schema[pod].name, "k8s.io.api.core.v1.Pod");
 /// assert_eq!(&*schema[pod].field(2).unwrap().json_name, "spec");
+/// // The meta types answer under every group version, as the API server sends them.
+/// let status = schema.message_for("v1", "Status")?;
+/// assert_eq!(&*schema[status].name, "k8s.io.apimachinery.pkg.apis.meta.v1.Status");
 /// # Ok::<(), kinformer_protobuf::Error>(())
 /// ```
 #[derive(Debug)]
@@ -176,9 +182,12 @@ impl Schema {
     /// # Errors
     /// [`Error::UnknownKind`]: a custom resource, or a kind of a version this schema does not have.
     pub fn message_for(&self, api_version: &str, kind: &str) -> Result<MessageId> {
-        self.by_kind
-            .get(api_version)
+        let kinds = self.by_kind.get(api_version);
+        kinds
             .and_then(|kinds| kinds.get(kind))
+            // The meta types every group version serves (`Status`, `WatchEvent`, `DeleteOptions`)
+            // are sent under the group version of the request, as `v1`/`Status` is.
+            .or_else(|| kinds.and(self.by_kind.get(META_V1)?.get(kind)))
             .copied()
             .ok_or_else(|| Error::UnknownKind {
                 api_version: api_version.to_owned(),

@@ -42,19 +42,33 @@ pub(crate) fn format_rfc3339(seconds: i64, micros: Option<u32>) -> Result<String
         });
     }
     let mut out = String::with_capacity(27);
-    // Writing to a String cannot fail.
-    let _ = write!(
-        out,
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    );
+    push_digits(&mut out, year, 4);
+    out.push('-');
+    push_digits(&mut out, month, 2);
+    out.push('-');
+    push_digits(&mut out, day, 2);
+    out.push('T');
+    push_digits(&mut out, secs / 3600, 2);
+    out.push(':');
+    push_digits(&mut out, secs / 60 % 60, 2);
+    out.push(':');
+    push_digits(&mut out, secs % 60, 2);
     if let Some(micros) = micros {
-        let _ = write!(out, ".{micros:06}");
+        out.push('.');
+        push_digits(&mut out, i64::from(micros.min(999_999)), 6);
     }
     out.push('Z');
     Ok(out)
+}
+
+/// Appends `n` (not negative) as exactly `width` digits, zero-padded: a time is formatted for
+/// every timestamp of every object, so without the formatting machinery.
+fn push_digits(out: &mut String, n: i64, width: u32) {
+    for place in (0..width).rev() {
+        let digit = n / 10i64.pow(place) % 10;
+        // A single decimal digit: the cast cannot lose anything.
+        out.push(char::from(b'0' + digit as u8));
+    }
 }
 
 /// Parses RFC 3339 text (`2006-01-02T15:04:05[.fraction](Z|±hh:mm)`) into seconds since the epoch

@@ -120,7 +120,7 @@ impl<'a> Reader<'a> {
             .pos
             .checked_add(len)
             .filter(|&end| end <= self.input.len())
-            .ok_or(Error::Truncated(what))?;
+            .ok_or_else(|| Error::Truncated(what))?;
         let bytes = &self.input[self.pos..end];
         self.pos = end;
         Ok(bytes)

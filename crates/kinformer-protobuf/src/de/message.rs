@@ -1,12 +1,14 @@
 //! A message as a serde map: keys are the JSON names of the fields on the wire, in wire order.
-//! A repeated or map field is one key whose value gathers every occurrence of it in the message.
+//! A repeated or map field is one key whose value is its run of occurrences: every Kubernetes
+//! encoder writes a field's occurrences together, so a field whose run was split by another field
+//! is refused ([`Error::SplitRepeated`]) rather than read as two keys, one overwriting the other.
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess};
 
 use super::repeated::{MapEntries, RepeatedDeserializer};
 use super::value::{ValueDeserializer, ValueType};
 use crate::error::{Error, Result};
-use crate::schema::{Field, FieldType, MessageId, Schema, Special};
+use crate::schema::{Field, FieldType, MessageId, Schema};
 use crate::wire::{Reader, WireValue};
 
 /// The field whose key was handed out, waiting for its value.
@@ -21,14 +23,49 @@ enum Pending<'s, 'de> {
 struct Level<'de> {
     message: MessageId,
     reader: Reader<'de>,
-    /// Repeated and map fields already handed out whole.
-    gathered: Vec<u32>,
+    /// The repeated or map field whose run of occurrences was handed out last: the occurrences
+    /// read after its key belong to that run.
+    run: Option<u32>,
+    /// Repeated and map fields whose runs ended (numbers below 64 as bits, others listed).
+    ended: u64,
+    ended_high: Vec<u32>,
+}
+
+impl<'de> Level<'de> {
+    fn new(message: MessageId, input: &'de [u8]) -> Self {
+        Self {
+            message,
+            reader: Reader::new(input),
+            run: None,
+            ended: 0,
+            ended_high: Vec::new(),
+        }
+    }
+
+    fn end_run(&mut self) {
+        if let Some(number) = self.run.take() {
+            match 1u64.checked_shl(number) {
+                Some(bit) if number < 64 => self.ended |= bit,
+                _ => self.ended_high.push(number),
+            }
+        }
+    }
+
+    fn has_ended(&self, number: u32) -> bool {
+        if number < 64 {
+            self.ended & (1 << number) != 0
+        } else {
+            self.ended_high.contains(&number)
+        }
+    }
 }
 
 pub(crate) struct MessageAccess<'s, 'de> {
     schema: &'s Schema,
-    /// The message, then the inlined messages being read inside it.
-    levels: Vec<Level<'de>>,
+    /// The message.
+    top: Level<'de>,
+    /// The inlined messages being read inside it, innermost last.
+    inlined: Vec<Level<'de>>,
     depth: usize,
     pending: Pending<'s, 'de>,
     /// The message of the field whose key was handed out.
@@ -44,34 +81,26 @@ impl<'s, 'de> MessageAccess<'s, 'de> {
     ) -> Self {
         Self {
             schema,
-            levels: vec![Level {
-                message,
-                reader: Reader::new(input),
-                gathered: Vec::new(),
-            }],
+            top: Level::new(message, input),
+            inlined: Vec::new(),
             depth,
             pending: Pending::None,
             pending_parent: message,
         }
     }
+}
 
-    /// Whether a field read off the wire stands for "not set" in the JSON form.
-    fn reads_as_absent(&self, field: &Field, value: &WireValue<'_>) -> bool {
-        match (&field.ty, value) {
-            (FieldType::Message(id), WireValue::Bytes(b)) => {
-                b.is_empty()
-                    && matches!(
-                        self.schema[*id].special,
-                        Some(Special::Time | Special::MicroTime)
-                    )
-            }
-            (FieldType::Scalar(_), v) if field.zero_is_absent() => match v {
-                WireValue::Varint(n) | WireValue::Fixed64(n) => *n == 0,
-                WireValue::Fixed32(n) => *n == 0,
-                WireValue::Bytes(b) => b.is_empty(),
-            },
-            _ => false,
-        }
+/// Whether a field read off the wire stands for "not set" in the JSON form.
+fn reads_as_absent(field: &Field, value: &WireValue<'_>) -> bool {
+    // A zero time is on the wire as an empty message and in JSON as `null`: it is read as `null`
+    // (the message's own form), not left out.
+    match (&field.ty, value) {
+        (FieldType::Scalar(_), v) if field.zero_is_absent() => match v {
+            WireValue::Varint(n) | WireValue::Fixed64(n) => *n == 0,
+            WireValue::Fixed32(n) => *n == 0,
+            WireValue::Bytes(b) => b.is_empty(),
+        },
+        _ => false,
     }
 }
 
@@ -81,41 +110,42 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let schema = self.schema;
         loop {
-            let Some(level) = self.levels.last_mut() else {
-                return Ok(None);
-            };
+            let level = self.inlined.last_mut().unwrap_or(&mut self.top);
             let Some((number, value)) = level.reader.field()? else {
-                if self.levels.len() == 1 {
+                if self.inlined.pop().is_none() {
                     return Ok(None);
                 }
-                self.levels.pop();
                 continue;
             };
+            if level.run == Some(number) {
+                // Read ahead with the run's first occurrence.
+                continue;
+            }
             let message = level.message;
             let Some(field) = schema[message].field(number) else {
                 continue;
             };
+            level.end_run();
             if let (true, FieldType::Message(inner), WireValue::Bytes(bytes)) =
                 (field.inline, &field.ty, value)
             {
-                if self.levels.len() + self.depth > crate::MAX_DEPTH {
+                if self.inlined.len() + self.depth > crate::MAX_DEPTH {
                     return Err(Error::TooDeep(crate::MAX_DEPTH));
                 }
-                self.levels.push(Level {
-                    message: *inner,
-                    reader: Reader::new(bytes),
-                    gathered: Vec::new(),
-                });
+                self.inlined.push(Level::new(*inner, bytes));
                 continue;
             }
             if field.repeated || matches!(field.ty, FieldType::Map(..)) {
-                if level.gathered.contains(&number) {
-                    continue;
+                if level.has_ended(number) {
+                    return Err(Error::SplitRepeated {
+                        message: schema[message].name.to_string(),
+                        field: field.json_name.to_string(),
+                    });
                 }
-                level.gathered.push(number);
+                level.run = Some(number);
                 self.pending = Pending::Gathered(field, value, level.reader.remaining());
             } else {
-                if self.reads_as_absent(field, &value) {
+                if reads_as_absent(field, &value) {
                     continue;
                 }
                 self.pending = Pending::Single(field, value);

@@ -1,6 +1,5 @@
-//! Repeated and map fields: every occurrence of the field in its message, as one serde sequence or
-//! map. Go writes a field's occurrences together, but protobuf allows them anywhere in the message,
-//! so the rest of the message is scanned (each other field skipped by its length).
+//! Repeated and map fields: the run of a field's occurrences, as one serde sequence or map. Every
+//! Kubernetes encoder writes a field's occurrences together; the message reader refuses a split run.
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::forward_to_deserialize_any;
@@ -10,24 +9,36 @@ use crate::error::{Error, Result};
 use crate::schema::{Field, FieldType, Message, Scalar, Schema};
 use crate::wire::{Reader, WireValue};
 
-/// The occurrences of one field: the first one already read, then the ones found further on.
+/// The run of one field's occurrences: the first one (already read by the message reader, or
+/// found by skipping other fields), then those right after it.
 struct Occurrences<'s, 'de> {
     field: &'s Field,
     first: Option<WireValue<'de>>,
     rest: Reader<'de>,
+    /// Whether the run has begun (after it, another field ends it).
+    started: bool,
 }
 
 impl<'de> Occurrences<'_, 'de> {
     fn next(&mut self) -> Result<Option<WireValue<'de>>> {
         if let Some(first) = self.first.take() {
+            self.started = true;
             return Ok(Some(first));
         }
-        while let Some((number, value)) = self.rest.field()? {
+        loop {
+            let before = self.rest.clone();
+            let Some((number, value)) = self.rest.field()? else {
+                return Ok(None);
+            };
             if number == self.field.number {
+                self.started = true;
                 return Ok(Some(value));
             }
+            if self.started {
+                self.rest = before;
+                return Ok(None);
+            }
         }
-        Ok(None)
     }
 }
 
@@ -52,6 +63,7 @@ impl<'s, 'de> RepeatedDeserializer<'s, 'de> {
                 schema,
                 parent,
                 occurrences: Occurrences {
+                    started: first.is_some(),
                     field,
                     first,
                     rest: Reader::new(rest),
@@ -172,6 +184,7 @@ impl<'s, 'de> MapEntries<'s, 'de> {
                 field,
                 first: Some(first),
                 rest: Reader::new(rest),
+                started: true,
             },
             value: None,
             depth,

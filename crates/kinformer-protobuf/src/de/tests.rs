@@ -87,16 +87,19 @@ fn zero_values_go_writes_read_as_absent_unless_the_field_is_a_pointer_or_not_omi
     put_varint(&mut out, 0);
     put_tag(&mut out, 4, wire::VARINT); // ready: false (not omitempty) -> false
     put_varint(&mut out, 0);
-    put_bytes(&mut out, 9, b""); // the zero time -> absent (JSON null)
-    assert_eq!(decode(&out).unwrap(), json!({"count": 0, "ready": false}));
+    put_bytes(&mut out, 9, b""); // the zero time -> null, as JSON writes it
+    assert_eq!(
+        decode(&out).unwrap(),
+        json!({"count": 0, "ready": false, "when": null})
+    );
 }
 
 #[test]
-fn repeated_fields_are_gathered_wherever_they_are_and_packed_runs_unpacked() {
+fn a_repeated_field_is_its_run_and_packed_runs_are_unpacked() {
     let mut out = Vec::new();
     put_bytes(&mut out, 5, b"a");
-    put_bytes(&mut out, 1, b"n");
     put_bytes(&mut out, 5, b"b");
+    put_bytes(&mut out, 1, b"n");
     put_nested::<()>(&mut out, 6, |o| {
         put_varint(o, 1);
         put_varint(o, 2);
@@ -109,6 +112,15 @@ fn repeated_fields_are_gathered_wherever_they_are_and_packed_runs_unpacked() {
         decode(&out).unwrap(),
         json!({"tags": ["a", "b"], "name": "n", "ports": [1, 2, 3]})
     );
+}
+
+#[test]
+fn a_repeated_field_split_by_another_is_refused_not_half_read() {
+    let mut out = Vec::new();
+    put_bytes(&mut out, 5, b"a");
+    put_bytes(&mut out, 1, b"n");
+    put_bytes(&mut out, 5, b"b");
+    assert!(matches!(decode(&out), Err(Error::SplitRepeated { ref field, .. }) if field == "tags"));
 }
 
 #[test]
