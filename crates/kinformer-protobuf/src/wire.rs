@@ -116,11 +116,12 @@ impl<'a> Reader<'a> {
     }
 
     fn take(&mut self, len: usize, what: &'static str) -> Result<&'a [u8]> {
-        let end = self
-            .pos
-            .checked_add(len)
-            .filter(|&end| end <= self.input.len())
-            .ok_or_else(|| Error::Truncated(what))?;
+        // A match, not `ok_or`: an error built eagerly is dropped on every read, and reads are
+        // the hot path.
+        let end = match self.pos.checked_add(len) {
+            Some(end) if end <= self.input.len() => end,
+            _ => return Err(Error::Truncated(what)),
+        };
         let bytes = &self.input[self.pos..end];
         self.pos = end;
         Ok(bytes)
