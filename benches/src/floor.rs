@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep};
 
 use crate::control::Control;
+use crate::floor_protobuf;
 use crate::lag::{self, LagSamples};
 use crate::measure::{Report, report_burst, report_sync};
 use crate::{Options, setup};
@@ -31,7 +32,8 @@ struct Event {
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
-    let decode = options.mode == "floor-decode";
+    let protobuf = options.mode == "floor-decode-protobuf";
+    let decode = options.mode == "floor-decode" || protobuf;
     let mut config = setup::kinformer_config(&options.kubeconfig)?;
     // No gzip: the floor is the cost of decoding alone, and neither kinformer's streaming list
     // (a watch, never compressed) nor kube-rs (built without its gzip feature) inflates.
@@ -39,7 +41,11 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     // The same request as kinformer's default first request: a streaming list (the initial
     // events, then the initial-events-end bookmark, then the watch, on one stream).
-    let stream = Request::new(client, Method::GET, "/api/v1/pods")
+    let mut request = Request::new(client, Method::GET, "/api/v1/pods");
+    if protobuf {
+        request = request.header("Accept", floor_protobuf::ACCEPT);
+    }
+    let stream = request
         .param("watch", "true")
         .param("sendInitialEvents", "true")
         .param("resourceVersionMatch", "NotOlderThan")
@@ -50,13 +56,22 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let seen = Arc::new(AtomicU64::new(0));
     let lags = Arc::new(LagSamples::default());
     let (synced_tx, synced_rx) = oneshot::channel();
-    let reader = tokio::spawn(read_watch(
-        stream,
-        decode,
-        synced_tx,
-        Arc::clone(&seen),
-        Arc::clone(&lags),
-    ));
+    let reader = if protobuf {
+        tokio::spawn(floor_protobuf::read_watch(
+            stream,
+            synced_tx,
+            Arc::clone(&seen),
+            Arc::clone(&lags),
+        ))
+    } else {
+        tokio::spawn(read_watch(
+            stream,
+            decode,
+            synced_tx,
+            Arc::clone(&seen),
+            Arc::clone(&lags),
+        ))
+    };
     let Ok(pods) = synced_rx.await else {
         return match reader.await.map_err(|e| e.to_string())? {
             Ok(()) => Err("the stream ended before the initial-events-end bookmark".into()),

@@ -11,7 +11,7 @@ use kinformer_core::{
 };
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config as ReflectorConfig, Counters};
-use kinformer_rest::{Client, RestClient};
+use kinformer_rest::{Client, ContentType, RestClient};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::time::{Instant, sleep};
@@ -23,7 +23,11 @@ use crate::{Options, setup};
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
-    let config = setup::kinformer_config(&options.kubeconfig)?;
+    let mut config = setup::kinformer_config(&options.kubeconfig)?;
+    if options.mode == "kinformer-protobuf" {
+        // The defaults on a client that asks for protobuf.
+        config = config.with_content_type(ContentType::Protobuf);
+    }
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let counters = Arc::new(Counters::default());
     let reflector =

@@ -1,5 +1,5 @@
 //! `bench-client MODE --kubeconfig FILE --control URL [--burst N] [--lag-rate R] [--lag-secs S]
-//! [--no-relist] [--sync-only] [--informers N] [--gets N] [--get-secs S]`
+//! [--no-relist] [--sync-only] [--informers N] [--gets N] [--get-secs S] [--sim-pid PID]`
 //!
 //! One benchmark client, run as its own process by `cargo xtask bench` so its memory is its own.
 //! It syncs a pod cache (or, for the floors, fetches and decodes the same list), then measures a
@@ -14,7 +14,10 @@
 //! `kinformer-metadata` (a metadata-only informer of the same pods), `kinformer-projected`
 //! (keeping metadata, the node, the phase and container names and images), `kinformer-compact`
 //! (the cache in compact mode; every kinformer mode also times `get`s and a namespace's list),
-//! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`, `floor-bytes`.
+//! `kinformer-protobuf` (the defaults on a client asking for protobuf),
+//! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`,
+//! `floor-decode-protobuf` (the same floor on protobuf frames), `floor-bytes`. With `--sim-pid`, the
+//! sync also reports the sim's CPU time and bytes written while serving it.
 //!
 //! The many-informers modes, `informers-kinformer` and `informers-kube`, instead start `--informers`
 //! namespace-scoped ConfigMap informers and one cluster-wide one on one client, then issue
@@ -26,6 +29,7 @@
 
 mod control;
 mod floor;
+mod floor_protobuf;
 mod informers;
 mod informers_kinformer;
 mod informers_kube;
@@ -36,6 +40,7 @@ mod measure;
 mod proxy;
 mod reads;
 mod setup;
+mod sim_usage;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -64,6 +69,8 @@ pub(crate) struct Options {
     pub(crate) gets: usize,
     /// Seconds the GETs are spread over.
     pub(crate) get_secs: f64,
+    /// The sim's process, whose CPU and bytes written during the sync are reported.
+    pub(crate) sim_pid: Option<u32>,
 }
 
 impl Options {
@@ -83,6 +90,7 @@ impl Options {
             informers: 500,
             gets: 200,
             get_secs: 4.0,
+            sim_pid: None,
         };
         while let Some(flag) = args.next() {
             let mut value = || args.next().ok_or(format!("{flag} needs a value"));
@@ -104,6 +112,9 @@ impl Options {
                 "--gets" => options.gets = value()?.parse().map_err(|e| format!("--gets: {e}"))?,
                 "--get-secs" => {
                     options.get_secs = value()?.parse().map_err(|e| format!("--get-secs: {e}"))?
+                }
+                "--sim-pid" => {
+                    options.sim_pid = Some(value()?.parse().map_err(|e| format!("--sim-pid: {e}"))?)
                 }
                 "--no-relist" => options.relist = false,
                 "--sync-only" => options.sync_only = true,
@@ -150,6 +161,7 @@ fn main() -> ExitCode {
         }
     };
     let mut report = Report::new(&options.mode);
+    report.sim_before = options.sim_pid.and_then(sim_usage::SimUsage::sample);
     let result = runtime.block_on(async {
         match options.mode.as_str() {
             "kinformer"
@@ -158,9 +170,12 @@ fn main() -> ExitCode {
             | "kinformer-trim"
             | "kinformer-metadata"
             | "kinformer-compact"
-            | "kinformer-projected" => kinformer_client::run(&options, &mut report).await,
+            | "kinformer-projected"
+            | "kinformer-protobuf" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,
-            "floor-decode" | "floor-bytes" => floor::run(&options, &mut report).await,
+            "floor-decode" | "floor-decode-protobuf" | "floor-bytes" => {
+                floor::run(&options, &mut report).await
+            }
             "informers-kinformer" => informers_kinformer::run(&options, &mut report).await,
             "informers-kube" => informers_kube::run(&options, &mut report).await,
             "proxy-direct" | "proxy-http" | "proxy-socks5" => {

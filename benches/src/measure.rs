@@ -83,6 +83,12 @@ pub(crate) async fn report_sync(
         report.set("sync_minor_faults", faults);
     }
     report.set("pods", pods);
+    let sim_now = options.sim_pid.and_then(crate::sim_usage::SimUsage::sample);
+    if let (Some(before), Some(now)) = (report.sim_before, sim_now) {
+        let (cpu, written) = before.since(now);
+        report.set("sim_sync_cpu_secs", cpu);
+        report.set("sim_sync_bytes", written);
+    }
     report.set("sync_peak_rss", peak_rss());
     exit_after_sync(options, report);
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
@@ -102,6 +108,8 @@ pub(crate) fn report_burst(report: &mut Report, handled: u64, started: tokio::ti
 #[derive(Debug)]
 pub(crate) struct Report {
     fields: Vec<(&'static str, String)>,
+    /// The sim process as the client started, for what the sync cost it.
+    pub(crate) sim_before: Option<crate::sim_usage::SimUsage>,
 }
 
 impl Report {
@@ -111,6 +119,7 @@ impl Report {
                 ("mode", mode.to_owned()),
                 ("baseline_rss", rss().to_string()),
             ],
+            sim_before: None,
         }
     }
 

@@ -4,7 +4,7 @@
 //! Rows: a list body decoded from one buffer (`decode_list`), the same body decoded as it
 //! arrives in 64 KiB chunks (`ListDecoder`, what `Request::list` does), and a watch stream; the
 //! streamed list and the watch also with managedFields skipped (a list-watch's default) and
-//! through a keep projection.
+//! through a keep projection; and the same pods as protobuf against JSON (`protobuf.rs`).
 //! The pods come from kinformer-sim (its generator, served in-process); the watch stream wraps
 //! those pods as `MODIFIED`/`ADDED` events, one per line, fed to the decoder in 64 KiB chunks as a
 //! socket would. Plain timing with `Instant`, best of five (interleaved); run with
@@ -26,6 +26,9 @@ use kinformer_rest::decoders::{ListDecoder, WatchDecoder, decode_list};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tower::ServiceExt;
+
+#[path = "decode/protobuf.rs"]
+mod protobuf;
 
 const CHUNK: usize = 64 * 1024;
 /// Rounds per measurement; the best time counts (a shared machine is noisy).
@@ -68,6 +71,33 @@ fn interleaved<T, U>(
         best_floor = best_floor.min(start.elapsed());
     }
     (best_ours, out_ours.unwrap(), best_floor, out_floor.unwrap())
+}
+
+/// Reports two decoders of the same objects from their own encodings: each one's bytes, MB/s and
+/// objects/s, and the ratio of their objects/s.
+fn report_pair(
+    name: &str,
+    (ours_label, ours_bytes): (&str, usize),
+    (theirs_label, theirs_bytes): (&str, usize),
+    objects: usize,
+    ours: Duration,
+    theirs: Duration,
+) {
+    let line = |label: &str, bytes: usize, d: Duration| {
+        format!(
+            "  {label}: {:.1} MB, {:>7.1} MB/s {:>9.0} objects/s ({:.3} s)",
+            bytes as f64 / 1e6,
+            bytes as f64 / 1e6 / d.as_secs_f64(),
+            objects as f64 / d.as_secs_f64(),
+            d.as_secs_f64()
+        )
+    };
+    println!(
+        "{name}: {objects} objects\n{}\n{}\n  ratio ({ours_label}/{theirs_label} objects/s): {:.3}",
+        line(ours_label, ours_bytes, ours),
+        line(theirs_label, theirs_bytes, theirs),
+        theirs.as_secs_f64() / ours.as_secs_f64(),
+    );
 }
 
 fn report(name: &str, bytes: usize, objects: usize, ours: Duration, floor: Duration) {
@@ -187,6 +217,7 @@ fn main() {
     );
 
     let stream = watch_stream(&body, events);
+    protobuf::rows(&row, &body, &stream, pods, events);
     drop(body);
     let floor_watch = || {
         let mut n = 0usize;

@@ -42,7 +42,8 @@ fn run_client(client: &str, sim: &SimProcess, options: &Options) -> Result<Run, 
         .args(["--burst", &options.burst.to_string()])
         .args(["--lag-rate", &options.lag_rate.to_string()])
         .args(["--lag-secs", &options.lag_secs.to_string()])
-        .args(["--informers", &options.informers.to_string()]);
+        .args(["--informers", &options.informers.to_string()])
+        .args(["--sim-pid", &sim.pid().to_string()]);
     if options.sync_only {
         command.arg("--sync-only");
     }

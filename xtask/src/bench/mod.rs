@@ -27,6 +27,7 @@
 mod areas;
 mod callgrind;
 mod clients;
+mod goals;
 mod informers;
 mod profile;
 mod proxy;
@@ -68,17 +69,19 @@ pub(crate) struct Options {
     pub(crate) build: bool,
 }
 
-/// kinformer in each cache mode, kube-rs with its defaults and stripping managedFields, and the
-/// decode floor (`kinformer-keep`, `kinformer-paged`, `kinformer-trim` and `floor-bytes` are
+/// kinformer in each cache mode and on protobuf, kube-rs with its defaults and stripping
+/// managedFields, and the decode floors (JSON and protobuf) (`kinformer-keep`, `kinformer-paged`, `kinformer-trim` and `floor-bytes` are
 /// there to pick with `--clients`).
 const DEFAULT_CLIENTS: &[&str] = &[
     "kinformer",
     "kinformer-compact",
     "kinformer-metadata",
     "kinformer-projected",
+    "kinformer-protobuf",
     "kube",
     "kube-strip",
     "floor-decode",
+    "floor-decode-protobuf",
 ];
 
 /// The scale run measures sync and memory only, of kinformer, the peer and the decode floor.

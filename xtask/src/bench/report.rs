@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::Options;
 use super::clients::Runs;
+use super::goals::GOALS;
 use super::informers;
 use super::proxy;
 use super::scale;
@@ -31,148 +32,12 @@ const METRICS: &[(&str, &str, Metric)] = &[
     ),
     ("get_p99_us", "get p99 (µs)", stats::get_p99_us),
     ("list_ns_ms", "list a namespace (ms)", stats::list_ns_ms),
-];
-
-/// A goal: `client` / `peer` of `metric` must be at most (or at least) `bound`.
-struct Goal {
-    text: &'static str,
-    metric: Metric,
-    client: &'static str,
-    /// `None`: the metric itself is compared with the bound.
-    peer: Option<&'static str>,
-    bound: f64,
-    at_most: bool,
-    /// `x` for ratios, a unit for absolute bounds.
-    unit: &'static str,
-}
-
-const GOALS: &[Goal] = &[
-    Goal {
-        text: "initial sync vs kube-rs (defaults)",
-        metric: stats::sync_secs,
-        client: "kinformer",
-        peer: Some("kube"),
-        bound: 0.5,
-        at_most: true,
-        unit: "x",
-    },
-    Goal {
-        text: "initial sync vs kube-rs (both strip managedFields)",
-        metric: stats::sync_secs,
-        client: "kinformer",
-        peer: Some("kube-strip"),
-        bound: 0.7,
-        at_most: true,
-        unit: "x",
-    },
-    Goal {
-        text: "initial sync vs decode-only floor",
-        metric: stats::sync_secs,
-        client: "kinformer",
-        peer: Some("floor-decode"),
-        bound: 1.3,
-        at_most: true,
-        unit: "x",
-    },
-    Goal {
-        text: "memory per pod vs kube-rs (defaults)",
-        metric: stats::bytes_per_pod,
-        client: "kinformer",
-        peer: Some("kube"),
-        bound: 0.5,
-        at_most: true,
-        unit: "x",
-    },
-    Goal {
-        text: "memory per pod vs kube-rs (both strip managedFields)",
-        metric: stats::bytes_per_pod,
-        client: "kinformer",
-        peer: Some("kube-strip"),
-        bound: 0.85,
-        at_most: true,
-        unit: "x",
-    },
-    Goal {
-        text: "relist peak / steady RSS",
-        metric: stats::relist_peak_ratio,
-        client: "kinformer",
-        peer: None,
-        bound: 1.25,
-        at_most: true,
-        unit: "x",
-    },
-    Goal {
-        text: "watch events/s vs kube-rs",
-        metric: stats::events_per_sec,
-        client: "kinformer",
-        peer: Some("kube"),
-        bound: 1.5,
-        at_most: false,
-        unit: "x",
-    },
-    Goal {
-        text: "watch events/s vs decode-only floor",
-        metric: stats::events_per_sec,
-        client: "kinformer",
-        peer: Some("floor-decode"),
-        bound: 0.8,
-        at_most: false,
-        unit: "x",
-    },
-    Goal {
-        text: "p99 lag from the server's write to the handler at 5,000 events/s",
-        metric: stats::lag_p99_ms,
-        client: "kinformer",
-        peer: None,
-        bound: 10.0,
-        at_most: true,
-        unit: " ms",
-    },
-    Goal {
-        text: "metadata-only: RSS per pod",
-        metric: stats::bytes_per_pod,
-        client: "kinformer-metadata",
-        peer: None,
-        bound: 3072.0,
-        at_most: true,
-        unit: " B",
-    },
-    Goal {
-        text: "compact: memory per pod vs kube-rs (strip)",
-        metric: stats::bytes_per_pod,
-        client: "kinformer-compact",
-        peer: Some("kube-strip"),
-        bound: 0.35,
-        at_most: true,
-        unit: "x",
-    },
-    Goal {
-        text: "compact: get of one pod, p99",
-        metric: stats::get_p99_us,
-        client: "kinformer-compact",
-        peer: None,
-        bound: 100.0,
-        at_most: true,
-        unit: " µs",
-    },
-    Goal {
-        text: "compact: list one namespace of 1,000 pods",
-        metric: stats::list_ns_ms,
-        client: "kinformer-compact",
-        peer: None,
-        bound: 50.0,
-        at_most: true,
-        unit: " ms",
-    },
-    Goal {
-        text: "projected: initial sync vs kube-rs (strip)",
-        metric: stats::sync_secs,
-        client: "kinformer-projected",
-        peer: Some("kube-strip"),
-        bound: 0.5,
-        at_most: true,
-        unit: "x",
-    },
+    (
+        "sim_cpu_secs",
+        "sim CPU in sync (s)",
+        stats::sim_sync_cpu_secs,
+    ),
+    ("sim_mb", "bytes served in sync (MB)", stats::sim_sync_mb),
 ];
 
 /// Writes `report.md`, `report.json` and the SVG charts, and prints the markdown.

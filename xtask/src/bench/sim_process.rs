@@ -23,6 +23,11 @@ pub(crate) struct SimProcess {
 }
 
 impl SimProcess {
+    /// The sim's process id (the bench client reads what the sync cost it).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Starts the release simulator with `pods` generated pods whose managedFields have `shape`
     /// (`realistic` or `small`), and waits until it listens.
     pub(crate) fn start(pods: usize, shape: &str, dir: &Path) -> Result<Self, String> {

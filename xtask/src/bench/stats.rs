@@ -64,6 +64,16 @@ pub(crate) fn list_ns_ms(run: &Run) -> Option<f64> {
     field(run, "list_ns_ms")
 }
 
+/// The sim's CPU seconds while it served the sync (a stand-in for the API server's cost).
+pub(crate) fn sim_sync_cpu_secs(run: &Run) -> Option<f64> {
+    field(run, "sim_sync_cpu_secs")
+}
+
+/// Megabytes the sim wrote while it served the sync (the bytes on the wire).
+pub(crate) fn sim_sync_mb(run: &Run) -> Option<f64> {
+    field(run, "sim_sync_bytes").map(|b| b / 1e6)
+}
+
 /// Sync seconds per 1,000 pods.
 pub(crate) fn sync_secs_per_kpod(run: &Run) -> Option<f64> {
     let pods = field(run, "pods")?;

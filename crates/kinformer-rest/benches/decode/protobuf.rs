@@ -1,0 +1,141 @@
+//! The protobuf rows: the same pods, encoded as the API server's protobuf (a `k8s\0`-enveloped
+//! `PodList`, and length-prefixed `WatchEvent` frames), decoded by the protobuf decoders against
+//! the JSON decoders on the same pods, managedFields skipped on both: objects per second on one
+//! core, each encoding's own bytes.
+
+use std::collections::VecDeque;
+
+use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::{ObjectList, Projection};
+use kinformer_protobuf::{Schema, envelope, wire};
+use kinformer_rest::decoders::{
+    ListDecoder, ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder,
+};
+
+use super::{CHUNK, FRAME, RawList, Rows, interleaved, list_streamed, report_pair, watch};
+
+/// The JSON list `body` as the API server's protobuf list body.
+fn list_body(body: &[u8]) -> Vec<u8> {
+    let schema = Schema::kubernetes();
+    let pod = schema.message_for("v1", "Pod").unwrap();
+    let list: serde_json::Value = serde_json::from_slice(body).unwrap();
+    let mut raw = Vec::new();
+    wire::put_nested::<()>(&mut raw, 1, |meta| {
+        let rv = list["metadata"]["resourceVersion"].as_str().unwrap_or("1");
+        wire::put_bytes(meta, 2, rv.as_bytes());
+        Ok(())
+    })
+    .unwrap();
+    for item in list["items"].as_array().unwrap() {
+        let message = kinformer_protobuf::to_vec(schema, pod, item).unwrap();
+        wire::put_bytes(&mut raw, 2, &message);
+    }
+    let mut out = Vec::new();
+    envelope::encode("v1", "PodList", &raw, &mut out);
+    out
+}
+
+/// `events` watch frames cycling over the pods of the JSON list `body`.
+fn watch_stream(body: &[u8], events: usize) -> Vec<u8> {
+    let schema = Schema::kubernetes();
+    let pod = schema.message_for("v1", "Pod").unwrap();
+    let raw: RawList<'_> = serde_json::from_slice(body).unwrap();
+    let objects: Vec<Vec<u8>> = raw
+        .items
+        .iter()
+        .map(|item| {
+            let value: serde_json::Value = serde_json::from_str(item.get()).unwrap();
+            let message = kinformer_protobuf::to_vec(schema, pod, &value).unwrap();
+            let mut object = Vec::new();
+            envelope::encode("v1", "Pod", &message, &mut object);
+            object
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, object) in objects.iter().cycle().take(events).enumerate() {
+        let ty = if i % 2 == 0 { "MODIFIED" } else { "ADDED" };
+        envelope::encode_watch_frame(ty, object, &mut out);
+    }
+    out
+}
+
+#[inline(never)]
+fn list_protobuf(body: &[u8]) -> ObjectList<Pod> {
+    let mut decoder =
+        ProtobufListDecoder::<Pod>::new().with_projection(Projection::managed_fields());
+    for chunk in body.chunks(CHUNK) {
+        decoder.decode(chunk).unwrap();
+    }
+    decoder.finish().unwrap()
+}
+
+#[inline(never)]
+fn watch_protobuf(stream: &[u8]) -> usize {
+    let mut decoder =
+        ProtobufWatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+    let mut ready = VecDeque::new();
+    let mut n = 0usize;
+    for chunk in stream.chunks(CHUNK) {
+        decoder.decode(chunk, &mut ready);
+        n += ready
+            .drain(..)
+            .map(|e| usize::from(e.is_ok()))
+            .sum::<usize>();
+    }
+    decoder.finish(&mut ready);
+    n + ready.len()
+}
+
+/// Protobuf against JSON, managedFields skipped on both, for the list and the watch.
+pub(super) fn rows(
+    row: &Rows<'_>,
+    json_list: &[u8],
+    json_watch: &[u8],
+    pods: usize,
+    events: usize,
+) {
+    if row.only.is_some_and(|only| !"protobuf".contains(only)) {
+        return;
+    }
+    let list = list_body(json_list);
+    let (ours, out, theirs, theirs_out) = interleaved(
+        || list_protobuf(&list),
+        || {
+            let decoder = ListDecoder::<Pod>::new().with_projection(Projection::managed_fields());
+            list_streamed(json_list, decoder)
+        },
+    );
+    assert_eq!(
+        out.items, theirs_out.items,
+        "protobuf and JSON decode to the same pods"
+    );
+    assert_eq!(out.items.len(), pods);
+    drop((out, theirs_out));
+    report_pair(
+        "list, managedFields skipped: protobuf vs JSON",
+        ("protobuf", list.len()),
+        ("JSON", json_list.len()),
+        pods,
+        ours,
+        theirs,
+    );
+    drop(list);
+    let stream = watch_stream(json_list, events);
+    let (ours, n, theirs, m) = interleaved(
+        || watch_protobuf(&stream),
+        || {
+            let decoder =
+                WatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+            watch(json_watch, decoder)
+        },
+    );
+    assert_eq!((n, m), (events, events));
+    report_pair(
+        "watch, managedFields skipped: protobuf vs JSON",
+        ("protobuf", stream.len()),
+        ("JSON", json_watch.len()),
+        events,
+        ours,
+        theirs,
+    );
+}
