@@ -40,6 +40,9 @@ impl SimProcess {
             "1",
             "--managed-fields",
             shape,
+            // Each object's protobuf form encoded as it is written, from the start, so the
+            // protobuf clients' first sync costs the sim what every later one does.
+            "--protobuf",
         ]
         .map(str::to_owned);
         Self::start_with(&args, &format!("{pods} pods ({shape} managedFields)"), dir)
