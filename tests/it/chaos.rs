@@ -1,5 +1,6 @@
-//! The chaos convergence suite's short, bounded form: 8 small schedules (seeds 0-7, one per
-//! informer mode) of churn and every fault kind; after each, the cache and both handlers must
+//! The chaos convergence suite's short, bounded form: 12 small schedules (seeds 0-7, one per
+//! informer mode on JSON, and 8-11, the list and queue modes on a client asking for protobuf) of
+//! churn and every fault kind; after each, the cache and both handlers must
 //! equal the sim's ground truth within the convergence limit. `cargo xtask chaos` runs the long
 //! forms (`--profile ci --schedules 20` is the former CI set, `--profile full` the full-size
 //! schedules).
@@ -35,4 +36,10 @@ async fn chaos_schedules_0_to_3_converge() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn chaos_schedules_4_to_7_converge() {
     schedules(4, 8).await;
+}
+
+// Seeds 8-11: the list and queue modes again, on a client that asks for protobuf.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn chaos_schedules_8_to_11_converge_on_protobuf() {
+    schedules(8, 12).await;
 }

@@ -14,8 +14,9 @@
 //! `rest` the REST client, `api` (`Api<K>`: typed get, list, create, replace, patch and
 //! server-side apply, delete, status and scale), `listwatch`, `discovery` (resource names as
 //! kubectl accepts them, kinds to resources), `leaderelection` (one leader among a controller's
-//! replicas, on a Lease) and `events` (an `events.k8s.io/v1` event recorder), with `sim` the
-//! simulator.
+//! replicas, on a Lease), `events` (an `events.k8s.io/v1` event recorder) and `protobuf`
+//! (Kubernetes' protobuf for built-in types, which a client reads with
+//! `Config::with_content_type(ContentType::Protobuf)`), with `sim` the simulator.
 //!
 //! # Examples
 //! A small controller: an informer turns changes into keys on a rate-limited work queue, and
@@ -121,6 +122,9 @@ pub use kinformer_leaderelection as leaderelection;
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_listwatch as listwatch;
 pub use kinformer_pager as pager;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use kinformer_protobuf as protobuf;
 pub use kinformer_reflector as reflector;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]

@@ -34,7 +34,7 @@ impl Profile {
     }
 }
 
-/// The informer's configuration. The low three bits of the seed choose it, so consecutive
+/// The informer's configuration. The low four bits of the seed choose it, so consecutive
 /// seeds cycle through every combination.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mode {
@@ -46,6 +46,8 @@ pub struct Mode {
     pub selector: Option<String>,
     /// The page size of lists (list+watch mode only).
     pub page_size: Option<u32>,
+    /// A client that asks for protobuf (`ContentType::Protobuf`) instead of JSON.
+    pub protobuf: bool,
 }
 
 impl fmt::Display for Mode {
@@ -63,9 +65,10 @@ impl fmt::Display for Mode {
         } else {
             "deltafifo"
         };
+        let encoding = if self.protobuf { "+protobuf" } else { "" };
         match &self.selector {
-            Some(s) => write!(f, "{list}+{queue}+[{s}]"),
-            None => write!(f, "{list}+{queue}"),
+            Some(s) => write!(f, "{list}+{queue}{encoding}+[{s}]"),
+            None => write!(f, "{list}+{queue}{encoding}"),
         }
     }
 }
@@ -140,6 +143,7 @@ impl Schedule {
             in_order: seed & 2 != 0,
             selector,
             page_size: if streaming_list { None } else { page },
+            protobuf: seed & 8 != 0,
         };
         let update = 0.6 + rng.unit() * 0.3;
         let create = (1.0 - update) * (0.3 + rng.unit() * 0.4);

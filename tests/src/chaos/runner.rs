@@ -10,7 +10,7 @@ use kinformer::informer::{Config, QueueKind, SharedIndexInformer};
 use kinformer_core::{StoreRead, object_key};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{BackoffConfig, Config as ReflectorConfig, Counters};
-use kinformer_rest::{Client, Config as ClientConfig, Kubeconfig, KubeconfigOptions};
+use kinformer_rest::{Client, Config as ClientConfig, ContentType, Kubeconfig, KubeconfigOptions};
 use kinformer_sim::{Churn, Fault, Mix, Sim, SimHandle};
 use tokio::time::Instant;
 
@@ -167,6 +167,12 @@ fn informer(
     let config = Kubeconfig::from_yaml(&sim.kubeconfig(), None)
         .and_then(|k| ClientConfig::from_custom_kubeconfig(k, &KubeconfigOptions::default()))
         .map_err(|e| fail(format!("client config: {e}")))?;
+    let content_type = if schedule.mode.protobuf {
+        ContentType::Protobuf
+    } else {
+        ContentType::Json
+    };
+    let config = config.with_content_type(content_type);
     let client = Client::from_config(&config).map_err(|e| fail(format!("client: {e}")))?;
     let mut source = ListWatch::<Pod, _>::for_type(client);
     if let Some(selector) = &schedule.mode.selector {
