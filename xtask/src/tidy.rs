@@ -14,7 +14,7 @@ const OVERSIZED: &[(&str, &str)] = &[
         "one state machine (pages, fallback, expiry) with its doc examples",
     ),
     (
-        "crates/kinformer-sim/src/watcher.rs",
+        "crates/kinformer-sim/src/watcher/mod.rs",
         "one watch stream's life: initial events, log, bookmarks, faults",
     ),
     (

@@ -70,3 +70,13 @@ mod tests {
         assert!(!is_built_in("/apis/apps/v1/extra"));
     }
 }
+
+impl crate::request::Request {
+    /// The encoding the request's client prefers for reads ([`Client::content_type`]): a source
+    /// that sets its own `Accept` (a metadata-only list) offers the same preference in its form.
+    ///
+    /// [`Client::content_type`]: crate::Client::content_type
+    pub fn content_type(&self) -> ContentType {
+        self.client.content_type()
+    }
+}

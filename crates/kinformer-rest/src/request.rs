@@ -10,7 +10,6 @@ use kinformer_core::{ListOptions, Projection};
 
 use crate::body::Body;
 use crate::client::Client;
-use crate::content_type::ContentType;
 use crate::decode::Limits;
 use crate::error::{Error, Kind, Result};
 
@@ -304,12 +303,6 @@ impl Request {
     pub fn projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
         self.projection = projection.into();
         self
-    }
-
-    /// The encoding the request's client prefers for reads ([`Client::content_type`]): a source
-    /// that sets its own `Accept` (a metadata-only list) offers the same preference in its form.
-    pub fn content_type(&self) -> ContentType {
-        self.client.content_type()
     }
 
     /// The request URL (prefixed with the client's base URL, if any).

@@ -256,8 +256,7 @@ impl Store {
         Err(ApiError::conflict(def, name))
     }
 
-    /// Appends one revision. `obj` gets `metadata.resourceVersion`; the lock is held throughout so
-    /// revisions reach the log in order.
+    /// Appends one revision (`obj` gets its resourceVersion) under the lock: the log stays in order.
     pub(super) fn commit(
         &self,
         inner: &mut Inner,
@@ -271,8 +270,7 @@ impl Store {
         self.commit_with(inner, def, key, kind, prev, build)
     }
 
-    /// Commits the revision `build` makes of `key` only if the key is still at `old`'s revision:
-    /// the end of an optimistic read-modify-write, whose caller reads again on a race.
+    /// Commits `build`'s revision of `key` if it is still at `old`'s (an optimistic write's end).
     pub(super) fn commit_if_unchanged(
         &self,
         def: &Arc<ResourceDef>,
@@ -350,8 +348,7 @@ pub(super) enum Commit {
     Gone,
 }
 
-/// Builds the record of `obj` at the revision it is committed at, its resourceVersion set to it
-/// (and its protobuf form with `protobuf`).
+/// The record of `obj` at its revision, resourceVersion set (and, with `protobuf`, its protobuf).
 pub(super) fn stamped<'a>(
     def: &'a ResourceDef,
     kind: EventType,
