@@ -53,6 +53,16 @@ pub(crate) fn is_built_in(base_path: &str) -> bool {
     kinformer_protobuf::Schema::kubernetes().has_api_version(&api_version)
 }
 
+impl crate::request::Request {
+    /// The encoding the request's client prefers for reads ([`Client::content_type`]): a source
+    /// that sets its own `Accept` (a metadata-only list) offers the same preference in its form.
+    ///
+    /// [`Client::content_type`]: crate::Client::content_type
+    pub fn content_type(&self) -> ContentType {
+        self.client.content_type()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,15 +78,5 @@ mod tests {
         assert!(!is_built_in(""));
         assert!(!is_built_in("/apis/apps"));
         assert!(!is_built_in("/apis/apps/v1/extra"));
-    }
-}
-
-impl crate::request::Request {
-    /// The encoding the request's client prefers for reads ([`Client::content_type`]): a source
-    /// that sets its own `Accept` (a metadata-only list) offers the same preference in its form.
-    ///
-    /// [`Client::content_type`]: crate::Client::content_type
-    pub fn content_type(&self) -> ContentType {
-        self.client.content_type()
     }
 }

@@ -58,7 +58,7 @@ pub(crate) struct MaxRetries(pub(crate) u32);
 /// ```
 #[must_use = "a request does nothing until a terminal call such as `into` or `watch`"]
 pub struct Request {
-    client: Client,
+    pub(crate) client: Client,
     base_path: String,
     method: Method,
     namespace: Option<String>,
