@@ -134,11 +134,12 @@ proptest! {
     }
 
     // A core Event's `count` is a plain `omitempty` field: the API server never sends a 0 (JSON leaves
-    // it out, protobuf's 0 reads as absent), so the drawn counts start at 1.
+    // it out, protobuf's 0 reads as absent), so the drawn counts start at 1; notes, also
+    // `omitempty`, are never empty.
     #[test]
     fn events_round_trip(
         reason in "[A-Za-z]{1,20}",
-        note in ".{0,200}",
+        note in ".{1,200}",
         seconds in 1_600_000_000i64..1_900_000_000,
         micros in 0u32..1_000_000,
         count in 1i32..10_000,
