@@ -8,7 +8,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess};
 use super::repeated::{MapEntries, RepeatedDeserializer};
 use super::value::{ValueDeserializer, ValueType};
 use crate::error::{Error, Result};
-use crate::schema::{Field, FieldType, MessageId, Schema};
+use crate::schema::{Field, FieldType, MessageId, Scalar, Schema};
 use crate::wire::{Reader, WireValue};
 
 /// The field whose key was handed out, waiting for its value.
@@ -90,6 +90,13 @@ impl<'s, 'de> MessageAccess<'s, 'de> {
     }
 }
 
+/// Whether `value` is a packed run of numbers with nothing in it.
+fn is_empty_packed_run(field: &Field, value: &WireValue<'_>) -> bool {
+    let packable =
+        matches!(field.ty, FieldType::Scalar(s) if !matches!(s, Scalar::String | Scalar::Bytes));
+    packable && matches!(value, WireValue::Bytes(b) if b.is_empty())
+}
+
 /// Whether a field read off the wire stands for "not set" in the JSON form.
 fn reads_as_absent(field: &Field, value: &WireValue<'_>) -> bool {
     // A zero time is on the wire as an empty message and in JSON as `null`: it is read as `null`
@@ -133,6 +140,10 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
                     return Err(Error::TooDeep(crate::MAX_DEPTH));
                 }
                 self.inlined.push(Level::new(*inner, bytes));
+                continue;
+            }
+            if field.repeated && is_empty_packed_run(field, &value) {
+                // No elements: Go reads it as an empty list, which JSON leaves out.
                 continue;
             }
             if field.repeated || matches!(field.ty, FieldType::Map(..)) {

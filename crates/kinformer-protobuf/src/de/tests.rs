@@ -115,6 +115,14 @@ fn a_repeated_field_is_its_run_and_packed_runs_are_unpacked() {
 }
 
 #[test]
+fn an_empty_packed_run_reads_as_absent_as_go_and_json_have_it() {
+    let mut out = Vec::new();
+    put_bytes(&mut out, 6, b"");
+    put_bytes(&mut out, 1, b"n");
+    assert_eq!(decode(&out).unwrap(), json!({"name": "n"}));
+}
+
+#[test]
 fn a_repeated_field_split_by_another_is_refused_not_half_read() {
     let mut out = Vec::new();
     put_bytes(&mut out, 5, b"a");
