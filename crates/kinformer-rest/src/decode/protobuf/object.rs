@@ -10,21 +10,6 @@ use super::type_meta::WithTypeMeta;
 use crate::decode::projection::decode_object;
 use crate::error::{Error, Kind, Result};
 
-/// The apiVersion of `meta.k8s.io/v1`, whose kinds (`Status` above all) the API server sends
-/// under any group-version: a `Status` comes as `v1`, `Status`.
-const META_V1: &str = "meta.k8s.io/v1";
-
-/// The message of an object of `api_version` and `kind`.
-pub(super) fn message_of(
-    schema: &Schema,
-    api_version: &str,
-    kind: &str,
-) -> kinformer_protobuf::Result<MessageId> {
-    schema
-        .message_for(api_version, kind)
-        .or_else(|err| schema.message_for(META_V1, kind).map_err(|_| err))
-}
-
 /// The envelope's object, checked to be a plain protobuf message (the API server never
 /// compresses one or puts another encoding inside).
 pub(super) fn checked(unknown: Unknown<'_>) -> std::result::Result<Unknown<'_>, String> {
@@ -78,7 +63,8 @@ pub(crate) fn decode_body<T: DeserializeOwned>(schema: &Schema, body: &[u8]) -> 
     let unknown =
         envelope::decode(body).map_err(|e| malformed("not a protobuf envelope").with_source(e))?;
     let unknown = checked(unknown).map_err(|reason| malformed(&reason))?;
-    let message = message_of(schema, unknown.api_version, unknown.kind)
+    let message = schema
+        .message_for(unknown.api_version, unknown.kind)
         .map_err(|e| malformed("an unknown kind").with_source(e))?;
     let type_meta = Some((unknown.api_version, unknown.kind));
     decode_message(schema, message, unknown.raw, None, type_meta)
@@ -91,6 +77,6 @@ pub(crate) fn status_from_body(schema: &Schema, body: &[u8]) -> Option<Status> {
     if unknown.kind != "Status" {
         return None;
     }
-    let message = message_of(schema, unknown.api_version, unknown.kind).ok()?;
+    let message = schema.message_for(unknown.api_version, unknown.kind).ok()?;
     decode_message(schema, message, unknown.raw, None, None).ok()
 }

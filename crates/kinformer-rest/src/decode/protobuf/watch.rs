@@ -15,7 +15,7 @@ use kinformer_core::{Projection, Status, WatchEvent};
 use kinformer_protobuf::{Schema, envelope};
 use serde::de::DeserializeOwned;
 
-use super::object::{checked, decode_message, message_of};
+use super::object::{checked, decode_message};
 use crate::decode::event::{BookmarkObject, EventType};
 use crate::decode::limits::too_large;
 use crate::error::{Error, Kind, Result};
@@ -182,7 +182,8 @@ fn decode_event<K: DeserializeOwned>(
     let unknown = envelope::decode(event.object)
         .map_err(|e| malformed("the event's object").with_source(e))?;
     let unknown = checked(unknown).map_err(malformed)?;
-    let message = message_of(schema, unknown.api_version, unknown.kind)
+    let message = schema
+        .message_for(unknown.api_version, unknown.kind)
         .map_err(|e| malformed("an unknown kind").with_source(e))?;
     let type_meta = Some((unknown.api_version, unknown.kind));
     let object = |projection| {

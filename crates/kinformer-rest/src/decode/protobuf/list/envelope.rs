@@ -6,7 +6,7 @@ use kinformer_protobuf::wire::{Reader, WireValue};
 use kinformer_protobuf::{FieldType, MessageId, Schema};
 
 use super::malformed;
-use crate::decode::protobuf::object::{checked, message_of};
+use crate::decode::protobuf::object::checked;
 use crate::error::Result;
 
 /// `runtime.Unknown`'s fields.
@@ -31,7 +31,8 @@ impl ListTypes {
     /// The messages of the list whose `TypeMeta` message is `type_meta`.
     pub(super) fn of(schema: &Schema, type_meta: &[u8]) -> Result<Self> {
         let (api_version, kind) = read_type_meta(type_meta)?;
-        let list = message_of(schema, api_version, kind)
+        let list = schema
+            .message_for(api_version, kind)
             .map_err(|e| malformed("an unknown kind").with_source(e))?;
         let message = &schema[list];
         let (items, item) = match message.field_named("items") {
