@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGua
 
 use kinformer_core::{Cached, DeletedState, KeyFunc, Object, Store, StoreError, StoreRead};
 
-use crate::compact::{Compact, Entry};
+use crate::compact::Compact;
 use crate::index::Index;
-use crate::state::{State, index_all, next_index_set};
+use crate::state::{State, next_index_set};
 use crate::{Config, Error, IndexFunc, NAMESPACE_INDEX, deletion_handling_key};
 
 /// A thread-safe object cache with named indexes (client-go's `Indexer` over a
@@ -97,7 +97,7 @@ impl<K: Object> Indexer<K> {
         self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, State<K>> {
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, State<K>> {
         self.state.write().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -223,7 +223,7 @@ impl<K: Object> Indexer<K> {
             .clone()
     }
 
-    fn set_resource_version(&self, resource_version: &str) {
+    pub(crate) fn set_resource_version(&self, resource_version: &str) {
         let mut last = self
             .last_resource_version
             .lock()
@@ -299,44 +299,10 @@ impl<K: Object> Store<K> for Indexer<K> {
     }
 
     fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
-        // Through a map: a key listed twice is stored once, the last one winning. A packed
-        // object brings the key it was filed under.
-        let keyed: HashMap<Arc<str>, Cached<K>> = list
-            .into_iter()
-            .map(|obj| (Arc::from(obj.key(&self.key_func)), obj))
-            .collect();
-        let incoming = self.incoming_all(keyed)?;
-        // Index outside the lock so readers keep reading the old content meanwhile.
-        let (index_set, mut indices) = {
-            let state = self.read();
-            (state.index_set, state.empty_indices())
-        };
-        let mut values = index_all(&mut indices, index_set, self.compact, &incoming)?;
-        let mut state = self.write();
-        if state.index_set != index_set {
-            // Indexes were added meanwhile: index again with the current set.
-            indices = state.empty_indices();
-            values = index_all(&mut indices, state.index_set, self.compact, &incoming)?;
+        match self.compact {
+            None => self.replace_decoded(list)?,
+            Some(_) => self.replace_packed(list)?,
         }
-        let items: HashMap<Arc<str>, Entry<K>> = incoming
-            .into_iter()
-            .zip(values)
-            .map(|((key, incoming), values)| (key, incoming.into_entry(values)))
-            .collect();
-        let index_set = state.index_set;
-        let compact = state.compact;
-        let old = std::mem::replace(
-            &mut *state,
-            State {
-                items,
-                indices,
-                index_set,
-                compact,
-            },
-        );
-        drop(state);
-        // The old content is freed after the lock is released.
-        drop(old);
         self.set_resource_version(resource_version);
         Ok(())
     }

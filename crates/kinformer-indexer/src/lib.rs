@@ -58,6 +58,7 @@ mod lister;
 mod packed;
 mod read;
 mod read_only;
+mod replace;
 mod state;
 #[cfg(test)]
 mod tests;

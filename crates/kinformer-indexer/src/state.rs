@@ -303,6 +303,21 @@ pub(crate) fn values_for<'a, K: Object>(
     values_of(indices, key, &obj).map(Cow::Owned)
 }
 
+/// Indexes every object of `items`, a decoded cache's new content, into `indices`; on failure
+/// `indices` is partly filled and must be discarded.
+pub(crate) fn index_decoded<K: Object>(
+    indices: &mut [Index<K>],
+    items: &HashMap<Arc<str>, Entry<K>>,
+) -> Result<(), Error> {
+    for (key, entry) in items {
+        if let Entry::Object(obj) = entry {
+            let values = values_of(indices, key, obj)?;
+            insert_all(indices, key, &values, false);
+        }
+    }
+    Ok(())
+}
+
 /// Indexes every object of `items` into `indices` (of `index_set`), returning each one's
 /// entry values; on failure `indices` is partly filled and must be discarded.
 pub(crate) fn index_all<K: Object>(

@@ -5,6 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
+use kinformer_core::Cached;
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -20,16 +21,29 @@ use super::spent::Spent;
 /// informer's task (see [`Spent`]).
 pub(crate) type SpentSender<K> = Arc<Spent<K>>;
 
+/// What a listener's buffer holds: one notification, or an add of each of many objects.
+///
+/// A list stored into an empty cache (the initial list) and a late handler's initial list are
+/// one entry each: one per object would hold a channel slot for each until the handler caught
+/// up, memory that is freed again just as the sync ends and that nothing reuses.
+enum Buffered<K> {
+    One(Notification<K>),
+    Listed {
+        objects: Arc<[Cached<K>]>,
+        initial: bool,
+    },
+}
+
 /// A listener's buffer and handler, kept until its task is spawned.
 type Unstarted<K> = (
-    mpsc::UnboundedReceiver<Notification<K>>,
+    mpsc::UnboundedReceiver<Buffered<K>>,
     Arc<dyn EventHandler<K>>,
 );
 
 /// The processor's record of one handler.
 pub(crate) struct Listener<K> {
     pub(crate) shared: Arc<ListenerShared>,
-    tx: mpsc::UnboundedSender<Notification<K>>,
+    tx: mpsc::UnboundedSender<Buffered<K>>,
     /// The receiver and handler until the task is spawned (the processor has not started yet).
     unstarted: Option<Unstarted<K>>,
     task: Option<JoinHandle<()>>,
@@ -65,10 +79,22 @@ impl<K: Send + Sync + 'static> Listener<K> {
     /// Puts a notification in the buffer; never blocks.
     pub(crate) fn push(&self, notification: Notification<K>) {
         let initial = notification.is_initial_add();
-        self.shared.enqueued(initial);
-        if self.tx.send(notification).is_err() {
+        self.buffer(Buffered::One(notification), initial, 1);
+    }
+
+    /// Puts an add of each of `objects`, in order, in the buffer as one entry; never blocks.
+    pub(crate) fn push_listed(&self, objects: Arc<[Cached<K>]>, initial: bool) {
+        let calls = objects.len();
+        if calls > 0 {
+            self.buffer(Buffered::Listed { objects, initial }, initial, calls);
+        }
+    }
+
+    fn buffer(&self, buffered: Buffered<K>, initial: bool, calls: usize) {
+        self.shared.enqueued(initial, calls);
+        if self.tx.send(buffered).is_err() {
             // The task is gone (removed listener): nothing will handle it.
-            self.shared.handled(initial);
+            self.shared.handled(initial, calls);
         }
     }
 
@@ -116,7 +142,7 @@ const SLOW_HANDLER_BACKLOG: usize = 1024;
 /// is allowed, so it cannot hold up a runtime worker and the tasks queued behind it.
 const BLOCKING_HANDLER: Duration = Duration::from_millis(5);
 /// Notifications taken from the buffer at once.
-const BATCH: usize = 64;
+pub(crate) const BATCH: usize = 64;
 
 /// Drains the buffer into the handler until the listener is removed or the informer stops.
 ///
@@ -124,23 +150,54 @@ const BATCH: usize = 64;
 /// it runs on, and with it the tasks queued there; once a call took [`BLOCKING_HANDLER`], this
 /// handler's batches run under `block_in_place` on a multi-threaded runtime, which hands the
 /// worker's queue to another thread first. Fast handlers never pay for that hand-off.
+///
+/// A listed batch is delivered [`BATCH`] adds at a time, with a chance for other tasks to run
+/// between them, as single notifications are.
 async fn run<K: 'static>(
-    mut rx: mpsc::UnboundedReceiver<Notification<K>>,
+    mut rx: mpsc::UnboundedReceiver<Buffered<K>>,
     handler: Arc<dyn EventHandler<K>>,
     out: Outlets<K>,
 ) {
     let can_block = Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
     let mut blocking = false;
+    let mut received = Vec::with_capacity(BATCH);
     let mut batch = Vec::with_capacity(BATCH);
-    while rx.recv_many(&mut batch, BATCH).await > 0 {
+    let mut deliver_batch = |batch: &mut Vec<Notification<K>>, spent: bool| {
         let outcome = if blocking && can_block {
-            tokio::task::block_in_place(|| deliver(&mut batch, &*handler, &out))
+            tokio::task::block_in_place(|| deliver(batch, &*handler, &out, spent))
         } else {
-            deliver(&mut batch, &*handler, &out)
+            deliver(batch, &*handler, &out, spent)
         };
         blocking |= outcome.slowest >= BLOCKING_HANDLER;
-        if outcome.removed {
-            break;
+        outcome.removed
+    };
+    while rx.recv_many(&mut received, BATCH).await > 0 {
+        for buffered in received.drain(..) {
+            let (objects, initial) = match buffered {
+                Buffered::One(notification) => {
+                    batch.push(notification);
+                    continue;
+                }
+                Buffered::Listed { objects, initial } => (objects, initial),
+            };
+            if deliver_batch(&mut batch, true) {
+                return;
+            }
+            for chunk in objects.chunks(BATCH) {
+                let adds = chunk.iter().map(|obj| Notification::Add {
+                    obj: obj.clone(),
+                    initial,
+                });
+                batch.extend(adds);
+                // The adds share the listed objects, which the cache holds: nothing to return.
+                if deliver_batch(&mut batch, false) {
+                    return;
+                }
+                tokio::task::consume_budget().await;
+            }
+        }
+        if deliver_batch(&mut batch, true) {
+            return;
         }
     }
 }
@@ -159,10 +216,13 @@ struct Delivered {
     slowest: Duration,
 }
 
+/// Delivers `batch`, returning each delivered notification to the informer's task when
+/// `return_spent`.
 fn deliver<K: 'static>(
     batch: &mut Vec<Notification<K>>,
     handler: &dyn EventHandler<K>,
     out: &Outlets<K>,
+    return_spent: bool,
 ) -> Delivered {
     let shared = &*out.shared;
     let mut slowest = Duration::ZERO;
@@ -200,8 +260,8 @@ fn deliver<K: 'static>(
                 "slow event handler: its notifications are piling up"
             );
         }
-        shared.handled(initial);
-        if let Some(spent) = &out.spent {
+        shared.handled(initial, 1);
+        if let Some(spent) = out.spent.as_ref().filter(|_| return_spent) {
             // Once the informer's task is gone, this task drops it after all.
             spent.send(notification);
         }

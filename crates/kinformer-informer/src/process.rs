@@ -53,6 +53,14 @@ fn replace_all<K: Object>(
     cache: &Indexer<K>,
     processor: &Processor<K>,
 ) -> Result<(), StoreError> {
+    if cache.is_empty() {
+        // Nothing to delete or replace (the initial list): no per-object bookkeeping, whose
+        // memory nothing would reuse once the sync is over.
+        let listed: Arc<[Cached<K>]> = Arc::from(objects.as_slice());
+        cache.replace(objects, resource_version)?;
+        processor.distribute_listed(&listed, initial);
+        return Ok(());
+    }
     let key_func = cache.key_func();
     let keys: Vec<String> = objects
         .iter()

@@ -113,9 +113,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
         let effective = effective_resync(requested, state.check_period);
         let mut listener = Listener::new(Arc::clone(&shared), handler, requested, effective);
         if let Some(runtime) = &state.runtime {
-            for obj in cache() {
-                listener.push(Notification::Add { obj, initial: true });
-            }
+            listener.push_listed(cache().into(), true);
             listener.start(runtime, state.spent.clone(), state.metrics.clone());
         }
         shared.start_sync_tracking();
@@ -136,6 +134,14 @@ impl<K: Send + Sync + 'static> Processor<K> {
             .iter()
             .position(|l| l.shared.id == registration.shared.id)?;
         state.listeners.swap_remove(index).stop()
+    }
+
+    /// Queues an add of each of `objects`, in order, for every handler, as one buffer entry.
+    pub(crate) fn distribute_listed(&self, objects: &Arc<[Cached<K>]>, initial: bool) {
+        let state = self.lock();
+        for l in &state.listeners {
+            l.push_listed(Arc::clone(objects), initial);
+        }
     }
 
     /// Queues `notification` for every handler, or with `sync` only for handlers due for resync.

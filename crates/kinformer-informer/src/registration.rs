@@ -61,20 +61,20 @@ impl ListenerShared {
         }
     }
 
-    /// A notification entered the buffer.
-    pub(crate) fn enqueued(&self, initial_add: bool) {
-        self.pending.fetch_add(1, Ordering::Relaxed);
+    /// `calls` handler calls entered the buffer (initial adds when `initial_add`).
+    pub(crate) fn enqueued(&self, initial_add: bool, calls: usize) {
+        self.pending.fetch_add(calls, Ordering::Relaxed);
         if initial_add {
-            self.initial.send_modify(|i| i.pending += 1);
+            self.initial.send_modify(|i| i.pending += calls);
         }
     }
 
-    /// A notification left the buffer (handled, or dropped after removal).
-    pub(crate) fn handled(&self, initial_add: bool) {
-        self.pending.fetch_sub(1, Ordering::Relaxed);
+    /// `calls` handler calls left the buffer (made, or dropped after removal).
+    pub(crate) fn handled(&self, initial_add: bool, calls: usize) {
+        self.pending.fetch_sub(calls, Ordering::Relaxed);
         if initial_add {
             self.initial
-                .send_modify(|i| i.pending = i.pending.saturating_sub(1));
+                .send_modify(|i| i.pending = i.pending.saturating_sub(calls));
         }
     }
 

@@ -341,3 +341,32 @@ async fn delivered_notifications_go_back_to_the_informer_to_be_dropped() {
         assert!(old.same_as(back), "the same object, not a copy");
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_listed_batch_arrives_as_adds_in_order_between_other_notifications() {
+    let (synced, p) = processor(Duration::ZERO);
+    let a = Arc::new(Recorder::default());
+    let ra = p.add_listener(a.clone(), Duration::ZERO, Vec::new).unwrap();
+    p.distribute(&add("first", false), false);
+    // More than one delivery batch, so the list is delivered in parts.
+    let listed: Vec<String> = (0..3 * super::super::listener::BATCH + 5)
+        .map(|i| format!("o{i}"))
+        .collect();
+    let objects: Arc<[Cached<String>]> = listed
+        .iter()
+        .map(|s| Cached::from(Arc::new(s.clone())))
+        .collect();
+    p.distribute_listed(&objects, true);
+    p.distribute(&update("o0", "o0b"), false);
+    assert_eq!(ra.pending(), listed.len() + 2);
+    synced.mark_synced();
+    assert!(!ra.has_synced(), "the listed adds are not handled yet");
+    p.start(Handle::current());
+    assert!(ra.wait_synced().await);
+    settle().await;
+    let mut expected = vec!["add first false".to_owned()];
+    expected.extend(listed.iter().map(|s| format!("add {s} true")));
+    expected.push("update o0 o0b".to_owned());
+    assert_eq!(a.take(), expected);
+    assert_eq!(ra.pending(), 0);
+}

@@ -1,0 +1,110 @@
+//! [`Indexer`]'s replace: the new content and its indexes are built before the lock is taken,
+//! then swapped in, so readers keep reading the old content meanwhile.
+//!
+//! A replace is the end of every list, with the whole listed set in hand. What it builds
+//! besides the new content is freed right after, and at the end of an initial sync nothing
+//! reuses that memory: it stays in the process as free heap. So the decoded path (the default)
+//! builds the item map directly, without intermediate per-object collections.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kinformer_core::{Cached, Object, StoreError};
+
+use crate::compact::Entry;
+use crate::state::{State, index_all, index_decoded};
+use crate::{Error, Indexer};
+
+impl<K: Object> Indexer<K> {
+    /// Replaces the content of a cache that keeps objects decoded.
+    pub(crate) fn replace_decoded(&self, list: Vec<Cached<K>>) -> Result<(), Error> {
+        // A key listed twice is stored once, the last one winning.
+        let mut items: HashMap<Arc<str>, Entry<K>> = HashMap::with_capacity(list.len());
+        for obj in list {
+            let key: Arc<str> = Arc::from(obj.key(&self.key_func));
+            // A packed object can only come from a compact cache elsewhere: held decoded here.
+            let obj = match obj.load() {
+                Ok(obj) => obj,
+                Err(StoreError::Decode { message, .. }) => {
+                    return Err(Error::Decode {
+                        key: key.to_string(),
+                        message,
+                    });
+                }
+                Err(other) => {
+                    return Err(Error::Decode {
+                        key: key.to_string(),
+                        message: other.to_string(),
+                    });
+                }
+            };
+            items.insert(key, Entry::Object(obj));
+        }
+        let (index_set, mut indices) = {
+            let state = self.read();
+            (state.index_set, state.empty_indices())
+        };
+        index_decoded(&mut indices, &items)?;
+        let mut state = self.write();
+        if state.index_set != index_set {
+            // Indexes were added meanwhile: index again with the current set.
+            indices = state.empty_indices();
+            index_decoded(&mut indices, &items)?;
+        }
+        let index_set = state.index_set;
+        let old = std::mem::replace(
+            &mut *state,
+            State {
+                items,
+                indices,
+                index_set,
+                compact: None,
+            },
+        );
+        drop(state);
+        // The old content is freed after the lock is released.
+        drop(old);
+        Ok(())
+    }
+
+    /// Replaces the content of a compact cache: each object packed (or its packing reused)
+    /// with the index values its entry keeps.
+    pub(crate) fn replace_packed(&self, list: Vec<Cached<K>>) -> Result<(), Error> {
+        // Through a map: a key listed twice is stored once, the last one winning. A packed
+        // object brings the key it was filed under.
+        let keyed: HashMap<Arc<str>, Cached<K>> = list
+            .into_iter()
+            .map(|obj| (Arc::from(obj.key(&self.key_func)), obj))
+            .collect();
+        let incoming = self.incoming_all(keyed)?;
+        let (index_set, mut indices) = {
+            let state = self.read();
+            (state.index_set, state.empty_indices())
+        };
+        let mut values = index_all(&mut indices, index_set, self.compact, &incoming)?;
+        let mut state = self.write();
+        if state.index_set != index_set {
+            indices = state.empty_indices();
+            values = index_all(&mut indices, state.index_set, self.compact, &incoming)?;
+        }
+        let items: HashMap<Arc<str>, Entry<K>> = incoming
+            .into_iter()
+            .zip(values)
+            .map(|((key, incoming), values)| (key, incoming.into_entry(values)))
+            .collect();
+        let index_set = state.index_set;
+        let compact = state.compact;
+        let old = std::mem::replace(
+            &mut *state,
+            State {
+                items,
+                indices,
+                index_set,
+                compact,
+            },
+        );
+        drop(state);
+        drop(old);
+        Ok(())
+    }
+}
