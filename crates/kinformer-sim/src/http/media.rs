@@ -45,18 +45,13 @@ impl Media {
         encoding: Encoding::Json,
     };
 
-    /// The response's `Content-Type`: a protobuf answer is typed by its encoding alone, as the
-    /// API server types it; the JSON metadata forms keep the parameters the sim always sent.
+    /// The response's `Content-Type`: the encoding alone, whatever the form, as the API server
+    /// writes it (the `as=`, `g=` and `v=` parameters of the request's `Accept` are not echoed;
+    /// kube-apiserver adds them only to aggregated discovery).
     pub(crate) fn content_type(self) -> &'static str {
-        match (self.encoding, self.form) {
-            (Encoding::Protobuf, _) => kinformer_protobuf::MEDIA_TYPE,
-            (Encoding::Json, Form::Object) => "application/json",
-            (Encoding::Json, Form::PartialObject) => {
-                "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
-            }
-            (Encoding::Json, Form::PartialList) => {
-                "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
-            }
+        match self.encoding {
+            Encoding::Protobuf => kinformer_protobuf::MEDIA_TYPE,
+            Encoding::Json => "application/json",
         }
     }
 

@@ -17,6 +17,7 @@ mod faults;
 mod kubectl;
 mod kubectl_writes;
 mod list;
+mod metadata_media;
 mod prop;
 mod protobuf;
 mod protobuf_watch;
