@@ -127,6 +127,25 @@ impl<'a> Reader<'a> {
         Ok(bytes)
     }
 
+    /// Reads a field's tag: its number and wire type, one of the four this format uses.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] or [`Error::VarintOverflow`] in the tag, a field number of 0, or
+    /// another wire type.
+    pub fn tag(&mut self) -> Result<(u32, u8)> {
+        let key = self.varint()?;
+        let number = u32::try_from(key >> 3).unwrap_or(0);
+        // The low three bits are the wire type: the cast cannot lose anything.
+        let wire_type = (key & 7) as u8;
+        if number == 0 || !matches!(wire_type, VARINT | FIXED64 | LEN | FIXED32) {
+            return Err(Error::BadWireType {
+                field: number,
+                wire_type,
+            });
+        }
+        Ok((number, wire_type))
+    }
+
     /// Reads the next field's number and value, or `None` at the end of the input.
     ///
     /// # Errors
@@ -136,16 +155,7 @@ impl<'a> Reader<'a> {
         if self.is_empty() {
             return Ok(None);
         }
-        let key = self.varint()?;
-        let number = u32::try_from(key >> 3).unwrap_or(0);
-        // The low three bits are the wire type: the cast cannot lose anything.
-        let wire_type = (key & 7) as u8;
-        if number == 0 {
-            return Err(Error::BadWireType {
-                field: 0,
-                wire_type,
-            });
-        }
+        let (number, wire_type) = self.tag()?;
         let value = match wire_type {
             VARINT => WireValue::Varint(self.varint()?),
             FIXED64 => WireValue::Fixed64(self.fixed64()?),
@@ -154,13 +164,8 @@ impl<'a> Reader<'a> {
                     .map_err(|_| Error::Truncated("a length-delimited field"))?;
                 WireValue::Bytes(self.take(len, "a length-delimited field")?)
             }
-            FIXED32 => WireValue::Fixed32(self.fixed32()?),
-            _ => {
-                return Err(Error::BadWireType {
-                    field: number,
-                    wire_type,
-                });
-            }
+            // `tag` admits no other wire type.
+            _ => WireValue::Fixed32(self.fixed32()?),
         };
         Ok(Some((number, value)))
     }

@@ -31,30 +31,16 @@ impl Header {
 /// An overlong varint, field number 0, or a wire type protobuf does not define.
 pub(super) fn read_header(data: &[u8]) -> Result<Option<Header>, Error> {
     let mut reader = Reader::new(data);
-    let key = match reader.varint() {
+    let (number, wire_type) = match reader.tag() {
         Err(Error::Truncated(_)) => return Ok(None),
         other => other?,
     };
-    // The low three bits are the wire type: the cast cannot lose anything.
-    let wire_type = (key & 7) as u8;
-    let number = u32::try_from(key >> 3).unwrap_or(0);
-    if number == 0 {
-        return Err(Error::BadWireType {
-            field: 0,
-            wire_type,
-        });
-    }
     let len = match wire_type {
         wire::VARINT => reader.varint().map(|_| 0),
         wire::FIXED64 => reader.fixed64().map(|_| 0),
-        wire::FIXED32 => reader.fixed32().map(|_| 0),
         wire::LEN => reader.varint(),
-        _ => {
-            return Err(Error::BadWireType {
-                field: number,
-                wire_type,
-            });
-        }
+        // `tag` admits no other wire type.
+        _ => reader.fixed32().map(|_| 0),
     };
     let len = match len {
         Err(Error::Truncated(_)) => return Ok(None),
