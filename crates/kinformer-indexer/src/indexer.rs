@@ -300,7 +300,7 @@ impl<K: Object> Store<K> for Indexer<K> {
 
     fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
         match self.compact {
-            None => self.replace_decoded(list)?,
+            None => self.replace_decoded(list.into_iter())?,
             Some(_) => self.replace_packed(list)?,
         }
         self.set_resource_version(resource_version);

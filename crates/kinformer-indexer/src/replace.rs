@@ -16,8 +16,47 @@ use crate::state::{State, index_all, index_decoded};
 use crate::{Error, Indexer};
 
 impl<K: Object> Indexer<K> {
+    /// Replaces the content with `objects`, sharing them, as [`Store::replace`](kinformer_core::Store::replace) does with a
+    /// list it takes: for a caller that goes on using the list (an informer hands the same
+    /// listed objects to its handlers), so it need not be copied.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::{Cached, StoreRead};
+    /// use kinformer_indexer::Indexer;
+    ///
+    /// let indexer: Indexer<Pod> = Indexer::default();
+    /// let mut pod = Pod::default();
+    /// pod.metadata.name = Some("p".into());
+    /// let listed = vec![Cached::from(Arc::new(pod))];
+    /// indexer.replace_shared(&listed, "7")?;
+    /// assert!(indexer.get_by_key("p").is_some());
+    /// assert_eq!(indexer.last_sync_resource_version(), "7");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Store::replace`](kinformer_core::Store::replace): an index function's failure, or a packed object of another kind
+    /// of cache that fails to decode; either way nothing changes.
+    pub fn replace_shared(
+        &self,
+        objects: &[Cached<K>],
+        resource_version: &str,
+    ) -> Result<(), StoreError> {
+        match self.compact {
+            None => self.replace_decoded(objects.iter().cloned())?,
+            Some(_) => self.replace_packed(objects.to_vec())?,
+        }
+        self.set_resource_version(resource_version);
+        Ok(())
+    }
+
     /// Replaces the content of a cache that keeps objects decoded.
-    pub(crate) fn replace_decoded(&self, list: Vec<Cached<K>>) -> Result<(), Error> {
+    pub(crate) fn replace_decoded(
+        &self,
+        list: impl ExactSizeIterator<Item = Cached<K>>,
+    ) -> Result<(), Error> {
         // A key listed twice is stored once, the last one winning.
         let mut items: HashMap<Arc<str>, Entry<K>> = HashMap::with_capacity(list.len());
         for obj in list {

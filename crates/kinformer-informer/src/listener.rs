@@ -29,7 +29,7 @@ pub(crate) type SpentSender<K> = Arc<Spent<K>>;
 enum Buffered<K> {
     One(Notification<K>),
     Listed {
-        objects: Arc<[Cached<K>]>,
+        objects: Arc<Vec<Cached<K>>>,
         initial: bool,
     },
 }
@@ -83,7 +83,7 @@ impl<K: Send + Sync + 'static> Listener<K> {
     }
 
     /// Puts an add of each of `objects`, in order, in the buffer as one entry; never blocks.
-    pub(crate) fn push_listed(&self, objects: Arc<[Cached<K>]>, initial: bool) {
+    pub(crate) fn push_listed(&self, objects: Arc<Vec<Cached<K>>>, initial: bool) {
         let calls = objects.len();
         if calls > 0 {
             self.buffer(Buffered::Listed { objects, initial }, initial, calls);

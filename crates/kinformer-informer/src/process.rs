@@ -56,8 +56,9 @@ fn replace_all<K: Object>(
     if cache.is_empty() {
         // Nothing to delete or replace (the initial list): no per-object bookkeeping, whose
         // memory nothing would reuse once the sync is over.
-        let listed: Arc<[Cached<K>]> = Arc::from(objects.as_slice());
-        cache.replace(objects, resource_version)?;
+        // One list shared by the cache's replace and every handler's buffer: no copy of it.
+        let listed = Arc::new(objects);
+        cache.replace_shared(&listed, resource_version)?;
         processor.distribute_listed(&listed, initial);
         return Ok(());
     }

@@ -113,7 +113,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
         let effective = effective_resync(requested, state.check_period);
         let mut listener = Listener::new(Arc::clone(&shared), handler, requested, effective);
         if let Some(runtime) = &state.runtime {
-            listener.push_listed(cache().into(), true);
+            listener.push_listed(Arc::new(cache()), true);
             listener.start(runtime, state.spent.clone(), state.metrics.clone());
         }
         shared.start_sync_tracking();
@@ -137,7 +137,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
     }
 
     /// Queues an add of each of `objects`, in order, for every handler, as one buffer entry.
-    pub(crate) fn distribute_listed(&self, objects: &Arc<[Cached<K>]>, initial: bool) {
+    pub(crate) fn distribute_listed(&self, objects: &Arc<Vec<Cached<K>>>, initial: bool) {
         let state = self.lock();
         for l in &state.listeners {
             l.push_listed(Arc::clone(objects), initial);

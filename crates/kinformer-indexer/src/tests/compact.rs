@@ -182,3 +182,28 @@ fn a_new_index_decodes_packed_objects_once() {
     assert!(store.index_keys("node", "n2").unwrap().is_empty());
     assert_eq!(store.list_index_func_values("node"), ["n1"]);
 }
+
+#[test]
+fn replace_shared_stores_the_same_content_as_replace_in_both_modes() {
+    for (indexer, twin) in [
+        (super::indexer(), super::indexer()),
+        (compact_indexer(), compact_indexer()),
+    ] {
+        let listed: Vec<Cached<Pod>> = [at("1", "a", "n1"), at("2", "b", "n2"), at("3", "a", "n3")]
+            .into_iter()
+            .map(|pod| indexer.admit(pod))
+            .collect();
+        indexer.replace_shared(&listed, "9").unwrap();
+        twin.replace(listed.clone(), "9").unwrap();
+        // The listed objects stay usable, and the last of a key listed twice wins.
+        assert_eq!(listed.len(), 3);
+        for store in [&indexer, &twin] {
+            assert_eq!(store.len(), 2);
+            assert_eq!(store.last_sync_resource_version(), "9");
+            let a = store.get_by_key("ns/a").unwrap();
+            assert_eq!(a.metadata.resource_version.as_deref(), Some("3"));
+            assert_eq!(store.by_index("node", "n3").unwrap().len(), 1);
+            assert!(store.by_index("node", "n1").unwrap().is_empty());
+        }
+    }
+}

@@ -352,10 +352,12 @@ async fn a_listed_batch_arrives_as_adds_in_order_between_other_notifications() {
     let listed: Vec<String> = (0..3 * super::super::listener::BATCH + 5)
         .map(|i| format!("o{i}"))
         .collect();
-    let objects: Arc<[Cached<String>]> = listed
-        .iter()
-        .map(|s| Cached::from(Arc::new(s.clone())))
-        .collect();
+    let objects: Arc<Vec<Cached<String>>> = Arc::new(
+        listed
+            .iter()
+            .map(|s| Cached::from(Arc::new(s.clone())))
+            .collect(),
+    );
     p.distribute_listed(&objects, true);
     p.distribute(&update("o0", "o0b"), false);
     assert_eq!(ra.pending(), listed.len() + 2);
