@@ -7,11 +7,12 @@
 //! builds the item map directly, without intermediate per-object collections.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLockWriteGuard};
 
 use kinformer_core::{Cached, Object, StoreError};
 
 use crate::compact::Entry;
+use crate::index::Index;
 use crate::state::{State, index_all, index_decoded};
 use crate::{Error, Indexer};
 
@@ -84,25 +85,13 @@ impl<K: Object> Indexer<K> {
             (state.index_set, state.empty_indices())
         };
         index_decoded(&mut indices, &items)?;
-        let mut state = self.write();
+        let state = self.write();
         if state.index_set != index_set {
             // Indexes were added meanwhile: index again with the current set.
             indices = state.empty_indices();
             index_decoded(&mut indices, &items)?;
         }
-        let index_set = state.index_set;
-        let old = std::mem::replace(
-            &mut *state,
-            State {
-                items,
-                indices,
-                index_set,
-                compact: None,
-            },
-        );
-        drop(state);
-        // The old content is freed after the lock is released.
-        drop(old);
+        swap_in(state, items, indices);
         Ok(())
     }
 
@@ -121,7 +110,7 @@ impl<K: Object> Indexer<K> {
             (state.index_set, state.empty_indices())
         };
         let mut values = index_all(&mut indices, index_set, self.compact, &incoming)?;
-        let mut state = self.write();
+        let state = self.write();
         if state.index_set != index_set {
             indices = state.empty_indices();
             values = index_all(&mut indices, state.index_set, self.compact, &incoming)?;
@@ -131,19 +120,29 @@ impl<K: Object> Indexer<K> {
             .zip(values)
             .map(|((key, incoming), values)| (key, incoming.into_entry(values)))
             .collect();
-        let index_set = state.index_set;
-        let compact = state.compact;
-        let old = std::mem::replace(
-            &mut *state,
-            State {
-                items,
-                indices,
-                index_set,
-                compact,
-            },
-        );
-        drop(state);
-        drop(old);
+        swap_in(state, items, indices);
         Ok(())
     }
+}
+
+/// Makes `items` and `indices` the content under the held write lock; the old content is freed
+/// after the lock is released.
+fn swap_in<K>(
+    mut state: RwLockWriteGuard<'_, State<K>>,
+    items: HashMap<Arc<str>, Entry<K>>,
+    indices: Vec<Index<K>>,
+) {
+    let index_set = state.index_set;
+    let compact = state.compact;
+    let old = std::mem::replace(
+        &mut *state,
+        State {
+            items,
+            indices,
+            index_set,
+            compact,
+        },
+    );
+    drop(state);
+    drop(old);
 }
