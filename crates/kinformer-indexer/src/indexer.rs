@@ -299,10 +299,11 @@ impl<K: Object> Store<K> for Indexer<K> {
     }
 
     fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
-        match self.compact {
+        // The old content is freed here, after the lock was released.
+        drop(match self.compact {
             None => self.replace_decoded(list.into_iter())?,
             Some(_) => self.replace_packed(list)?,
-        }
+        });
         self.set_resource_version(resource_version);
         Ok(())
     }

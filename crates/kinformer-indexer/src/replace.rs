@@ -17,9 +17,10 @@ use crate::state::{State, index_all, index_decoded};
 use crate::{Error, Indexer};
 
 impl<K: Object> Indexer<K> {
-    /// Replaces the content with `objects`, sharing them, as [`Store::replace`](kinformer_core::Store::replace) does with a
-    /// list it takes: for a caller that goes on using the list (an informer hands the same
-    /// listed objects to its handlers), so it need not be copied.
+    /// Replaces the content with `objects`, sharing them, and hands back what it replaced, by
+    /// key, as the cache held it (packed objects stay packed). [`Store::replace`] takes the list
+    /// and drops the old content; this is for a caller that goes on using both, as an informer
+    /// tells its handlers what was added, updated and deleted.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -27,37 +28,50 @@ impl<K: Object> Indexer<K> {
     /// use kinformer_core::{Cached, StoreRead};
     /// use kinformer_indexer::Indexer;
     ///
+    /// let pod = |name: &str| {
+    ///     let mut pod = Pod::default();
+    ///     pod.metadata.name = Some(name.into());
+    ///     Cached::from(Arc::new(pod))
+    /// };
     /// let indexer: Indexer<Pod> = Indexer::default();
-    /// let mut pod = Pod::default();
-    /// pod.metadata.name = Some("p".into());
-    /// let listed = vec![Cached::from(Arc::new(pod))];
-    /// indexer.replace_shared(&listed, "7")?;
-    /// assert!(indexer.get_by_key("p").is_some());
-    /// assert_eq!(indexer.last_sync_resource_version(), "7");
+    /// assert!(indexer.replace_shared(&[pod("a")], "7")?.is_empty());
+    /// let replaced = indexer.replace_shared(&[pod("b")], "8")?;
+    /// assert!(replaced.contains_key("a"));
+    /// assert!(indexer.get_by_key("b").is_some() && indexer.get_by_key("a").is_none());
+    /// assert_eq!(indexer.last_sync_resource_version(), "8");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
-    /// As [`Store::replace`](kinformer_core::Store::replace): an index function's failure, or a packed object of another kind
+    /// As [`Store::replace`]: an index function's failure, or a packed object of another kind
     /// of cache that fails to decode; either way nothing changes.
+    ///
+    /// [`Store::replace`]: kinformer_core::Store::replace
     pub fn replace_shared(
         &self,
         objects: &[Cached<K>],
         resource_version: &str,
-    ) -> Result<(), StoreError> {
-        match self.compact {
+    ) -> Result<HashMap<Arc<str>, Cached<K>>, StoreError> {
+        let old = match self.compact {
             None => self.replace_decoded(objects.iter().cloned())?,
             Some(_) => self.replace_packed(objects.to_vec())?,
-        }
+        };
         self.set_resource_version(resource_version);
-        Ok(())
+        Ok(old
+            .items
+            .into_iter()
+            .filter_map(|(key, entry)| {
+                let cached = entry.into_cached(Arc::clone(&key), old.compact)?;
+                Some((key, cached))
+            })
+            .collect())
     }
 
-    /// Replaces the content of a cache that keeps objects decoded.
+    /// Replaces the content of a cache that keeps objects decoded, returning the old content.
     pub(crate) fn replace_decoded(
         &self,
         list: impl ExactSizeIterator<Item = Cached<K>>,
-    ) -> Result<(), Error> {
+    ) -> Result<State<K>, Error> {
         // A key listed twice is stored once, the last one winning.
         let mut items: HashMap<Arc<str>, Entry<K>> = HashMap::with_capacity(list.len());
         for obj in list {
@@ -91,13 +105,12 @@ impl<K: Object> Indexer<K> {
             indices = state.empty_indices();
             index_decoded(&mut indices, &items)?;
         }
-        swap_in(state, items, indices);
-        Ok(())
+        Ok(swap_in(state, items, indices))
     }
 
     /// Replaces the content of a compact cache: each object packed (or its packing reused)
-    /// with the index values its entry keeps.
-    pub(crate) fn replace_packed(&self, list: Vec<Cached<K>>) -> Result<(), Error> {
+    /// with the index values its entry keeps; returns the old content.
+    pub(crate) fn replace_packed(&self, list: Vec<Cached<K>>) -> Result<State<K>, Error> {
         // Through a map: a key listed twice is stored once, the last one winning. A packed
         // object brings the key it was filed under.
         let keyed: HashMap<Arc<str>, Cached<K>> = list
@@ -120,18 +133,17 @@ impl<K: Object> Indexer<K> {
             .zip(values)
             .map(|((key, incoming), values)| (key, incoming.into_entry(values)))
             .collect();
-        swap_in(state, items, indices);
-        Ok(())
+        Ok(swap_in(state, items, indices))
     }
 }
 
-/// Makes `items` and `indices` the content under the held write lock; the old content is freed
-/// after the lock is released.
+/// Makes `items` and `indices` the content under the held write lock, and returns the old
+/// content once the lock is released (so it is freed outside the lock).
 fn swap_in<K>(
     mut state: RwLockWriteGuard<'_, State<K>>,
     items: HashMap<Arc<str>, Entry<K>>,
     indices: Vec<Index<K>>,
-) {
+) -> State<K> {
     let index_set = state.index_set;
     let compact = state.compact;
     let old = std::mem::replace(
@@ -144,5 +156,5 @@ fn swap_in<K>(
         },
     );
     drop(state);
-    drop(old);
+    old
 }

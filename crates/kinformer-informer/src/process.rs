@@ -1,10 +1,9 @@
 //! [`process_deltas`]: apply one key's deltas to the cache, then notify (client-go's
 //! `processDeltas`).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
-use kinformer_core::{Cached, Delta, Object, Store, StoreError, StoreRead};
+use kinformer_core::{Cached, Delta, Object, StoreError, StoreRead};
 use kinformer_indexer::Indexer;
 
 use super::notification::Notification;
@@ -53,37 +52,32 @@ fn replace_all<K: Object>(
     cache: &Indexer<K>,
     processor: &Processor<K>,
 ) -> Result<(), StoreError> {
-    if cache.is_empty() {
-        // Nothing to delete or replace (the initial list): no per-object bookkeeping, whose
-        // memory nothing would reuse once the sync is over.
-        // One list shared by the cache's replace and every handler's buffer: no copy of it.
-        let listed = Arc::new(objects);
-        cache.replace_shared(&listed, resource_version)?;
+    // One list shared by the cache and every handler's buffer: no copy of it.
+    let listed = Arc::new(objects);
+    let mut replaced = cache.replace_shared(&listed, resource_version)?;
+    if replaced.is_empty() {
+        // Nothing deleted or updated (the initial list): every handler takes the whole list as
+        // one buffer entry, and no per-object bookkeeping is built.
         processor.distribute_listed(&listed, initial);
         return Ok(());
     }
     let key_func = cache.key_func();
-    let keys: Vec<String> = objects
+    let keys: Vec<_> = listed.iter().map(|o| o.key(key_func)).collect();
+    // What each listed object replaced (a key listed twice replaced the same object).
+    let previous: Vec<_> = keys
         .iter()
-        .map(|o| o.key(key_func).into_owned())
+        .map(|key| replaced.get(key.as_ref()).cloned())
         .collect();
-    let listed: HashSet<&str> = keys.iter().map(String::as_str).collect();
-    // A compact cache's packed object is decoded on delivery, where a failure reaches the
-    // handler instead of losing the delete.
-    let deleted: Vec<(Arc<str>, Cached<K>)> = cache
-        .list_keys()
-        .into_iter()
-        .filter(|key| !listed.contains(key.as_str()))
-        .filter_map(|key| cache.get_cached(&key).map(|last| (Arc::from(key), last)))
-        .collect();
-    // What each listed object replaces, taken before the replace.
-    let previous: Vec<_> = keys.iter().map(|key| cache.get_cached(key)).collect();
-    cache.replace(objects.clone(), resource_version)?;
-    for (key, last) in deleted {
+    for key in &keys {
+        replaced.remove(key.as_ref());
+    }
+    // What is left was not listed: deleted. A compact cache's packed object is decoded on
+    // delivery, where a failure reaches the handler instead of losing the delete.
+    for (key, last) in replaced {
         processor.distribute(&Notification::Vanished { key, last }, false);
     }
-    for (new, previous) in objects.into_iter().zip(previous) {
-        notify_upsert(previous, new, initial, processor);
+    for (new, previous) in listed.iter().zip(previous) {
+        notify_upsert(previous, new.clone(), initial, processor);
     }
     Ok(())
 }

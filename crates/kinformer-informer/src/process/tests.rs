@@ -4,7 +4,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer_core::{DeletedState, StoreRead};
+use kinformer_core::{DeletedState, Store, StoreRead};
 use tokio::runtime::Handle;
 use tokio::time::Instant;
 
