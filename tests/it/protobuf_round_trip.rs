@@ -1,19 +1,26 @@
 //! JSON -> typed -> protobuf -> typed gives the same object, for every built-in kind the sim
 //! serves: the generator's realistic objects (pods with managedFields, probes, resources and
 //! statuses; workloads; nodes; secrets), and leases and events drawn here (micro-times, series).
+//! The generated typed decoder gives exactly what the serde path gives, managedFields skipped too.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Namespace, Node, Pod, Secret};
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::{Resource, serde::Serialize, serde::de::DeserializeOwned};
-use kinformer_protobuf::{Schema, envelope, from_slice, to_vec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::{Metadata, Resource, serde::Serialize, serde::de::DeserializeOwned};
+use kinformer_protobuf::{Schema, TypedDecoder, envelope, from_slice, to_vec};
 use kinformer_sim::{Generate, Sim};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-/// Encodes `typed` as the API server would (enveloped protobuf) and decodes it back.
-fn through_protobuf<K: Resource + Serialize + DeserializeOwned>(typed: &K) -> K {
+/// Encodes `typed` as the API server would (enveloped protobuf) and decodes it back, through the
+/// serde path and the typed decoder, which must agree (with and without managedFields).
+fn through_protobuf<K>(typed: &K) -> K
+where
+    K: Resource + Metadata<Ty = ObjectMeta> + Serialize + DeserializeOwned,
+    K: PartialEq + std::fmt::Debug + 'static,
+{
     let schema = Schema::kubernetes();
     let message = schema.message_for(K::API_VERSION, K::KIND).unwrap();
     let raw = to_vec(schema, message, &serde_json::to_value(typed).unwrap()).unwrap();
@@ -23,13 +30,24 @@ fn through_protobuf<K: Resource + Serialize + DeserializeOwned>(typed: &K) -> K 
     let message = schema
         .message_for(unknown.api_version, unknown.kind)
         .unwrap();
-    from_slice(schema, message, unknown.raw).unwrap()
+    let back: K = from_slice(schema, message, unknown.raw).unwrap();
+    let decoder = TypedDecoder::<K>::new().expect("a built-in type has a typed decoder");
+    assert_eq!(decoder.decode(unknown.raw).unwrap(), back, "{}", K::KIND);
+    let mut without: K = from_slice(schema, message, unknown.raw).unwrap();
+    without.metadata_mut().managed_fields = None;
+    let skipping = decoder
+        .skip_managed_fields(true)
+        .decode(unknown.raw)
+        .unwrap();
+    assert_eq!(skipping, without, "{} without managedFields", K::KIND);
+    back
 }
 
 /// The property for one JSON object: decoded from JSON, then through protobuf, it is unchanged.
 fn round_trips<K>(json: &Value)
 where
-    K: Resource + Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
+    K: Resource + Metadata<Ty = ObjectMeta> + Serialize + DeserializeOwned,
+    K: PartialEq + std::fmt::Debug + 'static,
 {
     let typed: K = serde_json::from_value(json.clone()).unwrap();
     let back = through_protobuf(&typed);

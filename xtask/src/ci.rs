@@ -1,6 +1,6 @@
 //! `cargo xtask ci`: the one command CI and developers run.
 
-use crate::{msrv, package, step, tidy, workspace_root};
+use crate::{msrv, package, protobuf_typed, step, tidy, workspace_root};
 
 /// The facade's feature sets built besides the default: none, and each feature alone.
 const FACADE_FEATURES: &[&str] = &["", "rest", "sim", "prometheus"];
@@ -13,6 +13,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let root = workspace_root();
     tidy::run(&root)?;
     msrv::run(&root)?;
+    protobuf_typed::run(&["--check".to_owned()], &root)?;
     step("fmt", &cargo, &["fmt", "--all", "--check"], &[])?;
     step(
         "clippy",

@@ -20,6 +20,7 @@ mod ci;
 mod msrv;
 mod package;
 mod protobuf_schema;
+mod protobuf_typed;
 mod soak;
 mod tidy;
 
@@ -34,9 +35,10 @@ fn main() -> ExitCode {
         Some("msrv") => msrv::run(&workspace_root()),
         Some("package") => package::run(&workspace_root()),
         Some("protobuf-schema") => protobuf_schema::run(&args[1..], &workspace_root()),
+        Some("protobuf-typed") => protobuf_typed::run(&args[1..], &workspace_root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package | protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out FILE] [--revision [api|apimachinery|apiextensions|aggregator=]NAME]>"
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package | protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out FILE] [--revision [api|apimachinery|apiextensions|aggregator=]NAME] | protobuf-typed [--check]>"
             );
             return ExitCode::from(2);
         }

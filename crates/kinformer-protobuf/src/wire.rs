@@ -80,7 +80,15 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`Error::Truncated`] or [`Error::VarintOverflow`].
+    #[inline]
     pub fn varint(&mut self) -> Result<u64> {
+        // Most varints (tags, lengths, small numbers) are one byte.
+        if let Some(&byte) = self.input.get(self.pos)
+            && byte < 0x80
+        {
+            self.pos += 1;
+            return Ok(u64::from(byte));
+        }
         let mut value = 0u64;
         for shift in 0..10 {
             let Some(&byte) = self.input.get(self.pos) else {
@@ -115,6 +123,7 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(a))
     }
 
+    #[inline]
     fn take(&mut self, len: usize, what: &'static str) -> Result<&'a [u8]> {
         // A match, not `ok_or`: an error built eagerly is dropped on every read, and reads are
         // the hot path.
@@ -132,6 +141,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// [`Error::Truncated`] or [`Error::VarintOverflow`] in the tag, a field number of 0, or
     /// another wire type.
+    #[inline]
     pub fn tag(&mut self) -> Result<(u32, u8)> {
         let key = self.varint()?;
         let number = u32::try_from(key >> 3).unwrap_or(0);
@@ -151,6 +161,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// Truncated input, an overlong varint, a field number of 0, or a wire type other than the four
     /// this format uses.
+    #[inline]
     pub fn field(&mut self) -> Result<Option<(u32, WireValue<'a>)>> {
         if self.is_empty() {
             return Ok(None);

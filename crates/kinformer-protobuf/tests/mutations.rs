@@ -1,9 +1,10 @@
 //! Bytes near a real message (a pod with the forms the decoder treats specially, its bytes
-//! flipped, cut, or spliced) decode to a value or a typed error: never a panic, and a decoded
+//! flipped, cut, or spliced) decode to a value or a typed error, by the serde path and the typed
+//! decoder: never a panic, and a decoded
 //! tree always encodes and decodes back to itself.
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_protobuf::{Schema, from_slice, to_vec};
+use kinformer_protobuf::{Schema, TypedDecoder, from_slice, to_vec};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -76,6 +77,9 @@ proptest! {
         bytes.splice(at..at, noise);
         bytes.truncate(cut.index(bytes.len() + 1).max(bytes.len() / 2));
         let _ = from_slice::<Pod>(schema, id, &bytes);
+        let typed = TypedDecoder::<Pod>::new().expect("Pod has a typed decoder");
+        let _ = typed.decode(&bytes);
+        let _ = typed.skip_managed_fields(true).decode(&bytes);
         if let Ok(tree) = from_slice::<Value>(schema, id, &bytes) {
             let again = to_vec(schema, id, &tree).expect("a decoded tree encodes");
             let back: Value = from_slice(schema, id, &again).expect("and decodes");

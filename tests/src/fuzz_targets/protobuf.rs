@@ -1,9 +1,9 @@
-//! The protobuf decoder on arbitrary bytes: as a bare message of a built-in type, as an enveloped
+//! The protobuf decoders (serde and typed) on arbitrary bytes: as a bare message of a built-in type, as an enveloped
 //! body, and as a JSON tree; a decoded tree must encode and decode back to itself.
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kinformer_protobuf::{Schema, envelope, from_slice, to_vec};
+use kinformer_protobuf::{Schema, TypedDecoder, envelope, from_slice, to_vec};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -51,7 +51,7 @@ pub fn protobuf_object(data: &[u8]) {
 
 /// Decodes `body` as a `K` (the outcome does not matter, only that it is one) and returns its
 /// message for the tree decode.
-fn typed<K: DeserializeOwned>(
+fn typed<K: DeserializeOwned + 'static>(
     schema: &Schema,
     api_version: &str,
     kind: &str,
@@ -59,6 +59,10 @@ fn typed<K: DeserializeOwned>(
 ) -> Option<kinformer_protobuf::MessageId> {
     let message = schema.message_for(api_version, kind).ok()?;
     let _ = std::hint::black_box(from_slice::<K>(schema, message, body));
+    if let Some(decoder) = TypedDecoder::<K>::new() {
+        let _ = std::hint::black_box(decoder.decode(body));
+        let _ = std::hint::black_box(decoder.skip_managed_fields(true).decode(body));
+    }
     Some(message)
 }
 

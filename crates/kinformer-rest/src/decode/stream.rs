@@ -37,7 +37,7 @@ enum Frames<K> {
     Protobuf(ProtobufWatchDecoder<K>),
 }
 
-impl<K: DeserializeOwned> Frames<K> {
+impl<K: DeserializeOwned + 'static> Frames<K> {
     fn decode(&mut self, chunk: &[u8], out: &mut VecDeque<Result<WatchEvent<K>>>) {
         match self {
             Self::Json(d) => d.decode(chunk, out),
@@ -69,7 +69,7 @@ impl<K> fmt::Debug for Frames<K> {
     }
 }
 
-impl<K: DeserializeOwned> WatchStream<K> {
+impl<K: DeserializeOwned + 'static> WatchStream<K> {
     /// The watch of `body`, encoded as `media`, decoding objects through `projection` (whole
     /// without one).
     pub(crate) fn new(
@@ -92,7 +92,7 @@ impl<K: DeserializeOwned> WatchStream<K> {
     }
 }
 
-impl<K: DeserializeOwned> Stream for WatchStream<K> {
+impl<K: DeserializeOwned + 'static> Stream for WatchStream<K> {
     type Item = Result<WatchEvent<K>>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {

@@ -27,7 +27,7 @@ enum Items<K> {
     Protobuf(ProtobufListDecoder<K>),
 }
 
-impl<K: DeserializeOwned> Items<K> {
+impl<K: DeserializeOwned + 'static> Items<K> {
     fn decode(&mut self, chunk: &[u8]) -> Result<()> {
         match self {
             Self::Json(d) => d.decode(chunk),
@@ -194,7 +194,7 @@ impl Request {
     ///
     /// # Cancel safety
     /// Dropping the future abandons the request.
-    pub async fn list<K: DeserializeOwned>(mut self) -> Result<ObjectList<K>> {
+    pub async fn list<K: DeserializeOwned + 'static>(mut self) -> Result<ObjectList<K>> {
         let limits = self.limits;
         let projection = self.projection.take();
         let accept = self.read_accept(JSON_OR_ANY);

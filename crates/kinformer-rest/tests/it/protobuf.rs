@@ -34,7 +34,7 @@ fn client(sim: &SimHandle, content_type: ContentType) -> (RestClient, Seen) {
 }
 
 /// The parts of a list a client reads.
-async fn list<K: DeserializeOwned + Clone>(
+async fn list<K: DeserializeOwned + Clone + 'static>(
     rest: &RestClient,
     resource: &str,
     options: &ListOptions,
@@ -55,7 +55,7 @@ async fn list<K: DeserializeOwned + Clone>(
 }
 
 /// The next `n` events of `stream`, as they print.
-async fn events<K: DeserializeOwned + std::fmt::Debug>(
+async fn events<K: DeserializeOwned + std::fmt::Debug + 'static>(
     stream: &mut WatchStream<K>,
     n: usize,
 ) -> Vec<String> {

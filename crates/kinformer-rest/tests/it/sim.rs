@@ -43,7 +43,7 @@ async fn watch_pods(rc: &RestClient, rv: &str) -> WatchStream<Pod> {
 
 async fn next<K>(stream: &mut WatchStream<K>) -> Option<kinformer_rest::Result<WatchEvent<K>>>
 where
-    K: serde::de::DeserializeOwned,
+    K: serde::de::DeserializeOwned + 'static,
 {
     tokio::time::timeout(Duration::from_secs(20), stream.next())
         .await

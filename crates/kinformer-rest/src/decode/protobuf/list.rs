@@ -17,7 +17,7 @@ use kinformer_protobuf::envelope::MAGIC;
 use kinformer_protobuf::{MessageId, Schema};
 use serde::de::DeserializeOwned;
 
-use super::object::decode_message;
+use super::object::Objects;
 use super::wire::{Header, read_header};
 use crate::decode::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
 use crate::decode::list::ListMeta;
@@ -63,7 +63,7 @@ pub struct ProtobufListDecoder<K> {
     max_item: usize,
     max_body: Option<usize>,
     received: usize,
-    projection: Option<Arc<Projection>>,
+    objects: Objects<K>,
     _kind: PhantomData<fn() -> K>,
 }
 
@@ -95,13 +95,13 @@ enum Step {
     Wait,
 }
 
-impl<K: DeserializeOwned> Default for ProtobufListDecoder<K> {
+impl<K: DeserializeOwned + 'static> Default for ProtobufListDecoder<K> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<K: DeserializeOwned> ProtobufListDecoder<K> {
+impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
     /// A decoder for one list body with the built-in API's schema, decoding whole objects,
     /// accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a body of any size.
     ///
@@ -117,7 +117,7 @@ impl<K: DeserializeOwned> ProtobufListDecoder<K> {
             max_item: DEFAULT_MAX_LIST_ITEM,
             max_body: None,
             received: 0,
-            projection: None,
+            objects: Objects::new(None),
             _kind: PhantomData,
         }
     }
@@ -126,7 +126,7 @@ impl<K: DeserializeOwned> ProtobufListDecoder<K> {
     /// Skipped fields cost nothing here: each is length-delimited, and jumped over.
     #[must_use]
     pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.projection = projection.into();
+        self.objects = Objects::new(projection.into());
         self
     }
 
@@ -335,14 +335,10 @@ impl<K: DeserializeOwned> ProtobufListDecoder<K> {
     }
 
     fn item(&mut self, message: MessageId, bytes: &[u8]) -> Result<()> {
-        let item = decode_message(
-            self.schema,
-            message,
-            bytes,
-            self.projection.as_deref(),
-            None,
-        )
-        .map_err(|e| malformed(format!("item {}", self.items.len())).with_source(e))?;
+        let item = self
+            .objects
+            .decode(self.schema, message, bytes, None)
+            .map_err(|e| malformed(format!("item {}", self.items.len())).with_source(e))?;
         self.items.push(Arc::new(item));
         Ok(())
     }
@@ -360,7 +356,7 @@ impl<K> fmt::Debug for ProtobufListDecoder<K> {
             .field("buffered", &self.buf.len())
             .field("phase", &self.phase)
             .field("items", &self.items.len())
-            .field("projection", &self.projection.is_some())
+            .field("projection", &self.objects.projects())
             .finish()
     }
 }

@@ -1,8 +1,10 @@
 //! One enveloped object: its message found in the schema, decoded into a serde type.
 
+use std::sync::Arc;
+
 use kinformer_core::{Projection, Status};
 use kinformer_protobuf::envelope::{self, Unknown};
-use kinformer_protobuf::{Deserializer, MessageId, Schema};
+use kinformer_protobuf::{Deserializer, MessageId, Schema, TypedDecoder};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -47,6 +49,54 @@ pub(super) fn decode_message<'de, K: Deserialize<'de>>(
             decode_object(projection, WithTypeMeta::new(de, api_version, kind))
         }
         _ => decode_object(projection, de),
+    }
+}
+
+/// How one decoder's objects become `K`: by the generated typed decoder when `K` has one and the
+/// projection is none or managedFields alone (what a list-watch asks by default), through serde
+/// otherwise (custom types, metadata-only, other projections).
+pub(super) struct Objects<K> {
+    projection: Option<Arc<Projection>>,
+    typed: Option<TypedDecoder<K>>,
+}
+
+impl<K> Objects<K> {
+    /// Whether objects go through a projection.
+    pub(super) fn projects(&self) -> bool {
+        self.projection.is_some()
+    }
+}
+
+impl<K: DeserializeOwned + 'static> Objects<K> {
+    pub(super) fn new(projection: Option<Arc<Projection>>) -> Self {
+        let typed = match projection.as_deref() {
+            None => TypedDecoder::new(),
+            Some(p) if *p == *Projection::managed_fields() => {
+                TypedDecoder::new().map(|typed| typed.skip_managed_fields(true))
+            }
+            Some(_) => None,
+        };
+        Self { projection, typed }
+    }
+
+    /// Decodes the message `bytes` of type `message` (see [`decode_message`]).
+    pub(super) fn decode(
+        &self,
+        schema: &Schema,
+        message: MessageId,
+        bytes: &[u8],
+        type_meta: Option<(&str, &str)>,
+    ) -> kinformer_protobuf::Result<K> {
+        match self.typed {
+            Some(typed) if typed.message() == message => typed.decode(bytes),
+            _ => decode_message(
+                schema,
+                message,
+                bytes,
+                self.projection.as_deref(),
+                type_meta,
+            ),
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use kinformer_core::{Projection, Status, WatchEvent};
 use kinformer_protobuf::{Schema, envelope};
 use serde::de::DeserializeOwned;
 
-use super::object::{checked, decode_message};
+use super::object::{Objects, checked, decode_message};
 use crate::decode::event::{BookmarkObject, EventType};
 use crate::decode::limits::too_large;
 use crate::error::{Error, Kind, Result};
@@ -62,7 +62,7 @@ pub struct ProtobufWatchDecoder<K> {
     buf: BytesMut,
     max_frame: usize,
     finished: bool,
-    projection: Option<Arc<Projection>>,
+    objects: Objects<K>,
     _kind: PhantomData<fn() -> K>,
 }
 
@@ -76,7 +76,7 @@ fn malformed(what: impl Into<String>) -> Error {
     )
 }
 
-impl<K: DeserializeOwned> ProtobufWatchDecoder<K> {
+impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
     /// A decoder with the built-in API's schema, accepting frames up to `max_frame` bytes,
     /// decoding whole objects.
     pub fn new(max_frame: usize) -> Self {
@@ -85,7 +85,7 @@ impl<K: DeserializeOwned> ProtobufWatchDecoder<K> {
             buf: BytesMut::new(),
             max_frame,
             finished: false,
-            projection: None,
+            objects: Objects::new(None),
             _kind: PhantomData,
         }
     }
@@ -93,7 +93,7 @@ impl<K: DeserializeOwned> ProtobufWatchDecoder<K> {
     /// Decodes each object through `projection`; `None` (the default) decodes objects whole.
     #[must_use]
     pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.projection = projection.into();
+        self.objects = Objects::new(projection.into());
         self
     }
 
@@ -157,7 +157,7 @@ impl<K: DeserializeOwned> ProtobufWatchDecoder<K> {
             let Some(frame) = start.checked_add(len).and_then(|end| data.get(start..end)) else {
                 break;
             };
-            match decode_event(self.schema, self.projection.as_deref(), frame) {
+            match decode_event(self.schema, &self.objects, frame) {
                 Ok(event) => out.push_back(Ok(event)),
                 Err(err) => {
                     self.fail(out, err);
@@ -171,9 +171,9 @@ impl<K: DeserializeOwned> ProtobufWatchDecoder<K> {
 }
 
 /// One frame's `WatchEvent` as the JSON decoder would give it for the same event.
-fn decode_event<K: DeserializeOwned>(
+fn decode_event<K: DeserializeOwned + 'static>(
     schema: &Schema,
-    projection: Option<&Projection>,
+    objects: &Objects<K>,
     frame: &[u8],
 ) -> Result<WatchEvent<K>> {
     let event = envelope::decode_watch_event(frame)
@@ -186,13 +186,15 @@ fn decode_event<K: DeserializeOwned>(
         .message_for(unknown.api_version, unknown.kind)
         .map_err(|e| malformed("an unknown kind").with_source(e))?;
     let type_meta = Some((unknown.api_version, unknown.kind));
-    let object = |projection| {
-        decode_message::<K>(schema, message, unknown.raw, projection, type_meta).map(Arc::new)
+    let object = || {
+        objects
+            .decode(schema, message, unknown.raw, type_meta)
+            .map(Arc::new)
     };
     let event = match ty {
-        EventType::Added => object(projection).map(WatchEvent::Added),
-        EventType::Modified => object(projection).map(WatchEvent::Modified),
-        EventType::Deleted => object(projection).map(WatchEvent::Deleted),
+        EventType::Added => object().map(WatchEvent::Added),
+        EventType::Modified => object().map(WatchEvent::Modified),
+        EventType::Deleted => object().map(WatchEvent::Deleted),
         EventType::Bookmark => {
             decode_message::<BookmarkObject>(schema, message, unknown.raw, None, None)
                 .map(|b| WatchEvent::Bookmark(b.into_bookmark()))
@@ -215,7 +217,7 @@ impl<K> fmt::Debug for ProtobufWatchDecoder<K> {
             .field("buffered", &self.buf.len())
             .field("max_frame", &self.max_frame)
             .field("finished", &self.finished)
-            .field("projection", &self.projection.is_some())
+            .field("projection", &self.objects.projects())
             .finish()
     }
 }

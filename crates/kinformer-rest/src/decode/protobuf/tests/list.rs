@@ -26,7 +26,7 @@ fn pb_body(list: &Value) -> Vec<u8> {
     enveloped("v1", "PodList", list)
 }
 
-fn from_json<K: DeserializeOwned>(
+fn from_json<K: DeserializeOwned + 'static>(
     body: &[u8],
     projection: Option<Arc<Projection>>,
 ) -> ObjectList<K> {
@@ -35,7 +35,7 @@ fn from_json<K: DeserializeOwned>(
     d.finish().unwrap()
 }
 
-fn from_pb<K: DeserializeOwned>(
+fn from_pb<K: DeserializeOwned + 'static>(
     body: &[u8],
     chunk: usize,
     projection: Option<Arc<Projection>>,

@@ -76,7 +76,7 @@ fn from_json<K: DeserializeOwned + std::fmt::Debug>(
     summary(out)
 }
 
-fn from_pb<K: DeserializeOwned + std::fmt::Debug>(
+fn from_pb<K: DeserializeOwned + std::fmt::Debug + 'static>(
     chunks: &[&[u8]],
     max: usize,
     projection: Option<Arc<Projection>>,

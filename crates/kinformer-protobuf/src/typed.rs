@@ -1,0 +1,176 @@
+//! Decoding straight into k8s-openapi's types, with no serde in between: code generated from the
+//! schema and from k8s-openapi's own type definitions (`cargo xtask protobuf-typed`) routes each
+//! field number to the Rust field it fills. Strings are copied once, times are built from their
+//! seconds (not written as text and parsed back), and nothing is looked up by name.
+//!
+//! It decodes exactly what the serde path ([`from_slice`](crate::from_slice)) decodes, field for
+//! field (the crate's tests compare both on generated objects of every kind). It exists for the
+//! Kubernetes version this crate was generated for (k8s-openapi's `latest`); a program built for
+//! another version gets `None` from [`TypedDecoder::new`] and the serde path.
+
+mod fallback;
+mod field;
+mod special;
+
+k8s_openapi::k8s_if_1_37! {
+    mod generated;
+}
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use self::field::{MessageFields, merge_message};
+use crate::error::{Error, Result};
+use crate::schema::{MessageId, Schema};
+
+/// What one decode carries down the message tree.
+pub(crate) struct Cx {
+    schema: &'static Schema,
+    depth: usize,
+    skip_managed_fields: bool,
+}
+
+impl Cx {
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > crate::MAX_DEPTH {
+            return Err(Error::TooDeep(crate::MAX_DEPTH));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+}
+
+/// Decodes a message into the `Option<M>` behind `out`.
+type DecodeFn = fn(&[u8], &mut Cx, &mut dyn Any) -> Result<()>;
+
+fn decode_into<M: MessageFields + 'static>(
+    input: &[u8],
+    cx: &mut Cx,
+    out: &mut dyn Any,
+) -> Result<()> {
+    // The registry pairs each function with its own type's id: the downcast always succeeds.
+    let slot = out
+        .downcast_mut::<Option<M>>()
+        .ok_or_else(|| Error::Custom("a typed decoder registered under another type".into()))?;
+    let mut message = M::default();
+    merge_message(&mut message, cx, input, M::merge_field)?;
+    *slot = Some(message);
+    Ok(())
+}
+
+/// A registry entry: a generated message's type, its decoder and the message's full name.
+type Entry = (TypeId, (DecodeFn, &'static str));
+
+#[allow(dead_code)] // only built when the generated code is (see the module's docs)
+fn entry<M: MessageFields + 'static>(message: &'static str) -> Entry {
+    (TypeId::of::<M>(), (decode_into::<M>, message))
+}
+
+fn registry() -> &'static HashMap<TypeId, (DecodeFn, &'static str)> {
+    static REGISTRY: OnceLock<HashMap<TypeId, (DecodeFn, &'static str)>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        #[allow(unused_mut)]
+        let mut entries: Vec<Entry> = Vec::new();
+        k8s_openapi::k8s_if_1_37! {
+            generated::entries(&mut entries);
+        }
+        entries.into_iter().collect()
+    })
+}
+
+/// The generated decoder of one k8s-openapi type: a message's bytes (the `raw` of its envelope,
+/// or a list's item) straight into `K`.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kinformer_protobuf::{Schema, TypedDecoder, to_vec};
+///
+/// let schema = Schema::kubernetes();
+/// let id = schema.message_for("v1", "ConfigMap")?;
+/// let json = serde_json::json!({"metadata": {"name": "cm"}, "data": {"k": "v"}});
+/// let bytes = to_vec(schema, id, &json)?;
+/// let decoder = TypedDecoder::<ConfigMap>::new().expect("a built-in type");
+/// let cm = decoder.decode(&bytes)?;
+/// assert_eq!(cm.metadata.name.as_deref(), Some("cm"));
+/// assert_eq!(cm.data.unwrap()["k"], "v");
+/// # Ok::<(), kinformer_protobuf::Error>(())
+/// ```
+pub struct TypedDecoder<K> {
+    decode: DecodeFn,
+    message: MessageId,
+    skip_managed_fields: bool,
+    _k: PhantomData<fn() -> K>,
+}
+
+impl<K: 'static> TypedDecoder<K> {
+    /// The decoder of `K`, if `K` is a k8s-openapi type of the Kubernetes version this crate was
+    /// generated for; `None` for any other type (use [`from_slice`](crate::from_slice)).
+    pub fn new() -> Option<Self> {
+        let (decode, name) = *registry().get(&TypeId::of::<K>())?;
+        Some(Self {
+            decode,
+            message: Schema::kubernetes().message(name).ok()?,
+            skip_managed_fields: false,
+            _k: PhantomData,
+        })
+    }
+
+    /// Leaves `metadata.managedFields` out of every object (skipped on the wire, never parsed),
+    /// as the projection [`managedFields` dropped] does on the serde path.
+    ///
+    /// [`managedFields` dropped]: https://kubernetes.io/docs/reference/using-api/server-side-apply/#field-management
+    #[must_use]
+    pub fn skip_managed_fields(mut self, skip: bool) -> Self {
+        self.skip_managed_fields = skip;
+        self
+    }
+
+    /// The message `K` is decoded from: bytes of another message are not a `K`.
+    pub fn message(&self) -> MessageId {
+        self.message
+    }
+
+    /// Decodes one message of `K`'s type.
+    ///
+    /// # Errors
+    /// Bytes that are not a message of that type: a truncated or malformed field, a wire type the
+    /// field cannot have, text that is not UTF-8, a time out of range, nesting past
+    /// [`MAX_DEPTH`](crate::MAX_DEPTH).
+    pub fn decode(&self, input: &[u8]) -> Result<K> {
+        let mut cx = Cx {
+            schema: Schema::kubernetes(),
+            depth: 0,
+            skip_managed_fields: self.skip_managed_fields,
+        };
+        let mut out: Option<K> = None;
+        (self.decode)(input, &mut cx, &mut out)?;
+        out.ok_or_else(|| Error::Custom("a typed decoder produced nothing".into()))
+    }
+}
+
+impl<K> Clone for TypedDecoder<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for TypedDecoder<K> {}
+
+impl<K> fmt::Debug for TypedDecoder<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedDecoder")
+            .field("type", &std::any::type_name::<K>())
+            .field("skip_managed_fields", &self.skip_managed_fields)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+//! The special messages k8s-openapi holds in types of their own: `Time` and `MicroTime` (built
+//! from their seconds, never written as text), `Quantity` and `IntOrString`, as the serde path
+//! reads them (see [`Special`](crate::Special)).
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_openapi::jiff::Timestamp;
+
+use super::Cx;
+use super::field::{Field, bytes};
+use crate::error::{Error, Result};
+use crate::wire::{Reader, WireValue};
+
+/// The fields of a small special message by number (the last occurrence wins).
+fn small<const N: usize>(bytes: &[u8], numbers: [u32; N]) -> Result<[Option<WireValue<'_>>; N]> {
+    let mut found = [None; N];
+    let mut reader = Reader::new(bytes);
+    while let Some((number, value)) = reader.field()? {
+        if let Some(slot) = numbers.iter().position(|&n| n == number) {
+            found[slot] = Some(value);
+        }
+    }
+    Ok(found)
+}
+
+fn int(value: Option<WireValue<'_>>) -> i64 {
+    match value {
+        Some(WireValue::Varint(n)) => n as i64,
+        _ => 0,
+    }
+}
+
+fn text(value: Option<WireValue<'_>>) -> Result<&str> {
+    match value {
+        Some(WireValue::Bytes(b)) => {
+            std::str::from_utf8(b).map_err(|_| Error::NotUtf8("a special field".into()))
+        }
+        _ => Ok(""),
+    }
+}
+
+/// The instant of `seconds` and `micros`, in the range the JSON form can write (years 0 to 9999).
+fn timestamp(seconds: i64, micros: u32) -> Result<Timestamp> {
+    const FIRST: i64 = -62_167_219_200; // 0000-01-01T00:00:00Z
+    const LAST: i64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    let invalid = || Error::InvalidValue {
+        what: "time",
+        value: format!("{seconds} seconds since the epoch"),
+    };
+    if !(FIRST..=LAST).contains(&seconds) {
+        return Err(invalid());
+    }
+    let nanos = i32::try_from(micros.min(999_999) * 1000).map_err(|_| invalid())?;
+    Timestamp::new(seconds, nanos).map_err(|_| invalid())
+}
+
+/// A time message (`seconds` = 1, `nanos` = 2), to the second or to the microsecond.
+fn time(value: WireValue<'_>, micro: bool) -> Result<Option<Timestamp>> {
+    let b = bytes(value, "a time")?;
+    if b.is_empty() {
+        return Ok(None);
+    }
+    let [seconds, nanos] = small(b, [1, 2])?;
+    let micros = if micro {
+        u32::try_from(int(nanos) / 1000).unwrap_or(0)
+    } else {
+        0
+    };
+    timestamp(int(seconds), micros).map(Some)
+}
+
+fn zero_time() -> Error {
+    Error::InvalidValue {
+        what: "time",
+        value: "the zero time in a field that cannot be null".into(),
+    }
+}
+
+impl Field for Time {
+    fn decode(cx: &mut Cx, value: WireValue<'_>) -> Result<Self> {
+        Self::decode_option(cx, value)?.ok_or_else(zero_time)
+    }
+
+    fn decode_option(_: &mut Cx, value: WireValue<'_>) -> Result<Option<Self>> {
+        Ok(time(value, false)?.map(Self))
+    }
+}
+
+impl Field for MicroTime {
+    fn decode(cx: &mut Cx, value: WireValue<'_>) -> Result<Self> {
+        Self::decode_option(cx, value)?.ok_or_else(zero_time)
+    }
+
+    fn decode_option(_: &mut Cx, value: WireValue<'_>) -> Result<Option<Self>> {
+        Ok(time(value, true)?.map(Self))
+    }
+}
+
+impl Field for Quantity {
+    fn decode(_: &mut Cx, value: WireValue<'_>) -> Result<Self> {
+        let [s] = small(bytes(value, "a quantity")?, [1])?;
+        // Go writes the zero quantity as an empty string; its JSON form is "0".
+        Ok(Self(match text(s)? {
+            "" => "0".to_owned(),
+            s => s.to_owned(),
+        }))
+    }
+}
+
+impl Field for IntOrString {
+    fn decode(_: &mut Cx, value: WireValue<'_>) -> Result<Self> {
+        let [kind, int_val, str_val] = small(bytes(value, "an int-or-string")?, [1, 2, 3])?;
+        Ok(if int(kind) == 1 {
+            Self::String(text(str_val)?.to_owned())
+        } else {
+            // intVal is an int32.
+            Self::Int(int(int_val) as i32)
+        })
+    }
+}
