@@ -1,17 +1,14 @@
 //! The protobuf decode floor: the same streaming list as the JSON floor, asked for as protobuf
 //! (`Accept: application/vnd.kubernetes.protobuf, application/json`, as client-go asks), its
-//! length-prefixed frames decoded straight into the same k8s-openapi type with managedFields
-//! skipped, kept in a plain `Vec`.
+//! length-prefixed frames decoded straight into the same k8s-openapi type by its generated typed
+//! decoder with managedFields skipped, kept in a plain `Vec`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::StreamExt as _;
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::Projection;
-use kinformer_protobuf::{Deserializer, Schema, envelope};
-use kinformer_rest::decoders::ProjectionSeed;
-use serde::de::DeserializeSeed as _;
+use kinformer_protobuf::{TypedDecoder, envelope};
 use tokio::sync::oneshot;
 
 use crate::lag::LagSamples;
@@ -19,16 +16,16 @@ use crate::lag::LagSamples;
 /// What a client asks for to get protobuf where the server has it, JSON elsewhere.
 pub(crate) const ACCEPT: &str = "application/vnd.kubernetes.protobuf, application/json";
 
-/// Decodes one enveloped object through the managedFields projection.
-fn decode(object: &[u8], projection: &Projection) -> Result<Pod, String> {
-    let schema = Schema::kubernetes();
+/// Decodes one enveloped pod, managedFields skipped.
+fn decode(object: &[u8], decoder: TypedDecoder<Pod>) -> Result<Pod, String> {
     let unknown = envelope::decode(object).map_err(|e| e.to_string())?;
-    let message = schema
-        .message_for(unknown.api_version, unknown.kind)
-        .map_err(|e| e.to_string())?;
-    ProjectionSeed::new(projection)
-        .deserialize(Deserializer::new(schema, message, unknown.raw))
-        .map_err(|e| e.to_string())
+    if (unknown.api_version, unknown.kind) != ("v1", "Pod") {
+        return Err(format!(
+            "a {} {} in a pod watch",
+            unknown.api_version, unknown.kind
+        ));
+    }
+    decoder.decode(unknown.raw).map_err(|e| e.to_string())
 }
 
 /// Reads protobuf watch frames until the stream ends, as the JSON floor reads lines: the initial
@@ -40,7 +37,9 @@ pub(crate) async fn read_watch(
     seen: Arc<AtomicU64>,
     lags: Arc<LagSamples>,
 ) -> Result<(), String> {
-    let projection = Projection::managed_fields();
+    let decoder = TypedDecoder::<Pod>::new()
+        .ok_or("no typed decoder for pods")?
+        .skip_managed_fields(true);
     let mut pending: Vec<u8> = Vec::new();
     let mut cache: Vec<Pod> = Vec::new();
     let mut initial = 0_usize;
@@ -55,7 +54,7 @@ pub(crate) async fn read_watch(
             };
             start += 4 + len;
             let event = envelope::decode_watch_event(frame).map_err(|e| e.to_string())?;
-            let pod = decode(event.object, &projection)?;
+            let pod = decode(event.object, decoder)?;
             if event.event_type == "BOOKMARK" {
                 let end = pod
                     .metadata

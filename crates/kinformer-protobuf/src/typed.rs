@@ -20,7 +20,7 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use self::field::{MessageFields, merge_message};
 use crate::error::{Error, Result};
@@ -31,6 +31,8 @@ pub(crate) struct Cx {
     schema: &'static Schema,
     depth: usize,
     skip_managed_fields: bool,
+    /// Occurrences left in the run of the field being merged, counting it (1 for a single one).
+    run: usize,
 }
 
 impl Cx {
@@ -65,16 +67,48 @@ fn decode_into<M: MessageFields + 'static>(
     Ok(())
 }
 
-/// A registry entry: a generated message's type, its decoder and the message's full name.
-type Entry = (TypeId, (DecodeFn, &'static str));
+/// Decodes a message into the `Option<Arc<M>>` behind `out`, built in place: a large object is
+/// not copied from the stack into its allocation.
+fn decode_shared<M: MessageFields + 'static>(
+    input: &[u8],
+    cx: &mut Cx,
+    out: &mut dyn Any,
+) -> Result<()> {
+    let slot = out
+        .downcast_mut::<Option<Arc<M>>>()
+        .ok_or_else(|| Error::Custom("a typed decoder registered under another type".into()))?;
+    let mut shared = Arc::new(M::default());
+    // A fresh `Arc` has no other owner.
+    let message = Arc::get_mut(&mut shared)
+        .ok_or_else(|| Error::Custom("a fresh Arc already shared".into()))?;
+    merge_message(message, cx, input, M::merge_field)?;
+    *slot = Some(shared);
+    Ok(())
+}
+
+/// A generated message's decoders (into an `Option<M>`, into an `Option<Arc<M>>`) and full name.
+#[derive(Clone, Copy)]
+struct Decoders {
+    owned: DecodeFn,
+    shared: DecodeFn,
+    message: &'static str,
+}
+
+/// A registry entry: a generated message's type and decoders.
+type Entry = (TypeId, Decoders);
 
 #[allow(dead_code)] // only built when the generated code is (see the module's docs)
 fn entry<M: MessageFields + 'static>(message: &'static str) -> Entry {
-    (TypeId::of::<M>(), (decode_into::<M>, message))
+    let decoders = Decoders {
+        owned: decode_into::<M>,
+        shared: decode_shared::<M>,
+        message,
+    };
+    (TypeId::of::<M>(), decoders)
 }
 
-fn registry() -> &'static HashMap<TypeId, (DecodeFn, &'static str)> {
-    static REGISTRY: OnceLock<HashMap<TypeId, (DecodeFn, &'static str)>> = OnceLock::new();
+fn registry() -> &'static HashMap<TypeId, Decoders> {
+    static REGISTRY: OnceLock<HashMap<TypeId, Decoders>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
         #[allow(unused_mut)]
         let mut entries: Vec<Entry> = Vec::new();
@@ -103,7 +137,7 @@ fn registry() -> &'static HashMap<TypeId, (DecodeFn, &'static str)> {
 /// # Ok::<(), kinformer_protobuf::Error>(())
 /// ```
 pub struct TypedDecoder<K> {
-    decode: DecodeFn,
+    decoders: Decoders,
     message: MessageId,
     skip_managed_fields: bool,
     _k: PhantomData<fn() -> K>,
@@ -113,10 +147,10 @@ impl<K: 'static> TypedDecoder<K> {
     /// The decoder of `K`, if `K` is a k8s-openapi type of the Kubernetes version this crate was
     /// generated for; `None` for any other type (use [`from_slice`](crate::from_slice)).
     pub fn new() -> Option<Self> {
-        let (decode, name) = *registry().get(&TypeId::of::<K>())?;
+        let decoders = *registry().get(&TypeId::of::<K>())?;
         Some(Self {
-            decode,
-            message: Schema::kubernetes().message(name).ok()?,
+            decoders,
+            message: Schema::kubernetes().message(decoders.message).ok()?,
             skip_managed_fields: false,
             _k: PhantomData,
         })
@@ -144,14 +178,29 @@ impl<K: 'static> TypedDecoder<K> {
     /// field cannot have, text that is not UTF-8, a time out of range, nesting past
     /// [`MAX_DEPTH`](crate::MAX_DEPTH).
     pub fn decode(&self, input: &[u8]) -> Result<K> {
-        let mut cx = Cx {
+        let mut out: Option<K> = None;
+        (self.decoders.owned)(input, &mut self.cx(), &mut out)?;
+        out.ok_or_else(|| Error::Custom("a typed decoder produced nothing".into()))
+    }
+
+    /// [`decode`](Self::decode) into a shared object, built in its allocation (what the list and
+    /// watch decoders hand on).
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    pub fn decode_shared(&self, input: &[u8]) -> Result<Arc<K>> {
+        let mut out: Option<Arc<K>> = None;
+        (self.decoders.shared)(input, &mut self.cx(), &mut out)?;
+        out.ok_or_else(|| Error::Custom("a typed decoder produced nothing".into()))
+    }
+
+    fn cx(&self) -> Cx {
+        Cx {
             schema: Schema::kubernetes(),
             depth: 0,
             skip_managed_fields: self.skip_managed_fields,
-        };
-        let mut out: Option<K> = None;
-        (self.decode)(input, &mut cx, &mut out)?;
-        out.ok_or_else(|| Error::Custom("a typed decoder produced nothing".into()))
+            run: 1,
+        }
     }
 }
 

@@ -64,12 +64,48 @@ pub(crate) fn merge_message<M>(
 ) -> Result<()> {
     cx.enter()?;
     let mut pos = 0;
+    // Occurrences left in the run of the field being read, counting it: a list is allocated
+    // once, at its size, when its first element arrives.
+    let mut run_left = 0usize;
     while pos < bytes.len() {
+        let start = pos;
         let (number, value) = next_field(bytes, &mut pos)?;
+        run_left = match run_left {
+            0 | 1 => run_length(bytes, start, pos),
+            n => n - 1,
+        };
+        cx.run = run_left;
         merge(target, cx, number, value)?;
     }
     cx.leave();
     Ok(())
+}
+
+/// How many fields from `start` on (the one ending at `end` first) have its one-byte tag in a
+/// row: Kubernetes writes a repeated field's occurrences together. 1 for anything else.
+fn run_length(bytes: &[u8], start: usize, end: usize) -> usize {
+    let tag = bytes[start];
+    if tag >= 0x80 || tag & 7 != LEN || bytes.get(end) != Some(&tag) {
+        return 1;
+    }
+    let mut count = 1;
+    let mut pos = end;
+    while bytes.get(pos) == Some(&tag) {
+        let mut reader = Reader::new(&bytes[pos + 1..]);
+        let Ok(len) = reader.varint() else {
+            break;
+        };
+        let Some(next) = usize::try_from(len)
+            .ok()
+            .and_then(|len| (pos + 1 + reader.position()).checked_add(len))
+            .filter(|&next| next <= bytes.len())
+        else {
+            break;
+        };
+        count += 1;
+        pos = next;
+    }
+    count
 }
 
 /// [`Reader::field`] for the hot loop: one-byte tags and lengths (nearly all of them) read
@@ -231,12 +267,16 @@ impl<T: Field> Field for Box<T> {
 
 impl<T: Field> Field for Vec<T> {
     fn decode(cx: &mut Cx, value: WireValue<'_>) -> Result<Self> {
-        let mut out = Self::new();
+        let mut out = Self::with_capacity(cx.run);
         T::push(&mut out, cx, value)?;
         Ok(out)
     }
 
     fn merge(&mut self, cx: &mut Cx, value: WireValue<'_>) -> Result<()> {
+        if self.len() == self.capacity() {
+            // A run split by other fields: room for what is left of this part.
+            self.reserve_exact(cx.run.max(1));
+        }
         T::push(self, cx, value)
     }
 }

@@ -339,7 +339,7 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
             .objects
             .decode(self.schema, message, bytes, None)
             .map_err(|e| malformed(format!("item {}", self.items.len())).with_source(e))?;
-        self.items.push(Arc::new(item));
+        self.items.push(item);
         Ok(())
     }
 

@@ -86,16 +86,17 @@ impl<K: DeserializeOwned + 'static> Objects<K> {
         message: MessageId,
         bytes: &[u8],
         type_meta: Option<(&str, &str)>,
-    ) -> kinformer_protobuf::Result<K> {
+    ) -> kinformer_protobuf::Result<Arc<K>> {
         match self.typed {
-            Some(typed) if typed.message() == message => typed.decode(bytes),
+            Some(typed) if typed.message() == message => typed.decode_shared(bytes),
             _ => decode_message(
                 schema,
                 message,
                 bytes,
                 self.projection.as_deref(),
                 type_meta,
-            ),
+            )
+            .map(Arc::new),
         }
     }
 }

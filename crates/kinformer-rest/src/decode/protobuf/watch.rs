@@ -186,11 +186,7 @@ fn decode_event<K: DeserializeOwned + 'static>(
         .message_for(unknown.api_version, unknown.kind)
         .map_err(|e| malformed("an unknown kind").with_source(e))?;
     let type_meta = Some((unknown.api_version, unknown.kind));
-    let object = || {
-        objects
-            .decode(schema, message, unknown.raw, type_meta)
-            .map(Arc::new)
-    };
+    let object = || objects.decode(schema, message, unknown.raw, type_meta);
     let event = match ty {
         EventType::Added => object().map(WatchEvent::Added),
         EventType::Modified => object().map(WatchEvent::Modified),
