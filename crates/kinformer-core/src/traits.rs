@@ -55,6 +55,14 @@ pub trait ListerWatcher<K>: Lister<K> + Watcher<K, Error = <Self as Lister<K>>::
     fn set_fields(&mut self, fields: &Fields) {
         let _ = fields;
     }
+
+    /// True when every object this source hands over is already exactly sized (each list
+    /// allocated at its length), so an informer that holds exact copies keeps them as they come
+    /// instead of copying each one. The default, false, is always safe: a copy too many costs
+    /// time, never correctness.
+    fn decodes_exactly_sized(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! forward_sources {
@@ -89,11 +97,19 @@ impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for &T {
     fn supports_streaming_list(&self) -> bool {
         (**self).supports_streaming_list()
     }
+
+    fn decodes_exactly_sized(&self) -> bool {
+        (**self).decodes_exactly_sized()
+    }
 }
 
 impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Box<T> {
     fn supports_streaming_list(&self) -> bool {
         (**self).supports_streaming_list()
+    }
+
+    fn decodes_exactly_sized(&self) -> bool {
+        (**self).decodes_exactly_sized()
     }
 
     fn set_fields(&mut self, fields: &Fields) {
@@ -104,6 +120,10 @@ impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Box<T> {
 impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Arc<T> {
     fn supports_streaming_list(&self) -> bool {
         (**self).supports_streaming_list()
+    }
+
+    fn decodes_exactly_sized(&self) -> bool {
+        (**self).decodes_exactly_sized()
     }
 
     /// Sets the fields of a source no one else holds.

@@ -135,12 +135,15 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         if reflector.name() == ReflectorConfig::default().name() && !config.name.is_empty() {
             reflector = reflector.with_name(config.name.to_string());
         }
+        // Objects that come exactly sized are held as they come: copying them changes nothing.
+        let exact_copy =
+            config.shape.holding() == Holding::Exact && !source.decodes_exactly_sized();
         let pipeline = reflector_pipeline(
             source,
             reflector,
             config.type_check,
             config.metrics,
-            config.shape.holding() == Holding::Exact,
+            exact_copy,
             make_queue,
         );
         Self::from_parts(

@@ -8,6 +8,7 @@ use kinformer_core::{
     ApiResource, Fields, ListOptions, Lister, ListerWatcher, Object, ObjectList,
     PartialObjectMetadata, Projection, Scope, Watcher,
 };
+use kinformer_rest::decoders::protobuf_decodes_exactly_sized;
 use kinformer_rest::{Client, ContentType, Getter, Request, RestClient, WatchStream};
 use serde::de::DeserializeOwned;
 
@@ -280,6 +281,15 @@ where
 
     fn set_fields(&mut self, fields: &Fields) {
         self.projection = fields.projection();
+    }
+
+    /// Protobuf objects of a k8s-openapi type come from the generated typed decoder, which sizes
+    /// every list at its length. A server that answers a built-in type in JSON though protobuf
+    /// was asked for (kube-apiserver never does) leaves their lists' spare capacity in the cache.
+    fn decodes_exactly_sized(&self) -> bool {
+        !self.metadata_only
+            && self.getter.get().content_type() == ContentType::Protobuf
+            && protobuf_decodes_exactly_sized::<K>(self.projection.as_deref())
     }
 }
 

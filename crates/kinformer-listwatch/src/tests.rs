@@ -208,3 +208,42 @@ async fn a_protobuf_client_asks_for_protobuf_first_in_the_metadata_form_too() {
         assert_eq!(*seen.lock().unwrap(), expected, "{content_type:?}");
     }
 }
+
+#[test]
+fn protobuf_objects_of_built_in_types_come_exactly_sized() {
+    use kinformer_core::{DynamicObject, Fields, ListerWatcher, PartialObjectMetadata, Projection};
+    use kinformer_rest::ContentType;
+
+    let (client, _) = canned();
+    let json = ListWatch::<Pod, _>::for_type(client.clone());
+    assert!(
+        !json.decodes_exactly_sized(),
+        "JSON lists keep spare capacity"
+    );
+    let protobuf = client.with_content_type(ContentType::Protobuf);
+    let mut pods = ListWatch::<Pod, _>::for_type(protobuf.clone());
+    assert!(pods.decodes_exactly_sized());
+    pods.set_fields(&Fields::WithoutManagedFields);
+    assert!(
+        pods.decodes_exactly_sized(),
+        "managedFields are skipped on the wire"
+    );
+    pods.set_fields(&Fields::projected(
+        Projection::keep(["spec.nodeName"]).unwrap(),
+    ));
+    assert!(
+        !pods.decodes_exactly_sized(),
+        "a projection goes through serde"
+    );
+    let resource = ApiResource::of::<Pod>();
+    let metadata = ListWatch::<PartialObjectMetadata, _>::metadata(
+        kinformer_rest::RestClient::for_resource(protobuf.clone(), &resource),
+        resource.clone(),
+    );
+    assert!(!metadata.decodes_exactly_sized());
+    let dynamic = ListWatch::<DynamicObject, _>::new(
+        kinformer_rest::RestClient::for_resource(protobuf, &resource),
+        resource,
+    );
+    assert!(!dynamic.decodes_exactly_sized(), "only generated types");
+}

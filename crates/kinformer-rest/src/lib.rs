@@ -126,7 +126,7 @@ pub mod decoders {
     pub use crate::decode::{
         DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, ProjectionSeed,
         ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder, decode_list,
-        deserialize_without_managed_fields,
+        deserialize_without_managed_fields, protobuf_decodes_exactly_sized,
     };
 }
 

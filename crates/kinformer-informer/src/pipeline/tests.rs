@@ -157,3 +157,63 @@ async fn list_failures_reach_the_watch_error_handler_and_are_retried() {
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
+
+/// Lists one fresh object per list (no one else holds it), remembering where it lives; says
+/// whether its objects come exactly sized.
+struct Fresh {
+    exact: bool,
+    listed: Mutex<Vec<usize>>,
+}
+
+impl Lister<ConfigMap> for Fresh {
+    type Error = Failure;
+    async fn list(&self, _: &ListOptions) -> Result<ObjectList<ConfigMap>, Failure> {
+        let object = Arc::new(configmap("a", "5"));
+        self.listed
+            .lock()
+            .unwrap()
+            .push(Arc::as_ptr(&object) as usize);
+        Ok(ObjectList::new("10", vec![object]))
+    }
+}
+
+impl Watcher<ConfigMap> for Fresh {
+    type Error = Failure;
+    type Stream = BoxStream<'static, Result<WatchEvent<ConfigMap>, Failure>>;
+    async fn watch(&self, _: &ListOptions) -> Result<Self::Stream, Failure> {
+        Ok(stream::pending().boxed())
+    }
+}
+
+impl ListerWatcher<ConfigMap> for Fresh {
+    fn supports_streaming_list(&self) -> bool {
+        false
+    }
+
+    fn decodes_exactly_sized(&self) -> bool {
+        self.exact
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn objects_that_come_exactly_sized_are_held_as_they_come() {
+    for exact in [false, true] {
+        let source = Arc::new(Fresh {
+            exact,
+            listed: Mutex::new(Vec::new()),
+        });
+        let informer = SharedIndexInformer::with_queue(
+            Arc::clone(&source),
+            Config::default().with_name("configmaps"),
+            |_known| ScriptedQueue::new(),
+        );
+        let running = spawn_run(&informer);
+        assert!(informer.wait_for_cache_sync().await);
+        let held = informer.indexer().get_by_key("ns/a").unwrap();
+        let listed = source.listed.lock().unwrap()[0];
+        // The default shape holds exact copies: a copy unless the source says it needs none.
+        assert_eq!(Arc::as_ptr(&held) as usize == listed, exact, "exact: {exact}");
+        informer.shutdown();
+        running.await.unwrap().unwrap();
+    }
+}

@@ -147,3 +147,22 @@ fn only_generated_types_have_a_decoder() {
     let id = Schema::kubernetes().message_for("v1", "ConfigMap").unwrap();
     assert_eq!(decoder.message(), id);
 }
+
+#[test]
+fn lists_are_allocated_at_their_length() {
+    let containers: Vec<_> = (0..5)
+        .map(|i| json!({"name": format!("c{i}"), "args": ["a", "b", "c"],
+            "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]}))
+        .collect();
+    let json = json!({"metadata": {"name": "p", "finalizers": ["x", "y", "z"]},
+        "spec": {"containers": containers}});
+    let bytes = to_vec(Schema::kubernetes(), pod_id(), &json).unwrap();
+    let pod = both(&bytes);
+    let spec = pod.spec.unwrap();
+    assert_eq!(spec.containers.capacity(), 5);
+    for container in &spec.containers {
+        assert_eq!(container.args.as_ref().unwrap().capacity(), 3);
+        assert_eq!(container.env.as_ref().unwrap().capacity(), 2);
+    }
+    assert_eq!(pod.metadata.finalizers.unwrap().capacity(), 3);
+}

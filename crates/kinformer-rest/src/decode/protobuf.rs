@@ -15,6 +15,7 @@ mod watch;
 mod wire;
 
 pub use list::ProtobufListDecoder;
+pub use object::protobuf_decodes_exactly_sized;
 pub(crate) use object::{decode_body, status_from_body};
 pub use watch::ProtobufWatchDecoder;
 

@@ -67,15 +67,28 @@ impl<K> Objects<K> {
     }
 }
 
+/// The generated typed decoder protobuf objects of `K` are decoded by through `projection`: one
+/// exists for k8s-openapi's types, and serves no projection or managedFields alone.
+fn typed_decoder<K: 'static>(projection: Option<&Projection>) -> Option<TypedDecoder<K>> {
+    match projection {
+        None => TypedDecoder::new(),
+        Some(p) if *p == *Projection::managed_fields() => {
+            TypedDecoder::new().map(|typed| typed.skip_managed_fields(true))
+        }
+        Some(_) => None,
+    }
+}
+
+/// Whether protobuf objects of `K` decoded through `projection` come exactly sized (each list
+/// allocated at its length, as the generated typed decoder builds them), so an exact copy of
+/// them would copy for nothing. JSON and the serde path leave lists with spare capacity.
+pub fn protobuf_decodes_exactly_sized<K: 'static>(projection: Option<&Projection>) -> bool {
+    typed_decoder::<K>(projection).is_some()
+}
+
 impl<K: DeserializeOwned + 'static> Objects<K> {
     pub(super) fn new(projection: Option<Arc<Projection>>) -> Self {
-        let typed = match projection.as_deref() {
-            None => TypedDecoder::new(),
-            Some(p) if *p == *Projection::managed_fields() => {
-                TypedDecoder::new().map(|typed| typed.skip_managed_fields(true))
-            }
-            Some(_) => None,
-        };
+        let typed = typed_decoder(projection.as_deref());
         Self { projection, typed }
     }
 
