@@ -24,9 +24,9 @@ use crate::{Options, setup};
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let started = Instant::now();
     let mut config = setup::kinformer_config(&options.kubeconfig)?;
-    if options.mode == "kinformer-protobuf" {
-        // The defaults on a client that asks for protobuf.
-        config = config.with_content_type(ContentType::Protobuf);
+    if options.mode == "kinformer-json" {
+        // The defaults on a client that asks for JSON (protobuf is the default).
+        config = config.with_content_type(ContentType::Json);
     }
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let counters = Arc::new(Counters::default());

@@ -14,7 +14,7 @@
 //! `kinformer-metadata` (a metadata-only informer of the same pods), `kinformer-projected`
 //! (keeping metadata, the node, the phase and container names and images), `kinformer-compact`
 //! (the cache in compact mode; every kinformer mode also times `get`s and a namespace's list),
-//! `kinformer-protobuf` (the defaults on a client asking for protobuf),
+//! `kinformer-json` (the defaults on a client asking for JSON; protobuf is the default),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`,
 //! `floor-decode-protobuf` (the same floor on protobuf frames), `floor-bytes`. With `--sim-pid`, the
 //! sync also reports the sim's CPU time and bytes written while serving it.
@@ -171,7 +171,7 @@ fn main() -> ExitCode {
             | "kinformer-metadata"
             | "kinformer-compact"
             | "kinformer-projected"
-            | "kinformer-protobuf" => kinformer_client::run(&options, &mut report).await,
+            | "kinformer-json" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,
             "floor-decode" | "floor-decode-protobuf" | "floor-bytes" => {
                 floor::run(&options, &mut report).await

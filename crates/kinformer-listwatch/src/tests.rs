@@ -215,7 +215,7 @@ fn protobuf_objects_of_built_in_types_come_exactly_sized() {
     use kinformer_rest::ContentType;
 
     let (client, _) = canned();
-    let json = ListWatch::<Pod, _>::for_type(client.clone());
+    let json = ListWatch::<Pod, _>::for_type(client.clone().with_content_type(ContentType::Json));
     assert!(
         !json.decodes_exactly_sized(),
         "JSON lists keep spare capacity"

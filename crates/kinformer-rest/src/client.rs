@@ -93,7 +93,7 @@ impl Client {
                 default_namespace: "default".to_owned(),
                 limits: Limits::default(),
                 default_timeout: None,
-                content_type: ContentType::Json,
+                content_type: ContentType::Protobuf,
             }),
         }
     }
@@ -155,7 +155,7 @@ impl Client {
         self.map_inner(|i| i.default_timeout = Some(timeout))
     }
 
-    /// Sets the encoding this client prefers for reads (default [`ContentType::Json`]); see
+    /// Sets the encoding this client prefers for reads (default [`ContentType::Protobuf`]); see
     /// [`Config::with_content_type`](crate::Config::with_content_type).
     #[must_use]
     pub fn with_content_type(self, content_type: ContentType) -> Self {

@@ -69,7 +69,7 @@ pub(crate) struct Options {
     pub(crate) build: bool,
 }
 
-/// kinformer in each cache mode and on protobuf, kube-rs with its defaults and stripping
+/// kinformer in each cache mode and on JSON (its default is protobuf), kube-rs with its defaults and stripping
 /// managedFields, and the decode floors (JSON and protobuf) (`kinformer-keep`, `kinformer-paged`, `kinformer-trim` and `floor-bytes` are
 /// there to pick with `--clients`).
 const DEFAULT_CLIENTS: &[&str] = &[
@@ -77,7 +77,7 @@ const DEFAULT_CLIENTS: &[&str] = &[
     "kinformer-compact",
     "kinformer-metadata",
     "kinformer-projected",
-    "kinformer-protobuf",
+    "kinformer-json",
     "kube",
     "kube-strip",
     "floor-decode",

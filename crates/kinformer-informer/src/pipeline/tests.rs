@@ -212,7 +212,11 @@ async fn objects_that_come_exactly_sized_are_held_as_they_come() {
         let held = informer.indexer().get_by_key("ns/a").unwrap();
         let listed = source.listed.lock().unwrap()[0];
         // The default shape holds exact copies: a copy unless the source says it needs none.
-        assert_eq!(Arc::as_ptr(&held) as usize == listed, exact, "exact: {exact}");
+        assert_eq!(
+            Arc::as_ptr(&held) as usize == listed,
+            exact,
+            "exact: {exact}"
+        );
         informer.shutdown();
         running.await.unwrap().unwrap();
     }

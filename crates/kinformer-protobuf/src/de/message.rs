@@ -17,6 +17,8 @@ enum Pending<'s, 'de> {
     Single(&'s Field, WireValue<'de>),
     /// A repeated or map field: its first occurrence and the bytes after it.
     Gathered(&'s Field, WireValue<'de>, &'de [u8]),
+    /// A list's `items` that never came: an empty list, as the API server's JSON has it.
+    NoItems(&'s Field),
 }
 
 /// A message being read; an inlined field's message is read as a level above its parent's.
@@ -70,6 +72,8 @@ pub(crate) struct MessageAccess<'s, 'de> {
     pending: Pending<'s, 'de>,
     /// The message of the field whose key was handed out.
     pending_parent: MessageId,
+    /// Set once the message's end was reached.
+    finished: bool,
 }
 
 impl<'s, 'de> MessageAccess<'s, 'de> {
@@ -86,7 +90,21 @@ impl<'s, 'de> MessageAccess<'s, 'de> {
             depth,
             pending: Pending::None,
             pending_parent: message,
+            finished: false,
         }
+    }
+
+    /// A list message's `items` field when none arrived: protobuf has no empty repeated field, but
+    /// the API server writes an empty list's `items` as `[]` in JSON (and k8s-openapi's `List`
+    /// requires it).
+    fn missing_items(&self) -> Option<&'s Field> {
+        let message = &self.schema[self.top.message];
+        if !message.name.ends_with("List") {
+            return None;
+        }
+        let items = message.field_named("items")?;
+        let seen = self.top.run == Some(items.number) || self.top.has_ended(items.number);
+        (items.repeated && !items.omitempty && !seen).then_some(items)
     }
 }
 
@@ -120,7 +138,18 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
             let level = self.inlined.last_mut().unwrap_or(&mut self.top);
             let Some((number, value)) = level.reader.field()? else {
                 if self.inlined.pop().is_none() {
-                    return Ok(None);
+                    if self.finished {
+                        return Ok(None);
+                    }
+                    self.finished = true;
+                    let Some(items) = self.missing_items() else {
+                        return Ok(None);
+                    };
+                    self.pending = Pending::NoItems(items);
+                    self.pending_parent = self.top.message;
+                    let key: de::value::StrDeserializer<'_, Error> =
+                        items.json_name.as_ref().into_deserializer();
+                    return seed.deserialize(key).map(Some);
                 }
                 continue;
             };
@@ -200,6 +229,14 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
                     depth,
                 )),
             },
+            Pending::NoItems(field) => seed.deserialize(RepeatedDeserializer::new(
+                self.schema,
+                &self.schema[self.pending_parent],
+                field,
+                None,
+                &[],
+                depth,
+            )),
             Pending::None => Err(Error::Custom("a map value asked for before its key".into())),
         }
     }

@@ -216,3 +216,27 @@ fn an_inlined_struct_s_fields_are_the_parent_s() {
     let bytes = to_vec(&schema, probe, &value).unwrap();
     assert_eq!(from_slice::<Value>(&schema, probe, &bytes).unwrap(), value);
 }
+
+#[test]
+fn an_empty_list_has_its_items_as_the_api_server_writes_them() {
+    let schema = Schema::kubernetes();
+    let list = schema.message_for("v1", "PodList").unwrap();
+    let mut out = Vec::new();
+    put_nested::<()>(&mut out, 1, |meta| {
+        put_bytes(meta, 2, b"42");
+        Ok(())
+    })
+    .unwrap();
+    let value: Value = from_slice(schema, list, &out).unwrap();
+    assert_eq!(
+        value,
+        json!({"metadata": {"resourceVersion": "42"}, "items": []})
+    );
+    let typed: k8s_openapi::List<k8s_openapi::api::core::v1::Pod> =
+        from_slice(schema, list, &out).unwrap();
+    assert!(typed.items.is_empty());
+    // A list with items keeps them, once.
+    put_bytes(&mut out, 2, b"");
+    let value: Value = from_slice(schema, list, &out).unwrap();
+    assert_eq!(value["items"], json!([{}]));
+}

@@ -151,8 +151,10 @@ fn only_generated_types_have_a_decoder() {
 #[test]
 fn lists_are_allocated_at_their_length() {
     let containers: Vec<_> = (0..5)
-        .map(|i| json!({"name": format!("c{i}"), "args": ["a", "b", "c"],
-            "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]}))
+        .map(|i| {
+            json!({"name": format!("c{i}"), "args": ["a", "b", "c"],
+            "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]})
+        })
         .collect();
     let json = json!({"metadata": {"name": "p", "finalizers": ["x", "y", "z"]},
         "spec": {"containers": containers}});

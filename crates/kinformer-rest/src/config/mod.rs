@@ -170,7 +170,7 @@ impl Config {
             accept_invalid_certs: false,
             proxy_env: None,
             request_metrics: None,
-            content_type: ContentType::Json,
+            content_type: ContentType::Protobuf,
         }
     }
 
@@ -216,7 +216,7 @@ impl Config {
     }
 
     /// The encoding the clients built from this configuration prefer for reads (client-go's
-    /// `ContentType`; default [`ContentType::Json`]). With [`ContentType::Protobuf`], lists,
+    /// `ContentType`; default [`ContentType::Protobuf`]). With [`ContentType::Protobuf`], lists,
     /// watches and typed gets of built-in types ask for protobuf first; see [`ContentType`].
     #[must_use]
     pub fn with_content_type(mut self, content_type: ContentType) -> Self {
