@@ -91,6 +91,14 @@ fn run_length(bytes: &[u8], start: usize, end: usize) -> usize {
     let mut count = 1;
     let mut pos = end;
     while bytes.get(pos) == Some(&tag) {
+        if let Some(&len) = bytes.get(pos + 1)
+            && len < 0x80
+            && pos + 2 + usize::from(len) <= bytes.len()
+        {
+            count += 1;
+            pos += 2 + usize::from(len);
+            continue;
+        }
         let mut reader = Reader::new(&bytes[pos + 1..]);
         let Ok(len) = reader.varint() else {
             break;
@@ -111,7 +119,7 @@ fn run_length(bytes: &[u8], start: usize, end: usize) -> usize {
 /// [`Reader::field`] for the hot loop: one-byte tags and lengths (nearly all of them) read
 /// inline, anything longer by the reader.
 #[inline(always)]
-fn next_field<'a>(input: &'a [u8], pos: &mut usize) -> Result<(u32, WireValue<'a>)> {
+pub(crate) fn next_field<'a>(input: &'a [u8], pos: &mut usize) -> Result<(u32, WireValue<'a>)> {
     let start = *pos;
     let (Some(&tag), Some(&len)) = (input.get(start), input.get(start + 1)) else {
         return slow_field(input, pos);
@@ -285,9 +293,11 @@ impl<T: Field> Field for Vec<T> {
 pub(crate) fn entry<'a>(
     value: WireValue<'a>,
 ) -> Result<(Option<WireValue<'a>>, Option<WireValue<'a>>)> {
-    let mut reader = Reader::new(bytes(value, "a map entry")?);
+    let input = bytes(value, "a map entry")?;
     let (mut key, mut val) = (None, None);
-    while let Some((number, v)) = reader.field()? {
+    let mut pos = 0;
+    while pos < input.len() {
+        let (number, v) = next_field(input, &mut pos)?;
         match number {
             1 => key = Some(v),
             2 => val = Some(v),

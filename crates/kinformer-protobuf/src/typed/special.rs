@@ -8,15 +8,16 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
 
 use super::Cx;
-use super::field::{Field, bytes};
+use super::field::{Field, bytes, next_field};
 use crate::error::{Error, Result};
-use crate::wire::{Reader, WireValue};
+use crate::wire::WireValue;
 
 /// The fields of a small special message by number (the last occurrence wins).
 fn small<const N: usize>(bytes: &[u8], numbers: [u32; N]) -> Result<[Option<WireValue<'_>>; N]> {
     let mut found = [None; N];
-    let mut reader = Reader::new(bytes);
-    while let Some((number, value)) = reader.field()? {
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let (number, value) = next_field(bytes, &mut pos)?;
         if let Some(slot) = numbers.iter().position(|&n| n == number) {
             found[slot] = Some(value);
         }
