@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::schema::{MessageId, Schema, Special};
 
 pub(crate) use message::MessageAccess;
+pub(crate) use special::{fields, int, text};
 
 /// How deep messages may nest before decoding stops with [`Error::TooDeep`] (the Kubernetes API's
 /// deepest, a CRD's nested JSON schema, stays far below; a hostile input cannot exhaust the stack).

@@ -29,18 +29,22 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
+/// The seconds since the epoch of the times RFC 3339 text can write: years 0 to 9999.
+pub(crate) const WRITABLE_SECONDS: std::ops::RangeInclusive<i64> =
+    -62_167_219_200..=253_402_300_799;
+
 /// `seconds` since the epoch as `2006-01-02T15:04:05Z`, with `micros` six fractional digits when
 /// given.
 pub(crate) fn format_rfc3339(seconds: i64, micros: Option<u32>) -> Result<String> {
-    let days = seconds.div_euclid(86_400);
-    let secs = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
+    if !WRITABLE_SECONDS.contains(&seconds) {
         return Err(Error::InvalidValue {
             what: "time",
             value: format!("{seconds} seconds since the epoch"),
         });
     }
+    let days = seconds.div_euclid(86_400);
+    let secs = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
     let mut out = String::with_capacity(27);
     push_digits(&mut out, year, 4);
     out.push('-');

@@ -11,8 +11,11 @@ use crate::time;
 use crate::wire::{Reader, WireValue};
 
 /// The fields of a small message by number (the last occurrence wins, as protobuf says).
-fn fields<'de>(input: &'de [u8], want: &[u32]) -> Result<[Option<WireValue<'de>>; 3]> {
-    let mut found = [None; 3];
+pub(crate) fn fields<const N: usize>(
+    input: &[u8],
+    want: [u32; N],
+) -> Result<[Option<WireValue<'_>>; N]> {
+    let mut found = [None; N];
     let mut reader = Reader::new(input);
     while let Some((number, value)) = reader.field()? {
         if let Some(slot) = want.iter().position(|&n| n == number) {
@@ -22,7 +25,7 @@ fn fields<'de>(input: &'de [u8], want: &[u32]) -> Result<[Option<WireValue<'de>>
     Ok(found)
 }
 
-fn int(value: Option<WireValue<'_>>) -> i64 {
+pub(crate) fn int(value: Option<WireValue<'_>>) -> i64 {
     match value {
         // Protobuf's int64 and int32 are the varint's bit pattern.
         Some(WireValue::Varint(n)) => n as i64,
@@ -30,7 +33,7 @@ fn int(value: Option<WireValue<'_>>) -> i64 {
     }
 }
 
-fn text(value: Option<WireValue<'_>>) -> Result<&str> {
+pub(crate) fn text(value: Option<WireValue<'_>>) -> Result<&str> {
     match value {
         Some(WireValue::Bytes(b)) => {
             std::str::from_utf8(b).map_err(|_| Error::NotUtf8("a special field".into()))
@@ -48,27 +51,27 @@ pub(super) fn deserialize<'de, V: Visitor<'de>>(
     match special {
         Special::Time | Special::MicroTime if input.is_empty() => visitor.visit_unit(),
         Special::Time => {
-            let [seconds, _, _] = fields(input, &[1])?;
+            let [seconds] = fields(input, [1])?;
             visitor.visit_string(time::format_rfc3339(int(seconds), None)?)
         }
         Special::MicroTime => {
-            let [seconds, nanos, _] = fields(input, &[1, 2])?;
+            let [seconds, nanos] = fields(input, [1, 2])?;
             let micros = u32::try_from(int(nanos) / 1000).unwrap_or(0);
             visitor.visit_string(time::format_rfc3339(int(seconds), Some(micros))?)
         }
         Special::Duration => {
-            let [nanos, _, _] = fields(input, &[1])?;
+            let [nanos] = fields(input, [1])?;
             visitor.visit_string(time::format_duration(int(nanos)))
         }
         Special::Quantity => {
-            let [value, _, _] = fields(input, &[1])?;
+            let [value] = fields(input, [1])?;
             match text(value)? {
                 "" => visitor.visit_str("0"),
                 s => visitor.visit_str(s),
             }
         }
         Special::IntOrString => {
-            let [kind, int_val, str_val] = fields(input, &[1, 2, 3])?;
+            let [kind, int_val, str_val] = fields(input, [1, 2, 3])?;
             if int(kind) == 1 {
                 visitor.visit_str(text(str_val)?)
             } else {
@@ -77,7 +80,7 @@ pub(super) fn deserialize<'de, V: Visitor<'de>>(
             }
         }
         Special::RawJson => {
-            let [raw, _, _] = fields(input, &[1])?;
+            let [raw] = fields(input, [1])?;
             match raw {
                 Some(WireValue::Bytes(raw)) if !raw.is_empty() => {
                     let mut json = serde_json::Deserializer::from_slice(raw);
@@ -90,7 +93,7 @@ pub(super) fn deserialize<'de, V: Visitor<'de>>(
         }
         Special::Wrapper => repeated(de, 1, visitor),
         Special::SchemaOrArray | Special::SchemaOrStringArray => {
-            let [schema, array, _] = fields(input, &[1, 2])?;
+            let [schema, array] = fields(input, [1, 2])?;
             match (array, schema) {
                 (Some(_), _) => repeated(de, 2, visitor),
                 (None, Some(WireValue::Bytes(schema))) => {
@@ -100,7 +103,7 @@ pub(super) fn deserialize<'de, V: Visitor<'de>>(
             }
         }
         Special::SchemaOrBool => {
-            let [allows, schema, _] = fields(input, &[1, 2])?;
+            let [allows, schema] = fields(input, [1, 2])?;
             match schema {
                 Some(WireValue::Bytes(schema)) => nested(de, 2, schema)?.deserialize_any(visitor),
                 _ => visitor.visit_bool(int(allows) != 0),

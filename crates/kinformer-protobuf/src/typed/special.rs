@@ -8,48 +8,19 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
 
 use super::Cx;
-use super::field::{Field, bytes, next_field};
+use super::field::{Field, bytes};
+use crate::de::{fields, int, text};
 use crate::error::{Error, Result};
+use crate::time;
 use crate::wire::WireValue;
-
-/// The fields of a small special message by number (the last occurrence wins).
-fn small<const N: usize>(bytes: &[u8], numbers: [u32; N]) -> Result<[Option<WireValue<'_>>; N]> {
-    let mut found = [None; N];
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let (number, value) = next_field(bytes, &mut pos)?;
-        if let Some(slot) = numbers.iter().position(|&n| n == number) {
-            found[slot] = Some(value);
-        }
-    }
-    Ok(found)
-}
-
-fn int(value: Option<WireValue<'_>>) -> i64 {
-    match value {
-        Some(WireValue::Varint(n)) => n as i64,
-        _ => 0,
-    }
-}
-
-fn text(value: Option<WireValue<'_>>) -> Result<&str> {
-    match value {
-        Some(WireValue::Bytes(b)) => {
-            std::str::from_utf8(b).map_err(|_| Error::NotUtf8("a special field".into()))
-        }
-        _ => Ok(""),
-    }
-}
 
 /// The instant of `seconds` and `micros`, in the range the JSON form can write (years 0 to 9999).
 fn timestamp(seconds: i64, micros: u32) -> Result<Timestamp> {
-    const FIRST: i64 = -62_167_219_200; // 0000-01-01T00:00:00Z
-    const LAST: i64 = 253_402_300_799; // 9999-12-31T23:59:59Z
     let invalid = || Error::InvalidValue {
         what: "time",
         value: format!("{seconds} seconds since the epoch"),
     };
-    if !(FIRST..=LAST).contains(&seconds) {
+    if !time::WRITABLE_SECONDS.contains(&seconds) {
         return Err(invalid());
     }
     let nanos = i32::try_from(micros.min(999_999) * 1000).map_err(|_| invalid())?;
@@ -62,7 +33,7 @@ fn time(value: WireValue<'_>, micro: bool) -> Result<Option<Timestamp>> {
     if b.is_empty() {
         return Ok(None);
     }
-    let [seconds, nanos] = small(b, [1, 2])?;
+    let [seconds, nanos] = fields(b, [1, 2])?;
     let micros = if micro {
         u32::try_from(int(nanos) / 1000).unwrap_or(0)
     } else {
@@ -100,7 +71,7 @@ impl Field for MicroTime {
 
 impl Field for Quantity {
     fn decode(_: &mut Cx, value: WireValue<'_>) -> Result<Self> {
-        let [s] = small(bytes(value, "a quantity")?, [1])?;
+        let [s] = fields(bytes(value, "a quantity")?, [1])?;
         // Go writes the zero quantity as an empty string; its JSON form is "0".
         Ok(Self(match text(s)? {
             "" => "0".to_owned(),
@@ -111,7 +82,7 @@ impl Field for Quantity {
 
 impl Field for IntOrString {
     fn decode(_: &mut Cx, value: WireValue<'_>) -> Result<Self> {
-        let [kind, int_val, str_val] = small(bytes(value, "an int-or-string")?, [1, 2, 3])?;
+        let [kind, int_val, str_val] = fields(bytes(value, "an int-or-string")?, [1, 2, 3])?;
         Ok(if int(kind) == 1 {
             Self::String(text(str_val)?.to_owned())
         } else {
