@@ -66,12 +66,11 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     for name in &publishable {
         args.extend(["-p", name.as_str()]);
     }
-    args.extend(["--config", "profile.dev.debug=false"]);
     step(
         &format!("package ({} crates)", publishable.len()),
         &cargo,
         &args,
-        &[],
+        crate::ci::BUILD_ENV,
     )?;
     // Nothing reuses the verification builds (see above), and they are gigabytes.
     std::fs::remove_dir_all(&verify_dir).map_err(|e| format!("package: removing {verify_dir}: {e}"))
