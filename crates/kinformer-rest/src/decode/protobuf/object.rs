@@ -28,6 +28,31 @@ pub(super) fn checked(unknown: Unknown<'_>) -> std::result::Result<Unknown<'_>, 
     Ok(unknown)
 }
 
+/// The message of the last kind looked up: a watch stream's events are all of one kind, and two
+/// short comparisons cost less than hashing both names into the schema's tables per event.
+#[derive(Default)]
+pub(super) struct LastKind(Option<(Box<str>, Box<str>, MessageId)>);
+
+impl LastKind {
+    /// [`Schema::message_for`], answered from the last lookup when the names are the same.
+    pub(super) fn message_for(
+        &mut self,
+        schema: &Schema,
+        api_version: &str,
+        kind: &str,
+    ) -> kinformer_protobuf::Result<MessageId> {
+        if let Some((last_version, last_kind, message)) = &self.0
+            && **last_kind == *kind
+            && **last_version == *api_version
+        {
+            return Ok(*message);
+        }
+        let message = schema.message_for(api_version, kind)?;
+        self.0 = Some((api_version.into(), kind.into(), message));
+        Ok(message)
+    }
+}
+
 /// Decodes the message `bytes` of type `message` into `K`, through `projection` (whole without
 /// one), with `apiVersion` and `kind` in front when given, as the JSON form of a watched or
 /// fetched object has them.

@@ -105,6 +105,15 @@ fn a_stream_decodes_as_its_json_does_split_anywhere() {
     assert_eq!(from_pb::<Pod>(&[&bytes], 1 << 20, None), expected);
     let ones: Vec<&[u8]> = bytes.chunks(1).collect();
     assert_eq!(from_pb::<Pod>(&ones, 1 << 20, None), expected);
+    // Frames straddling many chunks, their length prefixes split too.
+    for size in [2, 3, 5, 7, 64, 1000] {
+        let chunks: Vec<&[u8]> = bytes.chunks(size).collect();
+        assert_eq!(
+            from_pb::<Pod>(&chunks, 1 << 20, None),
+            expected,
+            "chunks of {size}"
+        );
+    }
     for cut in (0..=bytes.len()).step_by(13) {
         let (a, b) = bytes.split_at(cut);
         assert_eq!(
@@ -155,6 +164,21 @@ fn a_frame_over_the_limit_ends_the_stream_from_its_length() {
     // Only the first length has arrived: the frame is refused before it is buffered.
     let events = from_pb::<Pod>(&[&bytes[..4], &bytes[4..]], lengths[0] - 1, None);
     assert_eq!(events, ["too large"]);
+    // The same when the length itself comes in pieces, behind frames that fit: the first frame
+    // larger than every one before it, with the limit just under it.
+    let over = (1..lengths.len())
+        .find(|&i| lengths[i] > lengths[..i].iter().copied().max().unwrap_or(0))
+        .expect("a frame larger than those before it");
+    let at: usize = lengths[..over].iter().map(|len| 4 + len).sum();
+    let pieces = [
+        &bytes[..at - 1],
+        &bytes[at - 1..at + 2],
+        &bytes[at + 2..at + 3],
+        &bytes[at + 3..],
+    ];
+    let events = from_pb::<Pod>(&pieces, lengths[over] - 1, None);
+    assert_eq!(events.len(), over + 1, "{events:?}");
+    assert_eq!(events[over], "too large");
     let largest = lengths.iter().copied().max().unwrap();
     assert_eq!(from_pb::<Pod>(&[&bytes], largest, None).len(), 3);
     let events = from_pb::<Pod>(&[&bytes], largest - 1, None);
