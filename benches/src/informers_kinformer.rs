@@ -23,7 +23,28 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     // alone would take minutes.
     config.qps = -1.0;
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
-    let before = informers::before(&control, get(&client)).await?;
+    let cluster_wide = SharedIndexInformer::new(
+        ListWatch::<ConfigMap, _>::for_type(client.clone()),
+        Config::default(),
+    );
+    let first = {
+        let (client, informer) = (client.clone(), cluster_wide.clone());
+        async move {
+            get(&client).await?;
+            let running = tokio::spawn({
+                let informer = informer.clone();
+                async move { informer.run().await }
+            });
+            timeout_at(
+                Instant::now() + SYNC_DEADLINE,
+                informer.wait_for_cache_sync(),
+            )
+            .await
+            .map_err(|_| "the cluster-wide informer did not sync".to_owned())?;
+            Ok(running)
+        }
+    };
+    let (before, first_running) = informers::before(&control, first).await?;
 
     let mut all: Vec<SharedIndexInformer<ConfigMap>> = informers::namespaces(options)
         .into_iter()
@@ -32,17 +53,14 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
             SharedIndexInformer::new(source, Config::default())
         })
         .collect();
-    all.push(SharedIndexInformer::new(
-        ListWatch::<ConfigMap, _>::for_type(client.clone()),
-        Config::default(),
-    ));
-    let running: Vec<_> = all
+    let mut running: Vec<_> = all
         .iter()
         .map(|informer| {
             let informer = informer.clone();
             tokio::spawn(async move { informer.run().await })
         })
         .collect();
+    running.push(first_running);
     let deadline = Instant::now() + SYNC_DEADLINE;
     for informer in &all {
         if timeout_at(deadline, informer.wait_for_cache_sync())
@@ -52,6 +70,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
             break;
         }
     }
+    all.push(cluster_wide);
     let synced = all.iter().filter(|i| i.has_synced()).count();
     informers::report_synced(options, &control, report, &before, synced, all.len()).await?;
     informers::measure_gets(options, report, || {

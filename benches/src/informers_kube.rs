@@ -21,42 +21,53 @@ use crate::{Options, setup};
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
     let control = Control::from_kubeconfig(&options.kubeconfig)?;
     let client = setup::kube_client(&options.kubeconfig).await?;
-    let before = informers::before(&control, get(&client)).await?;
+    let synced = Arc::new(AtomicUsize::new(0));
+    let progress = Arc::new(Notify::new());
+    let mut stores = Vec::new();
+    let mut start = |api: Api<ConfigMap>| {
+        let (reader, writer) = reflector::store();
+        stores.push(reader);
+        let (synced, progress) = (Arc::clone(&synced), Arc::clone(&progress));
+        tokio::spawn(async move {
+            let stream = reflector(writer, watcher(api, watcher::Config::default()));
+            let mut stream = std::pin::pin!(stream);
+            let mut counted = false;
+            while let Some(event) = stream.next().await {
+                if !counted && matches!(event, Ok(watcher::Event::InitDone)) {
+                    counted = true;
+                    synced.fetch_add(1, Ordering::Relaxed);
+                    progress.notify_one();
+                }
+            }
+        })
+    };
+    let wait_for = |count: usize| {
+        let (synced, progress) = (Arc::clone(&synced), Arc::clone(&progress));
+        async move {
+            let deadline = Instant::now() + SYNC_DEADLINE;
+            while synced.load(Ordering::Relaxed) < count && Instant::now() < deadline {
+                // Woken by each sync; the timeout bounds a missed wake-up.
+                let _ = tokio::time::timeout(Duration::from_millis(50), progress.notified()).await;
+            }
+        }
+    };
+    // The cluster-wide reflector starts with the client's first request (see `informers`).
+    let mut running = Vec::new();
+    let (before, ()) = informers::before(&control, async {
+        get(&client).await?;
+        running.push(start(Api::all(client.clone())));
+        wait_for(1).await;
+        Ok(())
+    })
+    .await?;
 
-    let mut apis: Vec<Api<ConfigMap>> = informers::namespaces(options)
+    let apis: Vec<Api<ConfigMap>> = informers::namespaces(options)
         .iter()
         .map(|ns| Api::namespaced(client.clone(), ns))
         .collect();
-    apis.push(Api::all(client.clone()));
-    let total = apis.len();
-    let synced = Arc::new(AtomicUsize::new(0));
-    let progress = Arc::new(Notify::new());
-    let mut stores = Vec::with_capacity(total);
-    let running: Vec<_> = apis
-        .into_iter()
-        .map(|api| {
-            let (reader, writer) = reflector::store();
-            stores.push(reader);
-            let (synced, progress) = (Arc::clone(&synced), Arc::clone(&progress));
-            tokio::spawn(async move {
-                let stream = reflector(writer, watcher(api, watcher::Config::default()));
-                let mut stream = std::pin::pin!(stream);
-                let mut counted = false;
-                while let Some(event) = stream.next().await {
-                    if !counted && matches!(event, Ok(watcher::Event::InitDone)) {
-                        counted = true;
-                        synced.fetch_add(1, Ordering::Relaxed);
-                        progress.notify_one();
-                    }
-                }
-            })
-        })
-        .collect();
-    let deadline = Instant::now() + SYNC_DEADLINE;
-    while synced.load(Ordering::Relaxed) < total && Instant::now() < deadline {
-        // Woken by each sync; the timeout bounds a missed wake-up.
-        let _ = tokio::time::timeout(Duration::from_millis(50), progress.notified()).await;
-    }
+    let total = apis.len() + 1;
+    running.extend(apis.into_iter().map(&mut start));
+    wait_for(total).await;
     let synced = synced.load(Ordering::Relaxed);
     informers::report_synced(options, &control, report, &before, synced, total).await?;
     informers::measure_gets(options, report, || {

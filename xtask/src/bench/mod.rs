@@ -84,8 +84,9 @@ const DEFAULT_CLIENTS: &[&str] = &[
     "floor-decode-protobuf",
 ];
 
-/// The scale run measures sync and memory only, of kinformer, the peer and the decode floor.
-const SCALE_CLIENTS: &[&str] = &["kinformer", "kube", "kube-strip", "floor-decode"];
+/// The scale run measures sync and memory only, of kinformer, the peer and the decode floor of
+/// what kinformer reads by default (protobuf).
+const SCALE_CLIENTS: &[&str] = &["kinformer", "kube", "kube-strip", "floor-decode-protobuf"];
 
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut options = Options {

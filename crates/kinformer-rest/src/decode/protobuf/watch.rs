@@ -139,9 +139,7 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
             taken = (LENGTH - self.pending.len()).min(chunk.len());
             self.pending.extend_from_slice(&chunk[..taken]);
         }
-        let Some(frame_len) = frame_length(&self.pending) else {
-            return None;
-        };
+        let frame_len = frame_length(&self.pending)?;
         if frame_len > self.max_frame {
             self.fail(out, too_large("a watch event", self.max_frame));
             return None;
