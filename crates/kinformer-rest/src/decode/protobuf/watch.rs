@@ -2,15 +2,15 @@
 //!
 //! Each frame is a 4-byte big-endian length, then a `meta.v1.WatchEvent` (`type` = 1, `object` =
 //! 2, a `RawExtension` whose `raw` holds the object: `k8s\0` and a `runtime.Unknown`). A frame is
-//! decoded once all of it has arrived, straight from the chunk when it lies in one (a frame that
-//! straddles chunks is completed from the next chunk's head); a length over the frame limit ends
-//! the stream before any of the frame is buffered.
+//! decoded once all of it has arrived, straight from the chunk when it lies in one; a length over
+//! the frame limit ends the stream before any of the frame is buffered.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use bytes::{Buf, BytesMut};
 use kinformer_core::{Projection, Status, WatchEvent};
 use kinformer_protobuf::{Schema, envelope};
 use serde::de::DeserializeOwned;
@@ -22,10 +22,6 @@ use crate::error::{Error, Kind, Result};
 
 /// The frame's length prefix.
 const LENGTH: usize = 4;
-
-/// The largest buffer kept between straddling frames; one grown past it by a large frame is let
-/// go, so an idle watch does not hold it.
-const KEPT_BUFFER: usize = 64 * 1024;
 
 /// Incremental decoder of a protobuf watch stream into [`WatchEvent<K>`], the protobuf twin of
 /// [`WatchDecoder`](crate::decoders::WatchDecoder): the same events, errors and limit for the
@@ -62,8 +58,8 @@ const KEPT_BUFFER: usize = 64 * 1024;
 /// ```
 pub struct ProtobufWatchDecoder<K> {
     schema: &'static Schema,
-    /// The bytes of the one frame in progress, which straddles chunks.
-    pending: Vec<u8>,
+    /// Bytes received and not consumed: at most one frame in progress.
+    buf: BytesMut,
     max_frame: usize,
     finished: bool,
     objects: Objects<K>,
@@ -87,7 +83,7 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
     pub fn new(max_frame: usize) -> Self {
         Self {
             schema: Schema::kubernetes(),
-            pending: Vec::new(),
+            buf: BytesMut::new(),
             max_frame,
             finished: false,
             objects: Objects::new(None),
@@ -113,52 +109,19 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
         if self.finished || chunk.is_empty() {
             return;
         }
-        let mut rest = chunk;
-        if !self.pending.is_empty() {
-            // Only the frame in progress is completed from the chunk's head: copying the whole
-            // chunk behind it would copy every chunk once frames straddle chunk ends, as they do.
-            match self.complete_pending(rest, out) {
-                Some(taken) => rest = &rest[taken..],
-                None => return,
+        if self.buf.is_empty() {
+            // Straight from the chunk; only an incomplete frame's bytes are kept.
+            if let Some(consumed) = self.run(chunk, out) {
+                self.buf.extend_from_slice(&chunk[consumed..]);
+            }
+        } else {
+            self.buf.extend_from_slice(chunk);
+            let data = std::mem::take(&mut self.buf);
+            if let Some(consumed) = self.run(&data, out) {
+                self.buf = data;
+                self.buf.advance(consumed);
             }
         }
-        if let Some(consumed) = self.run(rest, out) {
-            self.pending.extend_from_slice(&rest[consumed..]);
-        }
-    }
-
-    /// Moves the head of `chunk` into the frame in progress and decodes the frame once whole:
-    /// how many bytes of `chunk` it took, or `None` when the chunk ended first or after an error.
-    fn complete_pending(
-        &mut self,
-        chunk: &[u8],
-        out: &mut VecDeque<Result<WatchEvent<K>>>,
-    ) -> Option<usize> {
-        let mut taken = 0;
-        if self.pending.len() < LENGTH {
-            taken = (LENGTH - self.pending.len()).min(chunk.len());
-            self.pending.extend_from_slice(&chunk[..taken]);
-        }
-        let frame_len = frame_length(&self.pending)?;
-        if frame_len > self.max_frame {
-            self.fail(out, too_large("a watch event", self.max_frame));
-            return None;
-        }
-        let missing = (LENGTH + frame_len).saturating_sub(self.pending.len());
-        let take = missing.min(chunk.len() - taken);
-        self.pending.extend_from_slice(&chunk[taken..taken + take]);
-        taken += take;
-        if take < missing {
-            return None;
-        }
-        let frame = std::mem::take(&mut self.pending);
-        self.run(&frame, out)?;
-        // The buffer is kept for the next straddling frame unless one large frame grew it.
-        if frame.capacity() <= KEPT_BUFFER {
-            self.pending = frame;
-            self.pending.clear();
-        }
-        Some(taken)
     }
 
     /// Ends the input: a frame cut off by the end is an error.
@@ -167,7 +130,7 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
             return;
         }
         self.finished = true;
-        if !std::mem::take(&mut self.pending).is_empty() {
+        if !std::mem::take(&mut self.buf).is_empty() {
             out.push_back(Err(Error::new(
                 Kind::Transport,
                 "the watch stream ended in the middle of an event",
@@ -177,7 +140,7 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
 
     fn fail(&mut self, out: &mut VecDeque<Result<WatchEvent<K>>>, err: Error) {
         self.finished = true;
-        self.pending = Vec::new();
+        self.buf = BytesMut::new();
         out.push_back(Err(err));
     }
 
@@ -185,7 +148,9 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
     /// error.
     fn run(&mut self, data: &[u8], out: &mut VecDeque<Result<WatchEvent<K>>>) -> Option<usize> {
         let mut pos = 0;
-        while let Some(len) = frame_length(&data[pos..]) {
+        while let Some(prefix) = data.get(pos..pos + LENGTH) {
+            let len = u32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
             if len > self.max_frame {
                 self.fail(out, too_large("a watch event", self.max_frame));
                 return None;
@@ -205,12 +170,6 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
         }
         Some(pos)
     }
-}
-
-/// The length a frame starting at `data` announces, once its prefix is there.
-fn frame_length(data: &[u8]) -> Option<usize> {
-    let prefix: [u8; LENGTH] = data.get(..LENGTH)?.try_into().ok()?;
-    Some(usize::try_from(u32::from_be_bytes(prefix)).unwrap_or(usize::MAX))
 }
 
 /// One frame's `WatchEvent` as the JSON decoder would give it for the same event.
@@ -254,7 +213,7 @@ fn decode_event<K: DeserializeOwned + 'static>(
 impl<K> fmt::Debug for ProtobufWatchDecoder<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ProtobufWatchDecoder")
-            .field("buffered", &self.pending.len())
+            .field("buffered", &self.buf.len())
             .field("max_frame", &self.max_frame)
             .field("finished", &self.finished)
             .field("projection", &self.objects.projects())
