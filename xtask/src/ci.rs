@@ -22,7 +22,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     tidy::run(&root)?;
     msrv::run(&root)?;
     protobuf_typed::run(&["--check".to_owned()], &root)?;
-    step("fmt", &cargo, &["fmt", "--all", "--check"], BUILD_ENV)?;
+    step("fmt", &cargo, &["fmt", "--all", "--check"], &[])?;
     step(
         "clippy",
         &cargo,

@@ -49,23 +49,8 @@ impl Cx {
     }
 }
 
-/// Decodes a message into the `Option<M>` behind `out`.
+/// Decodes a message into the `Option<Arc<M>>` behind `out`.
 type DecodeFn = fn(&[u8], &mut Cx, &mut dyn Any) -> Result<()>;
-
-fn decode_into<M: MessageFields + 'static>(
-    input: &[u8],
-    cx: &mut Cx,
-    out: &mut dyn Any,
-) -> Result<()> {
-    // The registry pairs each function with its own type's id: the downcast always succeeds.
-    let slot = out
-        .downcast_mut::<Option<M>>()
-        .ok_or_else(|| Error::Custom("a typed decoder registered under another type".into()))?;
-    let mut message = M::default();
-    merge_message(&mut message, cx, input, M::merge_field)?;
-    *slot = Some(message);
-    Ok(())
-}
 
 /// Decodes a message into the `Option<Arc<M>>` behind `out`, built in place: a large object is
 /// not copied from the stack into its allocation.
@@ -74,6 +59,7 @@ fn decode_shared<M: MessageFields + 'static>(
     cx: &mut Cx,
     out: &mut dyn Any,
 ) -> Result<()> {
+    // The registry pairs each function with its own type's id: the downcast always succeeds.
     let slot = out
         .downcast_mut::<Option<Arc<M>>>()
         .ok_or_else(|| Error::Custom("a typed decoder registered under another type".into()))?;
@@ -86,11 +72,10 @@ fn decode_shared<M: MessageFields + 'static>(
     Ok(())
 }
 
-/// A generated message's decoders (into an `Option<M>`, into an `Option<Arc<M>>`) and full name.
+/// A generated message's decoder and full name.
 #[derive(Clone, Copy)]
 struct Decoders {
-    owned: DecodeFn,
-    shared: DecodeFn,
+    decode: DecodeFn,
     message: &'static str,
 }
 
@@ -100,8 +85,7 @@ type Entry = (TypeId, Decoders);
 #[allow(dead_code)] // only built when the generated code is (see the module's docs)
 fn entry<M: MessageFields + 'static>(message: &'static str) -> Entry {
     let decoders = Decoders {
-        owned: decode_into::<M>,
-        shared: decode_shared::<M>,
+        decode: decode_shared::<M>,
         message,
     };
     (TypeId::of::<M>(), decoders)
@@ -178,9 +162,9 @@ impl<K: 'static> TypedDecoder<K> {
     /// field cannot have, text that is not UTF-8, a time out of range, nesting past
     /// [`MAX_DEPTH`](crate::MAX_DEPTH).
     pub fn decode(&self, input: &[u8]) -> Result<K> {
-        let mut out: Option<K> = None;
-        (self.decoders.owned)(input, &mut self.cx(), &mut out)?;
-        out.ok_or_else(|| Error::Custom("a typed decoder produced nothing".into()))
+        // Built in its own allocation, which nobody else holds: moved out of it, not cloned.
+        Arc::into_inner(self.decode_shared(input)?)
+            .ok_or_else(|| Error::Custom("a fresh Arc already shared".into()))
     }
 
     /// [`decode`](Self::decode) into a shared object, built in its allocation (what the list and
@@ -190,7 +174,7 @@ impl<K: 'static> TypedDecoder<K> {
     /// As [`decode`](Self::decode).
     pub fn decode_shared(&self, input: &[u8]) -> Result<Arc<K>> {
         let mut out: Option<Arc<K>> = None;
-        (self.decoders.shared)(input, &mut self.cx(), &mut out)?;
+        (self.decoders.decode)(input, &mut self.cx(), &mut out)?;
         out.ok_or_else(|| Error::Custom("a typed decoder produced nothing".into()))
     }
 

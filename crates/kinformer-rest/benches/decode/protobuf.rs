@@ -71,31 +71,48 @@ fn list_protobuf(body: &[u8]) -> ObjectList<Pod> {
     decoder.finish().unwrap()
 }
 
-/// Feeds a protobuf watch stream in socket-sized chunks; the events, kept until the timing ends as
-/// the list rows keep their objects (an informer keeps them too), so neither row of the pair
-/// times freeing the pods it decoded.
+/// Feeds `stream` in socket-sized chunks to a watch decoder (by its `decode` and `finish`); the
+/// events, kept until the timing ends as the list rows keep their objects (an informer keeps them
+/// too), so neither row of the pair times freeing the pods it decoded.
 #[inline(never)]
-fn watch_protobuf(stream: &[u8], events: usize) -> Events {
-    let mut decoder =
-        ProtobufWatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+fn watch_kept<D>(
+    stream: &[u8],
+    events: usize,
+    mut decoder: D,
+    decode: fn(&mut D, &[u8], &mut Events),
+    finish: fn(&mut D, &mut Events),
+) -> Events {
     let mut ready = VecDeque::with_capacity(events);
     for chunk in stream.chunks(CHUNK) {
-        decoder.decode(chunk, &mut ready);
+        decode(&mut decoder, chunk, &mut ready);
     }
-    decoder.finish(&mut ready);
+    finish(&mut decoder, &mut ready);
     ready
 }
 
-/// The JSON twin of [`watch_protobuf`].
-#[inline(never)]
+/// The protobuf watch stream, managedFields skipped.
+fn watch_protobuf(stream: &[u8], events: usize) -> Events {
+    let decoder =
+        ProtobufWatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+    watch_kept(
+        stream,
+        events,
+        decoder,
+        ProtobufWatchDecoder::decode,
+        ProtobufWatchDecoder::finish,
+    )
+}
+
+/// The JSON watch stream, managedFields skipped.
 fn watch_json(stream: &[u8], events: usize) -> Events {
-    let mut decoder = WatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
-    let mut ready = VecDeque::with_capacity(events);
-    for chunk in stream.chunks(CHUNK) {
-        decoder.decode(chunk, &mut ready);
-    }
-    decoder.finish(&mut ready);
-    ready
+    let decoder = WatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+    watch_kept(
+        stream,
+        events,
+        decoder,
+        WatchDecoder::decode,
+        WatchDecoder::finish,
+    )
 }
 
 type Events = VecDeque<kinformer_rest::Result<WatchEvent<Pod>>>;
