@@ -92,3 +92,39 @@ async fn watch_resolves_short_names_and_custom_resources() {
         r#"kinformer: the server has no resource "gizmos" (try a plural, singular, kind or short name)"#
     );
 }
+
+/// A server that answers only the legacy discovery documents, as servers before aggregated
+/// discovery (and proxies that strip it) write them: `/api/v1` without `apiVersion`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mirror_and_watch_resolve_names_on_a_legacy_discovery_server() {
+    let sim = Sim::builder()
+        .aggregated_discovery(false)
+        .pods(12)
+        .seed(4)
+        .start()
+        .await
+        .unwrap();
+    let dir = Dir::with_kubeconfig("legacy-discovery", &sim);
+    let dump = dir.path("pods.jsonl");
+    let dump = dump.to_string_lossy();
+    for name in ["pods", "po", "pods.v1."] {
+        let out = dir
+            .start(&["mirror", name, "-A", "--duration", "0.3", "--dump", &dump])
+            .finish()
+            .await;
+        assert!(out.status.success(), "{name}: {}", out.stderr);
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["objects"], 12, "{name}: {report}");
+    }
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}},
+    });
+    sim.apply(ObjectOp::new(OpKind::Create, "deployments", deployment))
+        .await
+        .unwrap();
+    let out = watch_until_shown(&dir, &["deployments.v1.apps", "-A"], "shop/web").await;
+    assert!(out.status.success(), "{}", out.stderr);
+    assert!(out.stdout.contains("shop/web"), "{}", out.stdout);
+}

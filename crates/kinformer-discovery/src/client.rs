@@ -12,7 +12,7 @@ use kinformer_rest::Client;
 use tokio::sync::Mutex;
 
 use crate::disk::{DEFAULT_TTL, DiskCache, default_cache_dir, server_dir};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fetch::{Form, fetch};
 use crate::mapper::RestMapper;
 use crate::model::{Resource, ServerResources};
@@ -171,7 +171,9 @@ impl Discovery {
     ///
     /// # Errors
     /// [`Error::NotFound`](crate::Error::NotFound) when nothing fits even after a refresh,
-    /// [`Error::Ambiguous`](crate::Error::Ambiguous), or a discovery failure.
+    /// [`Error::Incomplete`](crate::Error::Incomplete) when nothing fits but a group version
+    /// that could serve the name could not be read, [`Error::Ambiguous`](crate::Error::Ambiguous),
+    /// or a discovery failure.
     pub async fn resolve(&self, name: &str) -> Result<ApiResource> {
         Ok(self.find(name).await?.api_resource())
     }
@@ -182,8 +184,28 @@ impl Discovery {
     /// # Errors
     /// As [`resolve`](Self::resolve).
     pub async fn find(&self, name: &str) -> Result<Resource> {
-        self.with_refresh(|mapper| mapper.resolve(name).cloned())
-            .await
+        let qualifier = name.split_once('.').map(|(_, rest)| rest.to_lowercase());
+        // An unqualified name could be served by any group; `name.group` and
+        // `name.version.group` only by that group.
+        let could_serve = |group: &str| match &qualifier {
+            None => true,
+            Some(rest) => rest == group || rest.ends_with(&format!(".{group}")),
+        };
+        self.with_refresh(name, could_serve, |mapper| {
+            let found = mapper.resolve(name)?;
+            // The core group comes first for every unqualified name: while it could not be
+            // read, a name found elsewhere may be a lesser match (`pods` as metrics.k8s.io's
+            // PodMetrics).
+            let core_failed = failures(mapper, |group| group.is_empty());
+            if qualifier.is_none() && !found.group.is_empty() && !core_failed.is_empty() {
+                return Err(Error::Incomplete {
+                    name: name.to_owned(),
+                    failed: core_failed,
+                });
+            }
+            Ok(found.clone())
+        })
+        .await
     }
 
     /// The resource serving `kind` in `group`, in `version` or the preferred one (see
@@ -191,18 +213,23 @@ impl Discovery {
     ///
     /// # Errors
     /// [`Error::KindNotFound`](crate::Error::KindNotFound) when nothing serves it even after a
-    /// refresh, or a discovery failure.
+    /// refresh, [`Error::Incomplete`](crate::Error::Incomplete) when a version of `group` could
+    /// not be read, or a discovery failure.
     pub async fn resolve_kind(
         &self,
         group: &str,
         kind: &str,
         version: Option<&str>,
     ) -> Result<ApiResource> {
-        self.with_refresh(|mapper| {
-            mapper
-                .resource_for_kind(group, kind, version)
-                .map(Resource::api_resource)
-        })
+        self.with_refresh(
+            kind,
+            |g| g == group,
+            |mapper| {
+                mapper
+                    .resource_for_kind(group, kind, version)
+                    .map(Resource::api_resource)
+            },
+        )
         .await
     }
 
@@ -219,15 +246,35 @@ impl Discovery {
         Ok(factory.dynamic_informer(self.resolve(name).await?))
     }
 
-    /// Runs `lookup` on the cached mapper; when it finds nothing, refreshes once (unless another
-    /// caller refreshed meanwhile) and runs it again.
-    async fn with_refresh<T>(&self, lookup: impl Fn(&RestMapper) -> Result<T>) -> Result<T> {
+    /// Runs `lookup` on the cached mapper; when it finds nothing, or discovery was incomplete,
+    /// refreshes once (unless another caller refreshed meanwhile) and runs it again. Nothing
+    /// found while a group version of a group that `could_serve` could not be read is
+    /// [`Error::Incomplete`], not a miss.
+    async fn with_refresh<T>(
+        &self,
+        name: &str,
+        could_serve: impl Fn(&str) -> bool,
+        lookup: impl Fn(&RestMapper) -> Result<T>,
+    ) -> Result<T> {
         let snapshot = self.snapshot().await?;
-        match lookup(&snapshot.mapper) {
-            Err(e) if e.is_not_found() => {
+        let mapper = match lookup(&snapshot.mapper) {
+            Err(e) if e.is_not_found() || matches!(e, Error::Incomplete { .. }) => {
                 tracing::debug!(error = %e, "not in discovery; refreshing once");
-                let fresh = self.reload_after(snapshot.generation).await?;
-                lookup(&fresh.mapper)
+                self.reload_after(snapshot.generation).await?.mapper
+            }
+            other => return other,
+        };
+        match lookup(&mapper) {
+            Err(e) if e.is_not_found() => {
+                let failed = failures(&mapper, could_serve);
+                if failed.is_empty() {
+                    Err(e)
+                } else {
+                    Err(Error::Incomplete {
+                        name: name.to_owned(),
+                        failed,
+                    })
+                }
             }
             other => other,
         }
@@ -284,4 +331,15 @@ impl Discovery {
         self.server_cache_dir()
             .map(|dir| DiskCache::new(dir, self.ttl))
     }
+}
+
+/// The group versions discovery could not read whose group passes `group`, with the reasons.
+fn failures(mapper: &RestMapper, group: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    mapper
+        .server_resources()
+        .failed
+        .iter()
+        .filter(|(gv, _)| group(gv.rsplit_once('/').map_or("", |(g, _)| g)))
+        .cloned()
+        .collect()
 }

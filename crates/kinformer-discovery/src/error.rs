@@ -38,6 +38,18 @@ pub enum Error {
         /// The version asked for, if any.
         version: Option<String>,
     },
+    /// Nothing matched what discovery could read, but some group versions that could serve the
+    /// name could not be read (a document that did not decode, an aggregated API server that is
+    /// down): whether the server has it cannot be told. Each failure names its group version,
+    /// the path and the cause.
+    #[error("no resource {name:?} in what discovery could read; it could not read {}", failed.iter().map(|(gv, why)| format!("{gv} ({why})")).collect::<Vec<_>>().join(", "))]
+    Incomplete {
+        /// The name or kind as given.
+        name: String,
+        /// The group versions that could not be read, as `group/version` (`v1` for the core
+        /// group) with the reason.
+        failed: Vec<(String, String)>,
+    },
     /// The name fits more than one resource and the server's priority order cannot choose.
     #[error("{name:?} is ambiguous: it matches {}", candidates.join(", "))]
     Ambiguous {

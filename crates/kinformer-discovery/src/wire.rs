@@ -1,9 +1,23 @@
 //! The discovery documents as the server sends them and as kubectl's disk cache stores them:
 //! the aggregated `APIGroupDiscoveryList` (`apidiscovery.k8s.io` v2 and v2beta1) and the legacy
 //! `APIVersions`, `APIGroupList` and `APIResourceList`.
+//!
+//! Every field a server may leave out is optional here, and every list may be `null`: Go writes
+//! a nil slice as `null` unless the field says `omitempty`, and kube-apiserver writes `/api/v1`
+//! without `apiVersion` (the group documents carry it). Only what identifies an entry (a
+//! resource's name and kind, a version's name) is required.
 
 use kinformer_core::Scope;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Reads `null` as the type's default, as Go's decoder reads a `null` list.
+fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
 
 use crate::model::{ApiGroup, GroupVersion, Resource, Subresource};
 
@@ -32,7 +46,7 @@ impl TypeMeta {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct DiscoveryList {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     pub(crate) items: Vec<GroupDiscovery>,
 }
 
@@ -40,7 +54,7 @@ pub(crate) struct DiscoveryList {
 pub(crate) struct GroupDiscovery {
     #[serde(default)]
     metadata: Metadata,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     versions: Vec<VersionDiscovery>,
 }
 
@@ -53,7 +67,7 @@ struct Metadata {
 #[derive(Debug, Deserialize)]
 struct VersionDiscovery {
     version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     resources: Vec<ResourceDiscovery>,
     #[serde(default)]
     freshness: String,
@@ -69,13 +83,13 @@ struct ResourceDiscovery {
     scope: String,
     #[serde(default)]
     singular_resource: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     verbs: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     short_names: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     categories: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     subresources: Vec<SubresourceDiscovery>,
 }
 
@@ -85,7 +99,7 @@ struct SubresourceDiscovery {
     subresource: String,
     #[serde(default)]
     response_kind: Option<Gvk>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     verbs: Vec<String>,
 }
 
@@ -178,7 +192,7 @@ impl ResourceDiscovery {
 /// `/api`: the core group's versions.
 #[derive(Debug, Deserialize)]
 pub(crate) struct ApiVersions {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     pub(crate) versions: Vec<String>,
 }
 
@@ -186,9 +200,11 @@ pub(crate) struct ApiVersions {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct GroupList {
-    kind: String,
-    api_version: String,
     #[serde(default)]
+    kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    api_version: String,
+    #[serde(default, deserialize_with = "nullable")]
     pub(crate) groups: Vec<LegacyGroup>,
 }
 
@@ -196,7 +212,7 @@ pub(crate) struct GroupList {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct LegacyGroup {
     pub(crate) name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
     pub(crate) versions: Vec<VersionForDiscovery>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) preferred_version: Option<VersionForDiscovery>,
@@ -205,6 +221,7 @@ pub(crate) struct LegacyGroup {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct VersionForDiscovery {
+    #[serde(default)]
     group_version: String,
     pub(crate) version: String,
 }
@@ -213,10 +230,13 @@ pub(crate) struct VersionForDiscovery {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ResourceList {
-    kind: String,
-    api_version: String,
-    group_version: String,
     #[serde(default)]
+    kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    api_version: String,
+    #[serde(default)]
+    group_version: String,
+    #[serde(default, deserialize_with = "nullable")]
     resources: Vec<LegacyResource>,
 }
 
@@ -232,12 +252,23 @@ struct LegacyResource {
     group: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     version: Option<String>,
-    kind: String,
+    /// Empty only in a malformed entry, which is skipped as client-go's aggregated reader
+    /// skips an entry without a kind.
     #[serde(default)]
+    kind: String,
+    #[serde(default, deserialize_with = "nullable")]
     verbs: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     short_names: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     categories: Vec<String>,
 }
 
@@ -354,6 +385,9 @@ impl ResourceList {
         let mut resources: Vec<Resource> = Vec::new();
         let mut subresources = Vec::new();
         for r in self.resources {
+            if r.kind.is_empty() {
+                continue;
+            }
             if let Some((parent, sub)) = r.name.split_once('/') {
                 subresources.push((
                     parent.to_owned(),

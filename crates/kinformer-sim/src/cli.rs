@@ -61,6 +61,10 @@ pub struct Args {
     /// first protobuf request on), so the first protobuf list costs what a JSON one does.
     #[arg(long)]
     pub protobuf: bool,
+    /// Answer discovery only in the legacy form, as servers before aggregated discovery (and
+    /// proxies that strip it) do.
+    #[arg(long)]
+    pub no_aggregated_discovery: bool,
     /// Write the bound port to FILE once listening.
     #[arg(long, value_name = "FILE")]
     pub port_file: Option<PathBuf>,
@@ -83,6 +87,7 @@ pub async fn run(args: Args) -> Result<()> {
         .tls(args.tls)
         .max_concurrent_streams(args.max_concurrent_streams)
         .protobuf(args.protobuf)
+        .aggregated_discovery(!args.no_aggregated_discovery)
         .bookmark_interval(Duration::from_secs(args.bookmark_interval.max(1)))
         .compact_interval(
             (args.compact_interval > 0).then(|| Duration::from_secs(args.compact_interval)),

@@ -35,6 +35,8 @@ pub(crate) struct Config {
     pub(crate) max_concurrent_streams: u32,
     /// Encode protobuf on every write from the start ([`Store::start_protobuf`]).
     pub(crate) protobuf: bool,
+    /// Answer `/api` and `/apis` in the aggregated form to clients that ask for it.
+    pub(crate) aggregated_discovery: bool,
 }
 
 /// The most requests the request log keeps.

@@ -57,6 +57,7 @@ pub struct SimBuilder {
     managed_fields: ManagedFieldsShape,
     max_concurrent_streams: u32,
     protobuf: bool,
+    aggregated_discovery: bool,
 }
 
 /// kube-apiserver's default `--http2-max-streams-per-connection`.
@@ -84,6 +85,7 @@ impl Default for SimBuilder {
             managed_fields: ManagedFieldsShape::default(),
             max_concurrent_streams: DEFAULT_MAX_CONCURRENT_STREAMS,
             protobuf: false,
+            aggregated_discovery: true,
         }
     }
 }
@@ -196,6 +198,15 @@ impl SimBuilder {
         self
     }
 
+    /// Whether `/api` and `/apis` answer in the aggregated form (`apidiscovery.k8s.io` v2 and
+    /// v2beta1) to clients that ask for it (default on, as kube-apiserver does). Off, the sim
+    /// answers as servers before aggregated discovery, and proxies that strip it, do: the legacy
+    /// documents whatever `Accept` asks for, and one `APIResourceList` per group version.
+    pub fn aggregated_discovery(mut self, on: bool) -> Self {
+        self.aggregated_discovery = on;
+        self
+    }
+
     /// Keeps the write audit ([`SimHandle::audit`]): every revision's identity and labels,
     /// forever (default off; it grows with every write).
     pub fn audit(mut self, on: bool) -> Self {
@@ -238,6 +249,7 @@ impl SimBuilder {
             managed_fields: self.managed_fields,
             max_concurrent_streams: self.max_concurrent_streams,
             protobuf: self.protobuf,
+            aggregated_discovery: self.aggregated_discovery,
         });
         if let Some(ns) = shared.resource("namespaces") {
             for name in ["default", "kube-system", "kube-public"] {

@@ -93,6 +93,15 @@ impl ApiError {
         Self::new(code, reason, message)
     }
 
+    /// The plain-text 404 kube-apiserver answers for a path no handler serves (an unknown
+    /// group or version, a path outside the API), as opposed to the JSON Status of a missing
+    /// resource or object.
+    pub(crate) fn page_not_found() -> Self {
+        let mut error = Self::new(404, "NotFound", "404 page not found");
+        error.0.plain_text = true;
+        error
+    }
+
     pub(crate) fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)
     }

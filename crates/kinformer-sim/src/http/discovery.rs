@@ -98,7 +98,12 @@ pub(super) fn serve(
     let registry = shared.registry();
     let path = path.trim_end_matches('/');
     if matches!(path, "/api" | "/apis") {
-        return Some(match aggregated::negotiate(headers) {
+        let form = if shared.config.aggregated_discovery {
+            aggregated::negotiate(headers)
+        } else {
+            Ok(Form::Legacy)
+        };
+        return Some(match form {
             Err(e) => Err(e),
             Ok(Form::Legacy) if path == "/api" => {
                 Ok(json_response(200, api_versions().to_string()))
@@ -126,23 +131,34 @@ pub(super) fn serve(
                 .iter()
                 .filter(|d| d.group.is_empty())
                 .map(|d| &**d),
+            ApiVersion::Omitted,
         ),
         other => {
             let rest = other.strip_prefix("/apis/")?;
-            let (group, version) = rest.split_once('/')?;
+            let groups = registry.groups();
+            let (group, version) = rest.split_once('/').unwrap_or((rest, ""));
+            // An unknown group has no handler at all: the server's plain-text 404.
+            let Some((_, versions)) = groups.iter().find(|(g, _)| g == group) else {
+                return Some(Err(ApiError::page_not_found()));
+            };
+            if version.is_empty() {
+                return Some(Ok(json_response(
+                    200,
+                    api_group(group, versions).to_string(),
+                )));
+            }
             if version.contains('/') {
                 return None;
             }
-            let defs: Vec<&ResourceDef> = registry
+            if !versions.iter().any(|v| v == version) {
+                return Some(Err(ApiError::page_not_found()));
+            }
+            let defs = registry
                 .all()
                 .iter()
                 .filter(|d| d.group == group && d.version == version)
-                .map(|d| &**d)
-                .collect();
-            if defs.is_empty() {
-                return None;
-            }
-            resource_list(&format!("{group}/{version}"), defs.into_iter())
+                .map(|d| &**d);
+            resource_list(&format!("{group}/{version}"), defs, ApiVersion::Written)
         }
     };
     Some(Ok(json_response(200, body.to_string())))
@@ -155,22 +171,45 @@ fn api_versions() -> Value {
     })
 }
 
+/// One group as `/apis` lists it: its versions in priority order, the first preferred.
+fn group_entry(group: &str, versions: &[String]) -> Value {
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
+        .collect();
+    json!({"name": group, "versions": &versions, "preferredVersion": &versions[0]})
+}
+
 fn group_list(groups: &[(String, Vec<String>)]) -> Value {
     let groups: Vec<Value> = groups
         .iter()
-        .map(|(group, versions)| {
-            let versions: Vec<Value> = versions
-                .iter()
-                .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
-                .collect();
-            json!({"name": group, "versions": &versions, "preferredVersion": &versions[0]})
-        })
+        .map(|(group, versions)| group_entry(group, versions))
         .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
+/// `/apis/{group}`: the `APIGroup`, as its entry in `/apis` with `kind` and `apiVersion`.
+fn api_group(group: &str, versions: &[String]) -> Value {
+    let mut entry = group_entry(group, versions);
+    entry["kind"] = json!("APIGroup");
+    entry["apiVersion"] = json!("v1");
+    entry
+}
+
+/// Whether an `APIResourceList` carries `apiVersion`: kube-apiserver writes it on the group
+/// documents but not on `/api/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ApiVersion {
+    Written,
+    Omitted,
+}
+
 /// An `APIResourceList`: each resource, then each of its subresources as `plural/sub`.
-fn resource_list<'a>(group_version: &str, defs: impl Iterator<Item = &'a ResourceDef>) -> Value {
+fn resource_list<'a>(
+    group_version: &str,
+    defs: impl Iterator<Item = &'a ResourceDef>,
+    api_version: ApiVersion,
+) -> Value {
     let mut resources = Vec::new();
     for d in defs {
         let mut r = json!({
@@ -194,5 +233,10 @@ fn resource_list<'a>(group_version: &str, defs: impl Iterator<Item = &'a Resourc
             resources.push(entry);
         }
     }
-    json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
+    let mut list =
+        json!({"kind": "APIResourceList", "groupVersion": group_version, "resources": resources});
+    if api_version == ApiVersion::Written {
+        list["apiVersion"] = json!("v1");
+    }
+    list
 }

@@ -262,7 +262,7 @@ fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
     let (group, version, mut rest) = match segs.as_slice() {
         ["api", v, rest @ ..] => ("", *v, rest),
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
-        _ => return Err(not_found()),
+        _ => return Err(ApiError::page_not_found()),
     };
     let mut legacy_watch = false;
     if rest.first() == Some(&"watch") {
@@ -270,6 +270,10 @@ fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
         rest = &rest[1..];
     }
     let registry = shared.registry();
+    // A group version nothing serves has no handler: the plain-text 404, not a Status.
+    if !registry.serves_group_version(group, version) {
+        return Err(ApiError::page_not_found());
+    }
     let find = |plural: &str| registry.by_path(group, version, plural);
     let target = |def: Arc<ResourceDef>, namespace: Option<&str>, name: Option<&str>| Target {
         def,
