@@ -64,10 +64,7 @@ async fn main() -> anyhow::Result<()> {
         let informer = informer.clone();
         async move { informer.run().await }
     });
-    anyhow::ensure!(
-        informer.wait_for_cache_sync().await,
-        "the informer stopped before syncing"
-    );
+    informer.wait_for_cache_sync().await?;
 
     let writes = Arc::new(AtomicUsize::new(0));
     let workers: Vec<_> = (0..2)

@@ -18,8 +18,8 @@ async fn main() -> anyhow::Result<()> {
         sim.register(CustomResource::new(
             "example.com",
             "v1",
-            "widgets",
             "Widget",
+            "widgets",
             Scope::Namespaced,
         ))
         .await?;
@@ -49,15 +49,9 @@ async fn main() -> anyhow::Result<()> {
         let informer = informer.clone();
         async move { informer.run().await }
     });
-    anyhow::ensure!(
-        informer.wait_for_cache_sync().await,
-        "the informer stopped before syncing"
-    );
+    informer.wait_for_cache_sync().await?;
     // The handler runs on its own task: wait until it has seen the initial list too.
-    anyhow::ensure!(
-        registration.wait_synced().await,
-        "the handler was removed before syncing"
-    );
+    registration.wait_synced().await?;
     let mut out = std::io::stdout().lock();
     let mut widgets = informer.indexer().list();
     widgets.sort_by(|a, b| a.name().cmp(b.name()));

@@ -49,10 +49,8 @@ async fn main() -> anyhow::Result<()> {
     );
     let running = [projected.clone(), compact.clone()]
         .map(|informer| tokio::spawn(async move { informer.run().await }));
-    anyhow::ensure!(
-        projected.wait_for_cache_sync().await && compact.wait_for_cache_sync().await,
-        "an informer stopped before syncing"
-    );
+    projected.wait_for_cache_sync().await?;
+    compact.wait_for_cache_sync().await?;
 
     let mut out = std::io::stdout().lock();
     let node = projected

@@ -41,10 +41,7 @@ async fn main() -> anyhow::Result<()> {
         let informer = informer.clone();
         async move { informer.run().await }
     });
-    anyhow::ensure!(
-        informer.wait_for_cache_sync().await,
-        "the informer stopped before syncing"
-    );
+    informer.wait_for_cache_sync().await?;
 
     let indexer = informer.indexer();
     let owners = indexer.list_index_func_values("owner");

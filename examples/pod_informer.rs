@@ -34,10 +34,7 @@ async fn main() -> anyhow::Result<()> {
         let informer = informer.clone();
         async move { informer.run().await }
     });
-    anyhow::ensure!(
-        informer.wait_for_cache_sync().await,
-        "the informer stopped before syncing"
-    );
+    informer.wait_for_cache_sync().await?;
 
     let indexer = informer.indexer();
     let mut per_node = BTreeMap::new();

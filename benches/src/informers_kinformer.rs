@@ -40,7 +40,8 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
                 informer.wait_for_cache_sync(),
             )
             .await
-            .map_err(|_| "the cluster-wide informer did not sync".to_owned())?;
+            .map_err(|_| "the cluster-wide informer did not sync".to_owned())?
+            .map_err(|e| e.to_string())?;
             Ok(running)
         }
     };

@@ -35,9 +35,14 @@ pub(crate) async fn run_until_synced<K: Object + Clone>(
         let informer = informer.clone();
         async move { informer.run().await }
     });
-    if !informer.wait_for_cache_sync().await || !registration.wait_synced().await {
-        return Err("informer stopped before syncing".into());
-    }
+    informer
+        .wait_for_cache_sync()
+        .await
+        .map_err(|e| e.to_string())?;
+    registration
+        .wait_synced()
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(running)
 }
 

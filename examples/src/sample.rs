@@ -40,7 +40,7 @@ pub fn foo_resource() -> ApiResource {
 /// The `Foo` definition the embedded server registers (with a status subresource, as
 /// sample-controller's CRD declares).
 pub fn foo_crd() -> CustomResource {
-    CustomResource::new(GROUP, VERSION, "foos", "Foo", Scope::Namespaced).with_status_subresource()
+    CustomResource::new(GROUP, VERSION, "Foo", "foos", Scope::Namespaced).with_status_subresource()
 }
 
 /// The typed API of Foos in `namespace`.
@@ -197,8 +197,9 @@ impl Controller {
         let synced = tokio::select! {
             () = stop.cancelled() => false,
             synced = async {
-                self.foos.wait_for_cache_sync().await && self.deployments.wait_for_cache_sync().await
-            } => synced,
+                self.foos.wait_for_cache_sync().await?;
+                self.deployments.wait_for_cache_sync().await
+            } => synced.is_ok(),
         };
         // Leadership lost (renewals failed) is not the end: the replica stands again.
         while synced && !stop.is_cancelled() {

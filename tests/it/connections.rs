@@ -72,7 +72,7 @@ impl Tenants {
         factories.iter().for_each(SharedInformerFactory::start);
         tokio::time::timeout(Duration::from_secs(60), async {
             for informer in &informers {
-                assert!(informer.wait_for_cache_sync().await);
+                informer.wait_for_cache_sync().await.unwrap();
             }
         })
         .await

@@ -121,7 +121,7 @@ where
     }
     let running = informer::spawn(&informer);
     let synced = tokio::select! {
-        synced = informer.wait_for_cache_sync() => synced,
+        synced = informer.wait_for_cache_sync() => synced.is_ok(),
         () = signal::interrupted_or(None) => false,
     };
     let seconds_to_sync = synced.then(|| started.elapsed().as_secs_f64());

@@ -67,7 +67,7 @@ async fn watch_resolves_short_names_and_custom_resources() {
 
     // Registered after the cache was written: found by the refresh a miss triggers.
     sim.register(
-        CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+        CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)
             .with_short_names(["wd"]),
     )
     .await

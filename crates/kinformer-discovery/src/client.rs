@@ -45,13 +45,13 @@ use crate::model::{Resource, ServerResources};
 /// assert_eq!((deployments.group.as_str(), deployments.plural.as_str()), ("apps", "deployments"));
 ///
 /// // Registered after the first discovery: found after one refresh.
-/// sim.register(CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced))
+/// sim.register(CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced))
 ///     .await?;
 /// let factory = SharedInformerFactory::new(client, FactoryConfig::default());
 /// let widgets = discovery.dynamic_informer(&factory, "widgets.example.com").await?;
 /// let pods = discovery.dynamic_informer(&factory, "po").await?;
 /// factory.start();
-/// factory.wait_for_cache_sync().await;
+/// factory.wait_for_cache_sync().await?;
 /// assert_eq!(pods.lister().list(&Default::default()).len(), 5);
 /// assert!(widgets.lister().list(&Default::default()).is_empty());
 /// factory.shutdown().await;

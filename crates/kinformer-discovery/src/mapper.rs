@@ -24,7 +24,7 @@ use crate::model::{Resource, ServerResources};
 /// use kinformer_core::Scope;
 /// use kinformer_discovery::{ApiGroup, GroupVersion, Resource, RestMapper, ServerResources};
 ///
-/// let deployments = Resource::new("apps", "v1", "deployments", "Deployment", Scope::Namespaced)
+/// let deployments = Resource::new("apps", "v1", "Deployment", "deployments", Scope::Namespaced)
 ///     .with_short_names(["deploy"]);
 /// let apps = ApiGroup::new("apps", vec![GroupVersion::new("v1", vec![deployments])]);
 /// let mapper = RestMapper::new(Arc::new(ServerResources::new(vec![apps])));

@@ -127,12 +127,12 @@ pub struct Resource {
 
 impl Resource {
     /// A resource with the singular name `kind` in lower case and nothing else listed; the
-    /// `with_*` setters add the rest.
+    /// `with_*` setters add the rest. The arguments come in `ApiResource::new`'s order.
     pub fn new(
         group: impl Into<String>,
         version: impl Into<String>,
-        plural: impl Into<String>,
         kind: impl Into<String>,
+        plural: impl Into<String>,
         scope: Scope,
     ) -> Self {
         let kind = kind.into();

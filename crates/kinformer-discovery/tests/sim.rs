@@ -133,8 +133,8 @@ async fn preferred_versions_come_from_the_server() {
         let cr = CustomResource::new(
             "example.com",
             version,
-            "widgets",
             "Widget",
+            "widgets",
             Scope::Namespaced,
         );
         sim.register(cr).await.unwrap();

@@ -7,6 +7,15 @@ pub enum Error {
     /// The informer has stopped: handlers can no longer be added, nor can it run again.
     #[error("the informer has stopped")]
     Stopped,
+    /// An event handler was removed before it had handled the initial list.
+    #[error("the event handler was removed before it synced")]
+    HandlerRemoved,
+    /// Informers of a factory stopped before their caches synced.
+    #[error("informers stopped before their caches synced: {}", informers.join(", "))]
+    NotSynced {
+        /// Each one's name (`v1/pods`, `apps/v1/deployments`, ...).
+        informers: Vec<String>,
+    },
     /// The informer has already started: transforms and watch-error handlers must be set before.
     #[error("the informer has already started")]
     AlreadyStarted,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::sync::SyncWatcher;
+use crate::Error;
 
 /// How far a handler is through its initial-list adds.
 #[derive(Clone, Copy, Debug, Default)]
@@ -131,19 +132,30 @@ impl Registration {
         self.shared.informer_synced.is_synced() && self.shared.initial.borrow().done()
     }
 
-    /// Waits until [`has_synced`](Self::has_synced); false when the handler was removed or the
-    /// informer stopped first.
+    /// Waits until [`has_synced`](Self::has_synced).
+    ///
+    /// # Errors
+    /// [`Error::Stopped`] when the informer stopped first, [`Error::HandlerRemoved`] when the
+    /// handler was removed first.
     ///
     /// # Cancel safety
     /// Cancel safe: it only observes.
-    pub async fn wait_synced(&self) -> bool {
+    pub async fn wait_synced(&self) -> Result<(), Error> {
         if !self.shared.informer_synced.wait().await {
-            return false;
+            return Err(Error::Stopped);
         }
         let mut rx = self.shared.initial.subscribe();
-        rx.wait_for(|i| i.done() || i.removed)
+        let handled = rx
+            .wait_for(|i| i.done() || i.removed)
             .await
-            .is_ok_and(|i| i.done())
+            .is_ok_and(|i| i.done());
+        if handled {
+            Ok(())
+        } else if self.shared.informer_synced.is_synced() && !self.shared.is_removed() {
+            Err(Error::Stopped)
+        } else {
+            Err(Error::HandlerRemoved)
+        }
     }
 
     /// How many notifications wait in this handler's buffer (including the one being handled).

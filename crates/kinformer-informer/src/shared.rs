@@ -94,7 +94,7 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     ///     let informer = informer.clone();
     ///     async move { informer.run().await }
     /// });
-    /// assert!(informer.wait_for_cache_sync().await);
+    /// informer.wait_for_cache_sync().await.unwrap();
     /// assert_eq!(informer.lister().list(&Default::default()).len(), 5);
     /// informer.shutdown();
     /// running.await??;
@@ -275,13 +275,19 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         self.inner.synced.is_synced()
     }
 
-    /// Waits until [`has_synced`](Self::has_synced); false if the informer stopped first.
-    /// Event-driven: no polling.
+    /// Waits until [`has_synced`](Self::has_synced). Event-driven: no polling.
+    ///
+    /// # Errors
+    /// [`Error::Stopped`] when the informer stopped before its cache synced.
     ///
     /// # Cancel safety
     /// Cancel safe: it only observes.
-    pub async fn wait_for_cache_sync(&self) -> bool {
-        self.inner.synced.watcher().wait().await
+    pub async fn wait_for_cache_sync(&self) -> Result<(), Error> {
+        if self.inner.synced.watcher().wait().await {
+            Ok(())
+        } else {
+            Err(Error::Stopped)
+        }
     }
 
     /// The resourceVersion the reflector last synced to; empty before the first list.

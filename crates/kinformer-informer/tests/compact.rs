@@ -87,8 +87,8 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
         .add_event_handler(recording(&updates, &adds))
         .unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
-    assert!(registration.wait_synced().await);
+    informer.wait_for_cache_sync().await.unwrap();
+    registration.wait_synced().await.unwrap();
     assert_eq!(
         *adds.lock().unwrap(),
         60,
@@ -158,7 +158,8 @@ async fn a_compact_cache_reads_back_what_a_typed_cache_holds() {
         ),
     );
     let (a, b) = (spawn_run(&typed), spawn_run(&compact));
-    assert!(typed.wait_for_cache_sync().await && compact.wait_for_cache_sync().await);
+    typed.wait_for_cache_sync().await.unwrap();
+    compact.wait_for_cache_sync().await.unwrap();
     converges_to_the_sims_pods(&sim, &typed).await;
     converges_to_the_sims_pods(&sim, &compact).await;
     for pod in typed.indexer().list() {
@@ -193,7 +194,7 @@ async fn selectors_indexes_and_listers_work_on_a_compact_cache() {
             .unwrap(),
     );
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let cached = informer.indexer().list();
     let truth = sim.state("pods", true).await.unwrap();
     let frontend: Vec<_> = truth

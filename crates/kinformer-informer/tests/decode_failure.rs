@@ -123,7 +123,7 @@ async fn an_undecodable_object_reaches_the_handler_as_an_error_never_as_silence(
     let log = Log::default();
     informer.add_event_handler(recorder(&log)).unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let logged = |n: usize| {
         let log = Arc::clone(&log);
         wait_until(Duration::from_secs(10), move || {

@@ -16,8 +16,8 @@ async fn dynamic_informers_for_custom_resources() {
     sim.register(CustomResource::new(
         "example.com",
         "v1",
-        "widgets",
         "Widget",
+        "widgets",
         Scope::Namespaced,
     ))
     .await
@@ -42,11 +42,12 @@ async fn dynamic_informers_for_custom_resources() {
             .same_cache(factory.dynamic_informer(resource).indexer())
     );
     factory.start();
-    let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
+    tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(
-        synced,
+        factory.sync_status(),
         BTreeMap::from([("example.com/v1/widgets (dynamic)".to_owned(), true)])
     );
     let w1 = widgets.lister().namespaced("default").get("w1").unwrap();

@@ -32,8 +32,8 @@ async fn sim_with_many_types() -> SimHandle {
         sim.register(CustomResource::new(
             "example.com",
             "v1",
-            plural.clone(),
             format!("Gadget{i}"),
+            plural.clone(),
             Scope::Namespaced,
         ))
         .await
@@ -94,10 +94,12 @@ async fn fifty_informers_share_one_connection_and_one_rate_limiter() {
     sim.clear_requests().await;
     let started = Instant::now();
     factory.start();
-    let synced = tokio::time::timeout(Duration::from_secs(60), factory.wait_for_cache_sync())
+    tokio::time::timeout(Duration::from_secs(60), factory.wait_for_cache_sync())
         .await
+        .unwrap()
         .unwrap();
     let elapsed = started.elapsed();
+    let synced = factory.sync_status();
     assert_eq!(synced.len(), CUSTOM_TYPES + 3);
     assert!(synced.values().all(|s| *s), "{synced:?}");
     assert!(gadgets.iter().all(|g| g.indexer().len() == 1));
@@ -179,10 +181,10 @@ async fn a_slow_handler_delays_no_other_informer() {
     factory.start();
 
     tokio::time::timeout(Duration::from_secs(30), async {
-        assert!(fast_on_pods.wait_synced().await);
-        assert!(fast_on_configmaps.wait_synced().await);
+        fast_on_pods.wait_synced().await.unwrap();
+        fast_on_configmaps.wait_synced().await.unwrap();
         for registration in &gadget_registrations {
-            assert!(registration.wait_synced().await);
+            registration.wait_synced().await.unwrap();
         }
     })
     .await
@@ -220,6 +222,7 @@ async fn a_slow_handler_delays_no_other_informer() {
         tokio::time::timeout(Duration::from_secs(30), slow.wait_synced())
             .await
             .unwrap()
+            .is_ok()
     );
     assert_eq!(slow_seen.load(Ordering::SeqCst), 200);
     factory.shutdown().await;

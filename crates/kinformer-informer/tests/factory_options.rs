@@ -14,7 +14,7 @@ use kinformer_sim::{CustomResource, ObjectOp, OpKind, Sim, SimHandle};
 
 fn widgets() -> (CustomResource, ApiResource) {
     (
-        CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced),
+        CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced),
         ApiResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced),
     )
 }
@@ -36,8 +36,7 @@ async fn synced(factory: &SharedInformerFactory) -> bool {
     tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
         .await
         .unwrap()
-        .values()
-        .all(|ok| *ok)
+        .is_ok()
 }
 
 /// A custom resource whose definition is deleted and created again: forgetting its informer

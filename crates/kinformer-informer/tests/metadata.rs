@@ -44,7 +44,7 @@ async fn follows_churn_and_a_relist(streaming: bool) {
             .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
     );
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     converges_to_the_sims_pods(&sim, &informer).await;
     let some = informer.indexer().list()[0].clone();
     assert_eq!(some.kind(), "PartialObjectMetadata");
@@ -103,7 +103,7 @@ async fn selectors_and_indexes_work_on_metadata() {
             .unwrap(),
     );
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let cached = informer.indexer().list();
     assert!(!cached.is_empty());
     let truth = sim.state("pods", true).await.unwrap();
@@ -127,7 +127,8 @@ async fn the_factory_gives_a_metadata_informer_beside_the_typed_one() {
     let typed = factory.informer_for::<Pod>();
     let metadata = factory.metadata_informer(ApiResource::of::<Pod>());
     factory.start();
-    let synced = factory.wait_for_cache_sync().await;
+    factory.wait_for_cache_sync().await.unwrap();
+    let synced = factory.sync_status();
     assert_eq!(synced.get("v1/pods"), Some(&true));
     assert_eq!(synced.get("v1/pods (metadata)"), Some(&true));
     assert_eq!(typed.indexer().len(), 20);

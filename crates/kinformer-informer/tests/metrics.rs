@@ -71,7 +71,7 @@ async fn an_informer_reports_client_gos_reflector_and_informer_metrics() {
         .unwrap();
     metrics.track_handler("pods", &pods, "slow", &slow);
     let runner = common::spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     // The slow handler has most of the initial list in its buffer.
     let text = scrape(&registry);
     let pending = format!("informer_pending_notifications{HANDLER}");

@@ -41,7 +41,7 @@ async fn outage(streaming: bool) {
             .with_metrics(counters.clone()),
     );
     let runner = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     while sim.stats().await.open_watches == 0 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }

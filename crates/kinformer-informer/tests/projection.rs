@@ -67,7 +67,7 @@ async fn projects_through_churn_and_a_relist(streaming: bool) {
         }))
         .unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     assert_eq!(informer.indexer().len(), 40);
     assert!(informer.indexer().list().iter().all(|p| projected(p)));
 
@@ -146,7 +146,7 @@ async fn selectors_and_indexes_work_on_projected_objects() {
             .unwrap(),
     );
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let cached = informer.indexer().list();
     let backend = sim.state("pods", true).await.unwrap();
     let expected = backend
@@ -191,8 +191,7 @@ async fn the_factory_projects_the_resources_it_is_told_to() {
         .unwrap();
     let configmaps = factory.informer_for::<ConfigMap>();
     factory.start();
-    let synced = factory.wait_for_cache_sync().await;
-    assert!(synced.values().all(|ok| *ok));
+    factory.wait_for_cache_sync().await.unwrap();
     assert_eq!(pods.indexer().len(), 10);
     assert!(pods.indexer().list().iter().all(|p| projected(p)));
     assert!(configmaps.indexer().list().iter().all(|c| c.data.is_some()));

@@ -53,7 +53,7 @@ async fn relist_reuses_unchanged_objects(streaming: bool, queue: QueueKind) {
         )
         .unwrap();
     let runner = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let before = snapshot(&informer);
 
     // One object changes; then the watch is told its resourceVersion expired.
@@ -151,7 +151,7 @@ async fn cached_pods_carry_no_spare_vector_capacity() {
                 .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
         );
         let runner = spawn_run(&informer);
-        assert!(informer.wait_for_cache_sync().await);
+        informer.wait_for_cache_sync().await.unwrap();
         for pod in informer.indexer().list() {
             let spec = pod.spec.as_ref().unwrap();
             assert_eq!(spec.containers.capacity(), spec.containers.len());

@@ -67,7 +67,7 @@ async fn relist_log(queue: QueueKind) -> Vec<String> {
     let log = Arc::new(Log::default());
     informer.add_event_handler(Arc::clone(&log)).unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
 
     // The watch cannot be reopened (410), so the reflector relists; the list is held back a
     // second, so it is served after the writes below, which no watch reports.

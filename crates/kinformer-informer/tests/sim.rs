@@ -127,8 +127,8 @@ async fn churn_then_converge(queue: QueueKind) {
     let early = Arc::new(Mirror::default());
     let reg = informer.add_event_handler(Arc::clone(&early)).unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
-    assert!(reg.wait_synced().await);
+    informer.wait_for_cache_sync().await.unwrap();
+    reg.wait_synced().await.unwrap();
     sim.churn_start(Churn::new(2000.0).count(600).seed(3))
         .await
         .unwrap();
@@ -136,7 +136,7 @@ async fn churn_then_converge(queue: QueueKind) {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let late = Arc::new(Mirror::default());
     let late_reg = informer.add_event_handler(Arc::clone(&late)).unwrap();
-    assert!(late_reg.wait_synced().await);
+    late_reg.wait_synced().await.unwrap();
     // Watches break mid-churn: the informer relists or resumes and still converges.
     sim.drop_watches(DropMode::Abrupt).await;
     wait_churn(&sim, 600).await;
@@ -171,7 +171,7 @@ async fn resync_reaches_only_handlers_that_asked() {
         .add_event_handler_with_resync(Arc::clone(&quiet), Duration::ZERO)
         .unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     // Two full resyncs of the 20 pods reach the handler that asked, and none the other.
     let resynced = wait_until(Duration::from_secs(10), || {
         resyncing.resyncs.load(Ordering::SeqCst) >= 40
@@ -211,13 +211,13 @@ async fn a_stuck_handler_delays_neither_the_cache_nor_other_handlers() {
     let mirror = Arc::new(Mirror::default());
     let fine = informer.add_event_handler(Arc::clone(&mirror)).unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
-    assert!(fine.wait_synced().await);
+    informer.wait_for_cache_sync().await.unwrap();
+    fine.wait_synced().await.unwrap();
     assert_eq!(mirror.state.lock().unwrap().len(), 50);
     assert!(!stuck.has_synced());
     assert!(stuck.pending() >= 49, "its backlog waits in its own buffer");
     drop(release);
-    assert!(stuck.wait_synced().await);
+    stuck.wait_synced().await.unwrap();
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
@@ -244,7 +244,7 @@ async fn missed_delete_becomes_a_tombstone(queue: QueueKind) {
     let deletes = Arc::new(Deletes::default());
     informer.add_event_handler(Arc::clone(&deletes)).unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let victim = informer.indexer().list()[0].clone();
     let (ns, name) = (
         victim.namespace().unwrap().to_owned(),

@@ -57,7 +57,7 @@ async fn the_informers_handler_sees_each_failure_typed() {
         })
         .unwrap();
     let runner = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let saw = |n: usize| {
         let seen = Arc::clone(&seen);
         move || seen.lock().unwrap().len() >= n

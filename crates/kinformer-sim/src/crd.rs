@@ -19,7 +19,7 @@ impl SimHandle {
     ///
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = Sim::builder().start().await?;
-    /// let widgets = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
+    /// let widgets = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
     /// sim.register(widgets.clone()).await?;
     /// assert!(sim.unregister(&widgets).await);
     /// assert!(sim.state("widgets", true).await.is_err());

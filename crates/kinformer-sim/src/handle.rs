@@ -52,7 +52,7 @@ use crate::{Error, Result, kubeconfig, server};
 /// sim.add_faults([Fault::new(FaultKind::WatchDrop { after_events: 3 }).resources(["pods"])]).await;
 /// sim.clear_faults().await;
 /// assert_eq!(sim.drop_watches(DropMode::Clean).await, 0);
-/// sim.register(CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)).await?;
+/// sim.register(CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)).await?;
 /// assert!(sim.requests().await.is_empty());
 /// sim.reset().await;
 /// assert_eq!(sim.stats().await.objects.values().sum::<usize>(), 0);

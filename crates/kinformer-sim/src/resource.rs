@@ -44,20 +44,20 @@ pub struct CustomResource {
 }
 
 impl CustomResource {
-    /// Describes a custom resource.
+    /// Describes a custom resource; the arguments come in `ApiResource::new`'s order.
     ///
     /// # Examples
     /// ```
     /// use kinformer_core::Scope;
     /// use kinformer_sim::CustomResource;
-    /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
+    /// let cr = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
     /// assert_eq!(cr.plural, "widgets");
     /// ```
     pub fn new(
         group: impl Into<String>,
         version: impl Into<String>,
-        plural: impl Into<String>,
         kind: impl Into<String>,
+        plural: impl Into<String>,
         scope: Scope,
     ) -> Self {
         Self {
@@ -82,11 +82,11 @@ impl CustomResource {
     /// let cr = CustomResource::example_widgets();
     /// assert_eq!(
     ///     cr,
-    ///     CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    ///     CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)
     /// );
     /// ```
     pub fn example_widgets() -> Self {
-        Self::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+        Self::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)
     }
 
     /// Where a client finds it: its group, version, kind, plural and scope as an [`ApiResource`].
@@ -114,7 +114,7 @@ impl CustomResource {
     /// ```
     /// use kinformer_core::Scope;
     /// use kinformer_sim::CustomResource;
-    /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    /// let cr = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)
     ///     .with_short_names(["wd"]);
     /// assert_eq!(cr.short_names, ["wd"]);
     /// ```
@@ -130,7 +130,7 @@ impl CustomResource {
     /// ```
     /// use kinformer_core::Scope;
     /// use kinformer_sim::{CustomResource, ScaleSubresource};
-    /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    /// let cr = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)
     ///     .with_scale(ScaleSubresource::new(".spec.replicas", ".status.replicas"));
     /// assert!(cr.scale.is_some());
     /// ```
@@ -147,7 +147,7 @@ impl CustomResource {
     /// ```
     /// use kinformer_core::Scope;
     /// use kinformer_sim::CustomResource;
-    /// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+    /// let cr = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)
     ///     .with_status_subresource();
     /// assert!(cr.status_subresource);
     /// ```
@@ -365,7 +365,7 @@ mod tests {
             Some("Pod".into())
         );
         assert!(r.by_path("apps", "v1", "deployments").is_some());
-        let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
+        let cr = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
         let def = r.register(&cr);
         assert_eq!(
             def.map(|d| d.id.clone()),
@@ -389,7 +389,7 @@ mod tests {
         for v in [
             "v1alpha1", "v1beta1", "v2beta1", "v1", "v2", "foo", "v1beta2",
         ] {
-            let cr = CustomResource::new("example.com", v, "widgets", "Widget", Scope::Namespaced);
+            let cr = CustomResource::new("example.com", v, "Widget", "widgets", Scope::Namespaced);
             r.register(&cr).unwrap();
         }
         let groups = r.groups();

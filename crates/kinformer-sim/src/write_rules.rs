@@ -171,11 +171,11 @@ mod tests {
 
         use crate::resource::CustomResource;
         let mut reg = Registry::default();
-        let cr = CustomResource::new("example.com", "v1", "foos", "Foo", Scope::Namespaced);
+        let cr = CustomResource::new("example.com", "v1", "Foo", "foos", Scope::Namespaced);
         let plain = reg.register(&cr).unwrap();
         let with_status = reg
             .register(
-                &CustomResource::new("example.com", "v1", "bars", "Bar", Scope::Namespaced)
+                &CustomResource::new("example.com", "v1", "Bar", "bars", Scope::Namespaced)
                     .with_status_subresource(),
             )
             .unwrap();

@@ -48,7 +48,7 @@
 //!     let informer = informer.clone();
 //!     async move { informer.run().await }
 //! });
-//! assert!(informer.wait_for_cache_sync().await);
+//! informer.wait_for_cache_sync().await.unwrap();
 //!
 //! let reconciled = Arc::new(AtomicUsize::new(0));
 //! let workers: Vec<_> = (0..2)

@@ -8,7 +8,7 @@ use super::*;
 use crate::model::{ApiGroup, GroupVersion};
 
 fn r(group: &str, version: &str, plural: &str, kind: &str, short: &[&str]) -> Resource {
-    Resource::new(group, version, plural, kind, Namespaced).with_short_names(short.iter().copied())
+    Resource::new(group, version, kind, plural, Namespaced).with_short_names(short.iter().copied())
 }
 
 /// Core, apps, events.k8s.io, a custom group with two versions, a second group with
@@ -21,7 +21,7 @@ fn model() -> RestMapper {
             vec![
                 r("", "v1", "pods", "Pod", &["po"]),
                 r("", "v1", "events", "Event", &["ev"]),
-                Resource::new("", "v1", "nodes", "Node", Cluster).with_short_names(["no"]),
+                Resource::new("", "v1", "Node", "nodes", Cluster).with_short_names(["no"]),
             ],
         )],
     );

@@ -40,7 +40,7 @@ impl<K: Object + Clone> AnyInformer for SharedIndexInformer<K> {
 
     fn wait_for_cache_sync(&self) -> Pin<Box<dyn Future<Output = bool> + Send>> {
         let informer = self.clone();
-        Box::pin(async move { informer.wait_for_cache_sync().await })
+        Box::pin(async move { informer.wait_for_cache_sync().await.is_ok() })
     }
 
     fn shutdown(&self) {

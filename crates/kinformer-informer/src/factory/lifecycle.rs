@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::SharedInformerFactory;
+use crate::Error;
 
 impl SharedInformerFactory {
     /// Starts every informer that is not running yet, each on its own task; safe to call again
@@ -18,30 +19,41 @@ impl SharedInformerFactory {
         for entry in state.informers.values_mut() {
             if entry.task.is_none() {
                 entry.task = Some(tokio::spawn(entry.informer.run()));
+                entry.started = true;
             }
         }
     }
 
-    /// Waits until every started informer has synced or stopped, and reports each one by name
-    /// (`v1/pods`, `apps/v1/deployments`, ...). Wrap it in a timeout to bound the wait.
+    /// Waits until every started informer has synced or stopped. Wrap it in a timeout to
+    /// bound the wait; [`sync_status`](Self::sync_status) then tells which have synced.
+    ///
+    /// # Errors
+    /// [`Error::NotSynced`] naming (`v1/pods`, `apps/v1/deployments`, ...) each informer that
+    /// stopped before its cache synced.
     ///
     /// # Cancel safety
     /// Cancel safe: it only observes.
-    pub async fn wait_for_cache_sync(&self) -> BTreeMap<String, bool> {
+    pub async fn wait_for_cache_sync(&self) -> Result<(), Error> {
         let waits: Vec<_> = {
             let state = self.lock();
             state
                 .informers
                 .values()
-                .filter(|e| e.task.is_some())
+                .filter(|e| e.started)
                 .map(|e| (e.name.clone(), e.informer.wait_for_cache_sync()))
                 .collect()
         };
-        let mut synced = BTreeMap::new();
+        let mut stopped = Vec::new();
         for (name, wait) in waits {
-            synced.insert(name, wait.await);
+            if !wait.await {
+                stopped.push(name);
+            }
         }
-        synced
+        if stopped.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::NotSynced { informers: stopped })
+        }
     }
 
     /// Which started informers have synced, now, by name.
@@ -50,7 +62,7 @@ impl SharedInformerFactory {
         state
             .informers
             .values()
-            .filter(|e| e.task.is_some())
+            .filter(|e| e.started)
             .map(|e| (e.name.clone(), e.informer.has_synced()))
             .collect()
     }

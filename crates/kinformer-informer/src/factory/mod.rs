@@ -59,6 +59,8 @@ struct Entry {
     name: String,
     informer: Box<dyn AnyInformer>,
     task: Option<JoinHandle<()>>,
+    /// Set by `start`, kept after shutdown: whether the sync waits count this informer.
+    started: bool,
 }
 
 impl SharedInformerFactory {
@@ -92,8 +94,8 @@ impl SharedInformerFactory {
     /// let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
     /// let pods = factory.informer_for::<Pod>();
     /// factory.start();
-    /// let synced = factory.wait_for_cache_sync().await;
-    /// assert_eq!(synced.get("v1/pods"), Some(&true));
+    /// factory.wait_for_cache_sync().await?;
+    /// assert_eq!(factory.sync_status().get("v1/pods"), Some(&true));
     /// assert_eq!(pods.lister().list(&Default::default()).len(), 10);
     /// factory.shutdown().await;
     /// # Ok(()) }
@@ -129,7 +131,7 @@ impl SharedInformerFactory {
     /// let factory = SharedInformerFactory::new(Client::new(sim.service()), FactoryConfig::default());
     /// let pods = factory.metadata_informer(ApiResource::of::<Pod>());
     /// factory.start();
-    /// factory.wait_for_cache_sync().await;
+    /// factory.wait_for_cache_sync().await?;
     /// let cached = pods.lister().list(&Default::default());
     /// assert_eq!(cached.len(), 10);
     /// assert_eq!(cached[0].kind(), "PartialObjectMetadata");
@@ -166,7 +168,7 @@ impl SharedInformerFactory {
     ///     kinformer_core::ObjectShape::default().with_holding(kinformer_core::Holding::Compact),
     /// ))?;
     /// factory.start();
-    /// factory.wait_for_cache_sync().await;
+    /// factory.wait_for_cache_sync().await?;
     /// let held = pods.indexer().list_cached();
     /// assert!(held.iter().all(|pod| pod.decoded().is_none()), "held packed");
     /// assert_eq!(pods.lister().list(&Default::default()).len(), 10);
@@ -277,6 +279,7 @@ impl SharedInformerFactory {
                 name,
                 informer: Box::new(informer.clone()),
                 task: None,
+                started: false,
             },
         );
         Ok(informer)

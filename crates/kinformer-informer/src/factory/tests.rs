@@ -10,8 +10,8 @@ use kinformer_core::StoreRead;
 use kinformer_sim::Sim;
 
 use super::*;
-use crate::HandlerFns;
 use crate::testing::ScriptedQueue;
+use crate::{Error, HandlerFns};
 
 fn pods(factory: &SharedInformerFactory) -> SharedIndexInformer<Pod> {
     factory.informer_with_queue(ResourceOptions::typed(), |_| ScriptedQueue::new())
@@ -46,17 +46,17 @@ async fn one_informer_per_type_started_synced_and_shut_down() {
     let cms = configmaps(&factory);
     factory.start();
     factory.start();
-    let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
+    tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync())
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(
-        synced,
+        factory.sync_status(),
         BTreeMap::from([
             ("v1/configmaps".to_owned(), true),
             ("v1/pods".to_owned(), true)
         ])
     );
-    assert_eq!(factory.sync_status(), synced);
     // The same type gives the same informer, with the same cache.
     let again = pods(&factory);
     assert_eq!(again.indexer().len(), 40);
@@ -69,7 +69,7 @@ async fn one_informer_per_type_started_synced_and_shut_down() {
             .all(|p| p.metadata.annotations.is_none() && p.metadata.managed_fields.is_none())
     );
     let registration = again.add_event_handler(HandlerFns::new()).unwrap();
-    assert!(registration.wait_synced().await);
+    registration.wait_synced().await.unwrap();
     assert_eq!(adds.load(Ordering::SeqCst), 40);
     factory.shutdown().await;
     assert!(again.is_stopped() && cms.is_stopped());
@@ -102,10 +102,10 @@ async fn namespace_and_tweaks_reach_the_list_watch() {
     );
     let informer = pods(&factory);
     factory.start();
-    let synced = tokio::time::timeout(Duration::from_secs(30), informer.wait_for_cache_sync())
+    tokio::time::timeout(Duration::from_secs(30), informer.wait_for_cache_sync())
         .await
+        .unwrap()
         .unwrap();
-    assert!(synced);
     let cached = informer.indexer().list();
     assert!(!cached.is_empty());
     assert!(
@@ -152,4 +152,37 @@ fn public_types_and_futures_are_send_and_sync() {
     send_sync(&queue);
     send(&queue.get());
     send(&queue.shutdown_with_drain());
+}
+
+#[tokio::test]
+async fn informers_that_stop_before_syncing_are_named() {
+    // A server that never answers a list: nothing can sync.
+    let factory = SharedInformerFactory::new(
+        Client::new(tower::service_fn(
+            |_: http::Request<kinformer_rest::Body>| async {
+                Ok::<_, std::convert::Infallible>(
+                    http::Response::builder()
+                        .status(503)
+                        .body(kinformer_rest::Body::empty())
+                        .unwrap(),
+                )
+            },
+        )),
+        FactoryConfig::default(),
+    );
+    let informer = factory.informer_for::<Pod>();
+    factory.start();
+    let waiting = tokio::spawn({
+        let factory = factory.clone();
+        async move { factory.wait_for_cache_sync().await }
+    });
+    factory.shutdown().await;
+    match waiting.await.unwrap() {
+        Err(Error::NotSynced { informers }) => assert_eq!(informers, ["v1/pods"]),
+        other => panic!("expected NotSynced, got {other:?}"),
+    }
+    assert!(matches!(
+        informer.wait_for_cache_sync().await,
+        Err(Error::Stopped)
+    ));
 }

@@ -115,7 +115,7 @@ async fn lists_then_watches_into_cache_and_handlers() {
         )
         .unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     assert_eq!(informer.last_sync_resource_version(), "10");
     events.send(Ok(WatchEvent::Added(cm("c", "11")))).unwrap();
     for _ in 0..100 {
@@ -149,7 +149,7 @@ async fn list_failures_reach_the_watch_error_handler_and_are_retried() {
         })
         .unwrap();
     let running = spawn_run(&informer);
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     assert_eq!(errors.load(Ordering::SeqCst), 2);
     let seen = counters.snapshot();
     assert_eq!(seen.lists, 3, "two failed lists, then one that worked");
@@ -208,7 +208,7 @@ async fn objects_that_come_exactly_sized_are_held_as_they_come() {
             |_known| ScriptedQueue::new(),
         );
         let running = spawn_run(&informer);
-        assert!(informer.wait_for_cache_sync().await);
+        informer.wait_for_cache_sync().await.unwrap();
         let held = informer.indexer().get_by_key("ns/a").unwrap();
         let listed = source.listed.lock().unwrap()[0];
         // The default shape holds exact copies: a copy unless the source says it needs none.

@@ -112,8 +112,8 @@ async fn syncs_after_the_initial_list_and_notifies_in_order() {
     script
         .send(Step::Replace(vec![cm("a", "1"), cm("b", "1")]))
         .unwrap_or_else(|_| unreachable!());
-    assert!(informer.wait_for_cache_sync().await);
-    assert!(reg.wait_synced().await);
+    informer.wait_for_cache_sync().await.unwrap();
+    reg.wait_synced().await.unwrap();
     script.send(Step::Update(cm("a", "2"))).ok();
     script.send(Step::Delete(cm("b", "3"))).ok();
     script.send(Step::Add(cm("c", "4"))).ok();
@@ -145,7 +145,7 @@ async fn an_empty_initial_list_syncs_without_any_item() {
     let (informer, script) = scripted_informer();
     let running = spawn_run(&informer);
     script.send(Step::Replace(Vec::new())).ok();
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     informer.shutdown();
     running.await.unwrap().unwrap();
 }
@@ -157,10 +157,10 @@ async fn a_late_handler_gets_the_cache_then_live_changes() {
     script
         .send(Step::Replace(vec![cm("a", "1"), cm("b", "1")]))
         .ok();
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let (log, handler) = recorder();
     let reg = informer.add_event_handler(handler).unwrap();
-    assert!(reg.wait_synced().await);
+    reg.wait_synced().await.unwrap();
     script.send(Step::Add(cm("c", "2"))).ok();
     settle().await;
     let mut seen = log.lock().unwrap().clone();
@@ -191,7 +191,7 @@ async fn transforms_apply_before_the_cache_and_only_before_start() {
     ));
     assert!(matches!(informer.run().await, Err(Error::AlreadyStarted)));
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let cached = informer.indexer().get_by_key("ns/a").unwrap();
     assert_eq!(cached.data.as_ref().unwrap()["transformed"], "yes");
     informer.shutdown();
@@ -209,7 +209,10 @@ async fn shutdown_before_sync_and_before_run() {
     settle().await;
     informer.shutdown();
     running.await.unwrap().unwrap();
-    assert!(!waiter.await.unwrap(), "stopped before syncing");
+    assert!(
+        matches!(waiter.await.unwrap(), Err(Error::Stopped)),
+        "stopped before syncing"
+    );
     let (_, handler) = recorder();
     assert!(matches!(
         informer.add_event_handler(handler),
@@ -221,7 +224,7 @@ async fn shutdown_before_sync_and_before_run() {
     never_ran.shutdown();
     assert!(never_ran.is_stopped());
     assert!(matches!(never_ran.run().await, Err(Error::Stopped)));
-    assert!(!never_ran.wait_for_cache_sync().await);
+    assert!(never_ran.wait_for_cache_sync().await.is_err());
 }
 
 #[tokio::test(start_paused = true)]
@@ -231,7 +234,7 @@ async fn dropping_the_run_future_stops_handlers() {
     let reg = informer.add_event_handler(handler).unwrap();
     let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     running.abort();
     assert!(running.await.unwrap_err().is_cancelled());
     assert!(reg.is_removed());
@@ -248,7 +251,7 @@ async fn shutdown_event_handler_waits_and_others_continue() {
     let gone_reg = informer.add_event_handler(gone).unwrap();
     let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     settle().await;
     informer.shutdown_event_handler(&gone_reg).await;
     informer.remove_event_handler(&gone_reg);
@@ -267,7 +270,7 @@ async fn a_replaced_object_is_freed_once_its_handlers_are_done_with_it() {
     informer.add_event_handler(handler).unwrap();
     let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     let old = Arc::downgrade(&informer.indexer().get_by_key("ns/a").unwrap());
     script.send(Step::Update(cm("a", "2"))).ok();
     settle().await;
@@ -292,7 +295,7 @@ async fn a_panicking_transform_ends_the_run_and_stops_the_handlers() {
     let reg = informer.add_event_handler(handler).unwrap();
     let running = spawn_run(&informer);
     script.send(Step::Replace(vec![cm("a", "1")])).ok();
-    assert!(informer.wait_for_cache_sync().await);
+    informer.wait_for_cache_sync().await.unwrap();
     script.send(Step::Add(cm("boom", "2"))).ok();
     // The reflector runs in the informer's task, so its panic is the run's, not a detached
     // task's that would leave the cache silently stale.
@@ -323,7 +326,7 @@ async fn a_pipeline_that_fails_before_its_loop_ends_the_wait_for_sync() {
     });
     let running = spawn_run(&informer);
     assert!(running.await.unwrap_err().is_panic());
-    assert!(!waiting.await.unwrap(), "stopped, never synced");
-    assert!(!reg.wait_synced().await);
+    assert!(waiting.await.unwrap().is_err(), "stopped, never synced");
+    assert!(reg.wait_synced().await.is_err());
     assert!(informer.is_stopped());
 }

@@ -185,8 +185,8 @@ mod tests {
         let cr = crate::CustomResource::new(
             "example.com",
             "v1",
-            "widgets",
             "Widget",
+            "widgets",
             kinformer_core::Scope::Cluster,
         )
         .with_short_names(["wd"]);

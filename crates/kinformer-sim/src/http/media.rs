@@ -228,7 +228,7 @@ mod tests {
     fn widgets() -> std::sync::Arc<ResourceDef> {
         let mut registry = Registry::default();
         let cr =
-            crate::CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced);
+            crate::CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
         registry.register(&cr).unwrap()
     }
 

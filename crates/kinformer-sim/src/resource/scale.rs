@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// let scale = ScaleSubresource::new(".spec.replicas", ".status.replicas")
 ///     .with_label_selector_path(".status.selector");
-/// let cr = CustomResource::new("example.com", "v1", "widgets", "Widget", Scope::Namespaced)
+/// let cr = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)
 ///     .with_scale(scale);
 /// assert_eq!(cr.scale.unwrap().spec_replicas_path, ".spec.replicas");
 /// ```

@@ -206,8 +206,8 @@ async fn rust_methods_and_in_process_service() {
     sim.register(CustomResource::new(
         "example.com",
         "v1",
-        "gadgets",
         "Gadget",
+        "gadgets",
         Scope::Cluster,
     ))
     .await

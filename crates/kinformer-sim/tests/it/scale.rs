@@ -336,8 +336,8 @@ async fn a_custom_resource_scales_through_its_declared_paths() {
     sim.register(CustomResource::new(
         "example.com",
         "v1",
-        "gadgets",
         "Gadget",
+        "gadgets",
         Scope::Namespaced,
     ))
     .await
@@ -381,7 +381,7 @@ async fn a_custom_resource_scales_through_its_declared_paths() {
     .await;
     assert_eq!(c.get(&format!("{gadgets}/g/scale")).await.status, 404);
 
-    let bad = CustomResource::new("example.com", "v1", "things", "Thing", Scope::Namespaced)
+    let bad = CustomResource::new("example.com", "v1", "Thing", "things", Scope::Namespaced)
         .with_scale(ScaleSubresource::new(".status.size", ".status.count"));
     assert!(sim.register(bad).await.is_err());
 }
