@@ -30,7 +30,7 @@ pub(crate) async fn kube_client(path: &str) -> Result<kube::Client, String> {
 pub(crate) async fn run_until_synced<K: Object + Clone>(
     informer: &SharedIndexInformer<K>,
     registration: &Registration,
-) -> Result<JoinHandle<kinformer::Result<()>>, String> {
+) -> Result<JoinHandle<kinformer::informer::Result<()>>, String> {
     let running = tokio::spawn({
         let informer = informer.clone();
         async move { informer.run().await }
@@ -49,7 +49,7 @@ pub(crate) async fn run_until_synced<K: Object + Clone>(
 /// Shuts `informer` down and waits for its task to end; what made it fail, if anything.
 pub(crate) async fn stop<K: Object + Clone>(
     informer: &SharedIndexInformer<K>,
-    running: JoinHandle<kinformer::Result<()>>,
+    running: JoinHandle<kinformer::informer::Result<()>>,
 ) -> Result<(), String> {
     informer.shutdown();
     running

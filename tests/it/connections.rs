@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer::factory::{FactoryConfig, SharedInformerFactory};
+use kinformer::informer::factory::{FactoryConfig, SharedInformerFactory};
 use kinformer::prelude::*;
 use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
 use kinformer_sim::{DropMode, Sim, SimHandle, SimStats};

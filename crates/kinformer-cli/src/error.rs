@@ -30,7 +30,7 @@ pub(crate) enum CliError {
     Sim(#[from] kinformer_sim::Error),
     /// The informer stopped with an error.
     #[error("informer")]
-    Informer(#[from] kinformer::Error),
+    Informer(#[from] kinformer::informer::Error),
     /// Reading or writing a file or a terminal.
     #[error("i/o")]
     Io(#[from] std::io::Error),

@@ -99,7 +99,7 @@ where
 /// Runs `informer` on its own task; the handle yields its result after `shutdown`.
 pub(crate) fn spawn<K>(
     informer: &SharedIndexInformer<K>,
-) -> tokio::task::JoinHandle<kinformer::Result<()>>
+) -> tokio::task::JoinHandle<kinformer::informer::Result<()>>
 where
     K: Object + Clone,
 {

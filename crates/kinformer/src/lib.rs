@@ -15,8 +15,9 @@
 //! server-side apply, delete, status and scale), `listwatch`, `discovery` (resource names as
 //! kubectl accepts them, kinds to resources), `leaderelection` (one leader among a controller's
 //! replicas, on a Lease), `events` (an `events.k8s.io/v1` event recorder) and `protobuf`
-//! (Kubernetes' protobuf for built-in types, which a client reads with
-//! `Config::with_content_type(ContentType::Protobuf)`), with `sim` the simulator.
+//! (Kubernetes' protobuf for built-in types, which reads of built-in types ask for first by
+//! default, as client-go's clientsets do), with `sim` the simulator. The informer factory is
+//! `informer::factory`.
 //!
 //! # Examples
 //! A small controller: an informer turns changes into keys on a rate-limited work queue, and
@@ -111,10 +112,6 @@ pub use kinformer_discovery as discovery;
 pub use kinformer_events as events;
 pub use kinformer_indexer as indexer;
 pub use kinformer_informer as informer;
-#[cfg(feature = "rest")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
-pub use kinformer_informer::factory;
-pub use kinformer_informer::{Error, Result};
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_leaderelection as leaderelection;
