@@ -224,13 +224,6 @@ impl Registry {
     }
 
     /// Looks a resource up by group and plural, as an API path names it.
-    /// Whether any resource is served under `group` (`""` for the core group) and `version`.
-    pub(crate) fn serves_group_version(&self, group: &str, version: &str) -> bool {
-        self.defs
-            .iter()
-            .any(|d| d.group == group && d.version == version)
-    }
-
     pub(crate) fn by_path(
         &self,
         group: &str,

@@ -271,7 +271,8 @@ fn parse_path(shared: &Shared, path: &str) -> Result<Target, ApiError> {
     }
     let registry = shared.registry();
     // A group version nothing serves has no handler: the plain-text 404, not a Status.
-    if !registry.serves_group_version(group, version) {
+    let served = |d: &Arc<ResourceDef>| d.group == group && d.version == version;
+    if !registry.all().iter().any(served) {
         return Err(ApiError::page_not_found());
     }
     let find = |plural: &str| registry.by_path(group, version, plural);
