@@ -197,8 +197,7 @@ impl Controller {
         let synced = tokio::select! {
             () = stop.cancelled() => false,
             synced = async {
-                self.foos.wait_for_cache_sync().await?;
-                self.deployments.wait_for_cache_sync().await
+                tokio::try_join!(self.foos.wait_for_cache_sync(), self.deployments.wait_for_cache_sync())
             } => synced.is_ok(),
         };
         // Leadership lost (renewals failed) is not the end: the replica stands again.
