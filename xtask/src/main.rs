@@ -14,6 +14,7 @@ use std::env;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+mod arch;
 mod bench;
 mod chaos;
 mod ci;

@@ -1,5 +1,6 @@
-//! `cargo xtask tidy` (and a step of `ci`): source files stay small, and no `todo!` or
-//! `unimplemented!` is left in the code.
+//! `cargo xtask tidy` (and a step of `ci`): source files stay small, no `todo!` or
+//! `unimplemented!` is left in the code, and ARCHITECTURE.md's crate table names each crate's
+//! dependencies ([`crate::arch`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -78,14 +79,21 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     for (file, reason) in OVERSIZED {
         eprintln!("tidy: {file} may exceed {MAX_LINES} lines: {reason}");
     }
-    if findings.is_empty() {
-        eprintln!("tidy: {} files checked", files.len());
+    let map = crate::arch::check(root)?;
+    if findings.is_empty() && map.is_empty() {
+        eprintln!(
+            "tidy: {} files checked, ARCHITECTURE.md's crate table matches",
+            files.len()
+        );
         return Ok(());
     }
     for finding in &findings {
         eprintln!("tidy: {finding:?}");
     }
-    Err(format!("tidy: {} finding(s)", findings.len()))
+    for finding in &map {
+        eprintln!("tidy: {finding}");
+    }
+    Err(format!("tidy: {} finding(s)", findings.len() + map.len()))
 }
 
 /// The findings for one file (`rel` is its path from the workspace root).
