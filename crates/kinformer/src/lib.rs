@@ -7,7 +7,9 @@
 //! - [`informer`]: [`SharedIndexInformer`](informer::SharedIndexInformer): one list-watch
 //!   feeding an indexed cache and any number of [`EventHandler`](informer::EventHandler)s, each
 //!   on its own task with its own buffer; typed reads through an [`indexer::CacheLister`];
-//! - [`workqueue`]: client-go's work queues (deduplicating, delaying, rate-limited) on tokio.
+//! - [`workqueue`]: client-go's work queues (deduplicating, delaying, rate-limited) on tokio;
+//! - [`runtime`]: a controller runtime: a [`Controller`](runtime::Controller) reconciles a
+//!   primary resource's objects, and those it owns or relates to it, through one work queue.
 //!
 //! The building blocks are re-exported: [`core`] (objects, options, watch events, deltas, store
 //! traits), [`selector`], [`pager`], [`indexer`], [`deltafifo`], [`reflector`], and with feature
@@ -123,6 +125,7 @@ pub use kinformer_pager as pager;
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_protobuf as protobuf;
 pub use kinformer_reflector as reflector;
+pub use kinformer_runtime as runtime;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_rest as rest;

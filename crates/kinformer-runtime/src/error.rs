@@ -1,0 +1,25 @@
+//! The crate's error type.
+
+use crate::ObjectRef;
+
+/// What a controller reports for one object, or for itself.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum Error<E> {
+    /// The reconcile of `object` failed; the controller retries it as its error policy says.
+    #[error("reconciling {object} failed")]
+    Reconcile {
+        /// The object.
+        object: ObjectRef,
+        /// What the reconcile returned.
+        #[source]
+        source: E,
+    },
+    /// An informer the controller reads stopped before its cache synced; nothing was
+    /// reconciled.
+    #[error("an informer stopped before its cache synced")]
+    NotSynced(#[source] kinformer_informer::Error),
+    /// A handler could not be added to an informer (it had stopped).
+    #[error("the controller could not watch an informer")]
+    Informer(#[source] kinformer_informer::Error),
+}

@@ -1,0 +1,33 @@
+//! A controller runtime for Kubernetes in Rust, on kinformer's shared informers and work
+//! queue: a [`Controller`] reconciles the objects of one primary resource, and the objects it
+//! owns or relates to it, through one rate-limited queue (client-go's engine, assembled as
+//! controller-runtime's builder and kube-rs's `Controller` assemble theirs).
+//!
+//! - [`Controller`]: [`owns`](Controller::owns) (the controller owner reference of an object
+//!   maps it to its primary), [`watches`](Controller::watches) (any mapping), bounded
+//!   concurrency, one reconcile of an object at a time, backoff on failure;
+//!   [`stream`](Controller::stream) hands out each reconcile's outcome, [`run`](Controller::run)
+//!   drives it.
+//! - [`Action`]: requeue after a delay, after the backoff, or wait for a change.
+//! - [`ObjectRef`]: the key the queue holds.
+//!
+//! See [`Controller`] for an example.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![doc(test(attr(deny(warnings))))]
+
+mod action;
+mod config;
+mod controller;
+mod error;
+mod mapping;
+mod object_ref;
+mod stream;
+mod worker;
+
+pub use action::Action;
+pub use config::{ControllerConfig, DEFAULT_CONCURRENCY};
+pub use controller::Controller;
+pub use error::Error;
+pub use object_ref::ObjectRef;
+pub use stream::{Outcome, ResultStream};

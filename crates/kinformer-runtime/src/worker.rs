@@ -1,0 +1,90 @@
+//! One worker: takes a key from the queue, reconciles the cache's latest state of it, and
+//! schedules what the reconcile (or the error policy) asked for.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use kinformer_core::Object;
+use kinformer_informer::SharedIndexInformer;
+use kinformer_workqueue::RateLimitingQueue;
+use tokio::sync::mpsc;
+use tracing::Instrument as _;
+
+use crate::controller::latest;
+use crate::stream::Outcome;
+use crate::{Action, Error, ObjectRef};
+
+/// What every worker of one controller shares.
+pub(crate) struct Worker<K, C, E, R, P> {
+    pub(crate) name: String,
+    pub(crate) cache: SharedIndexInformer<K>,
+    pub(crate) queue: RateLimitingQueue<ObjectRef>,
+    pub(crate) reconcile: R,
+    pub(crate) error_policy: P,
+    pub(crate) context: Arc<C>,
+    pub(crate) outcomes: mpsc::Sender<Outcome<E>>,
+}
+
+impl<K, C, E, R, Fut, P> Worker<K, C, E, R, P>
+where
+    K: Object + Clone,
+    C: Send + Sync + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    R: Fn(Arc<K>, Arc<C>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Action, E>> + Send + 'static,
+    P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
+{
+    /// Reconciles keys until the queue shuts down.
+    pub(crate) async fn run(self: Arc<Self>) {
+        while let Some(object) = self.queue.get().await {
+            let outcome = self.reconcile_one(&object).await;
+            // Done before the outcome is handed on: a slow reader holds up this worker, not
+            // the object's next reconcile.
+            self.queue.done(&object);
+            if let Some(outcome) = outcome
+                && self.outcomes.send(outcome).await.is_err()
+            {
+                // The stream was dropped: the controller is stopping.
+                self.queue.shutdown();
+            }
+        }
+    }
+
+    /// Reconciles `object` as the cache holds it now; `None` when it is gone.
+    async fn reconcile_one(&self, object: &ObjectRef) -> Option<Outcome<E>> {
+        let Some(current) = latest(&self.cache, object) else {
+            // Deleted: nothing to reconcile, and no backoff to keep.
+            self.queue.forget(object);
+            return None;
+        };
+        let span = tracing::info_span!("reconcile", controller = %self.name, object = %object);
+        let result = (self.reconcile)(Arc::clone(&current), Arc::clone(&self.context))
+            .instrument(span.clone())
+            .await;
+        Some(match result {
+            Ok(action) => {
+                self.queue.forget(object);
+                self.schedule(object, action);
+                span.in_scope(|| tracing::debug!(?action, "reconciled"));
+                Ok((object.clone(), action))
+            }
+            Err(source) => {
+                let action = (self.error_policy)(current, &source, Arc::clone(&self.context));
+                self.schedule(object, action);
+                span.in_scope(|| tracing::debug!(?action, error = %source, "reconcile failed"));
+                Err(Error::Reconcile {
+                    object: object.clone(),
+                    source,
+                })
+            }
+        })
+    }
+
+    fn schedule(&self, object: &ObjectRef, action: Action) {
+        if action.is_backoff() {
+            self.queue.add_rate_limited(object.clone());
+        } else if let Some(after) = action.requeue_after() {
+            self.queue.add_after(object.clone(), after);
+        }
+    }
+}
