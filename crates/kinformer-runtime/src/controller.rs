@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use crate::mapping::{Mapped, Owned, Primary};
 use crate::stream::{Detach, Outcome, ResultStream};
 use crate::worker::Worker;
-use crate::{Action, ControllerConfig, Error, ObjectRef};
+use crate::{Action, ControllerConfig, Error, ObjectRef, Predicate};
 
 /// A wait for one informer's cache.
 type SyncWait = Pin<Box<dyn Future<Output = Result<(), kinformer_informer::Error>> + Send>>;
@@ -74,6 +74,7 @@ pub struct Controller<K> {
     waits: Vec<SyncWait>,
     detach: Vec<Detach>,
     failed: Option<kinformer_informer::Error>,
+    predicate: Predicate<K>,
 }
 
 impl<K: Object + Clone> Controller<K> {
@@ -89,20 +90,25 @@ impl<K: Object + Clone> Controller<K> {
             default_controller_rate_limiter(),
             QueueConfig::default().with_name(config.name()),
         );
-        let mut controller = Self {
-            primary: primary.clone(),
+        Self {
+            primary,
             resource,
             config,
             queue,
             waits: Vec::new(),
             detach: Vec::new(),
             failed: None,
-        };
-        let handler = Primary {
-            queue: controller.queue.clone(),
-        };
-        controller.watch(&primary, handler);
-        controller
+            predicate: Predicate::default(),
+        }
+    }
+
+    /// Sets which updates of a primary object queue a reconcile (default
+    /// [`Predicate::spec_or_metadata_changed`]: not a status-only write). Changes of owned
+    /// and watched objects are not filtered.
+    #[must_use]
+    pub fn with_predicate(mut self, predicate: Predicate<K>) -> Self {
+        self.predicate = predicate;
+        self
     }
 
     /// A controller of a k8s-openapi type's objects.
@@ -197,25 +203,40 @@ impl<K: Object + Clone> Controller<K> {
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
         P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
     {
-        let workers = self.config.concurrency().get();
+        let mut this = self;
+        let primary = Primary {
+            queue: this.queue.clone(),
+            predicate: this.predicate.clone(),
+        };
+        let informer = this.primary.clone();
+        this.watch(&informer, primary);
+        let Self {
+            primary,
+            config,
+            queue,
+            waits,
+            detach,
+            failed,
+            ..
+        } = this;
+        let workers = config.concurrency().get();
         let (outcomes, received) = mpsc::channel::<Outcome<E>>(workers);
-        let results = ResultStream::new(received, self.queue.clone(), self.detach);
-        if let Some(error) = self.failed {
+        let results = ResultStream::new(received, queue.clone(), detach);
+        if let Some(error) = failed {
             // The stream ends after this: the controller cannot see its informers.
             drop(outcomes.try_send(Err(Error::Informer(error))));
-            self.queue.shutdown();
+            queue.shutdown();
             return results;
         }
         let worker = Arc::new(Worker {
-            name: self.config.name().to_owned(),
-            cache: self.primary,
-            queue: self.queue,
+            name: config.name().to_owned(),
+            cache: primary,
+            queue,
             reconcile,
             error_policy,
             context,
             outcomes,
         });
-        let waits = self.waits;
         tokio::spawn(async move {
             let outcomes = worker.outcomes.clone();
             let synced = async {

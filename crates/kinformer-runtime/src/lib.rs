@@ -9,6 +9,8 @@
 //!   [`stream`](Controller::stream) hands out each reconcile's outcome, [`run`](Controller::run)
 //!   drives it.
 //! - [`Action`]: requeue after a delay, after the backoff, or wait for a change.
+//! - [`Predicate`]: which updates of a primary object are worth a reconcile (by default not a
+//!   status-only write).
 //! - [`ObjectRef`]: the key the queue holds.
 //!
 //! See [`Controller`] for an example.
@@ -22,6 +24,7 @@ mod controller;
 mod error;
 mod mapping;
 mod object_ref;
+mod predicate;
 mod stream;
 mod worker;
 
@@ -30,4 +33,5 @@ pub use config::{ControllerConfig, DEFAULT_CONCURRENCY};
 pub use controller::Controller;
 pub use error::Error;
 pub use object_ref::ObjectRef;
+pub use predicate::Predicate;
 pub use stream::{Outcome, ResultStream};

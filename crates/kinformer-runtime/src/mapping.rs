@@ -7,21 +7,25 @@ use kinformer_core::{ApiResource, DeletedState, Object, Scope};
 use kinformer_informer::EventHandler;
 use kinformer_workqueue::RateLimitingQueue;
 
-use crate::ObjectRef;
+use crate::{ObjectRef, Predicate};
 
-/// Queues a primary object whenever it is added or changes. A deleted primary is not queued:
-/// it is gone from the cache, and what is gone is not reconciled.
-pub(crate) struct Primary {
+/// Queues a primary object when it is added and when an update passes the predicate. A
+/// deleted primary is not queued: it is gone from the cache, and what is gone is not
+/// reconciled.
+pub(crate) struct Primary<K> {
     pub(crate) queue: RateLimitingQueue<ObjectRef>,
+    pub(crate) predicate: Predicate<K>,
 }
 
-impl<K: Object> EventHandler<K> for Primary {
+impl<K: Object> EventHandler<K> for Primary<K> {
     fn on_add(&self, obj: &Arc<K>, _is_in_initial_list: bool) {
         self.queue.add(ObjectRef::from_obj(&**obj));
     }
 
-    fn on_update(&self, _old: &Arc<K>, new: &Arc<K>) {
-        self.queue.add(ObjectRef::from_obj(&**new));
+    fn on_update(&self, old: &Arc<K>, new: &Arc<K>) {
+        if self.predicate.matches(old, new) {
+            self.queue.add(ObjectRef::from_obj(&**new));
+        }
     }
 }
 

@@ -125,10 +125,10 @@ pub use kinformer_pager as pager;
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_protobuf as protobuf;
 pub use kinformer_reflector as reflector;
-pub use kinformer_runtime as runtime;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_rest as rest;
+pub use kinformer_runtime as runtime;
 pub use kinformer_selector as selector;
 #[cfg(feature = "sim")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
