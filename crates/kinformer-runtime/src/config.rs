@@ -1,6 +1,12 @@
-//! [`ControllerConfig`]: a controller's name and how many objects it reconciles at once.
+//! [`ControllerConfig`]: a controller's name, how many objects it reconciles at once, and
+//! where it reports.
 
 use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use kinformer_workqueue::{NoQueueMetrics, QueueMetrics};
+
+use crate::metrics::{ControllerMetrics, NoControllerMetrics};
 
 /// How many reconciles run at once by default: a bounded number, so that a backlog after a
 /// restart cannot open a request per object at once (controller-runtime's default is 1,
@@ -19,10 +25,12 @@ pub const DEFAULT_CONCURRENCY: NonZeroUsize = NonZeroUsize::new(4).expect("4 is 
 /// assert_eq!(config.name(), "foo-controller");
 /// assert_eq!(config.concurrency().get(), 8);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ControllerConfig {
     name: String,
     concurrency: NonZeroUsize,
+    metrics: Arc<dyn ControllerMetrics>,
+    queue_metrics: Arc<dyn QueueMetrics>,
 }
 
 impl Default for ControllerConfig {
@@ -30,6 +38,8 @@ impl Default for ControllerConfig {
         Self {
             name: "controller".to_owned(),
             concurrency: DEFAULT_CONCURRENCY,
+            metrics: Arc::new(NoControllerMetrics),
+            queue_metrics: Arc::new(NoQueueMetrics),
         }
     }
 }
@@ -59,5 +69,32 @@ impl ControllerConfig {
     /// How many objects are reconciled at once, at most.
     pub fn concurrency(&self) -> NonZeroUsize {
         self.concurrency
+    }
+
+    /// Sets the hooks the controller reports its reconciles to (default: none; feature
+    /// `prometheus`: [`RuntimeMetrics::for_controller`](crate::RuntimeMetrics::for_controller)).
+    #[must_use]
+    pub fn with_metrics(mut self, metrics: Arc<dyn ControllerMetrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// The hooks the controller reports its reconciles to.
+    pub fn metrics(&self) -> &Arc<dyn ControllerMetrics> {
+        &self.metrics
+    }
+
+    /// Sets the hooks the controller's work queue reports to (default: none; feature
+    /// `prometheus` of `kinformer-workqueue`: `WorkqueueMetrics::for_queue` with the
+    /// controller's name).
+    #[must_use]
+    pub fn with_queue_metrics(mut self, metrics: Arc<dyn QueueMetrics>) -> Self {
+        self.queue_metrics = metrics;
+        self
+    }
+
+    /// The hooks the controller's work queue reports to.
+    pub fn queue_metrics(&self) -> &Arc<dyn QueueMetrics> {
+        &self.queue_metrics
     }
 }

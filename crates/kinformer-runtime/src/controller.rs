@@ -88,7 +88,9 @@ impl<K: Object + Clone> Controller<K> {
     ) -> Self {
         let queue = RateLimitingQueue::with_rate_limiter(
             default_controller_rate_limiter(),
-            QueueConfig::default().with_name(config.name()),
+            QueueConfig::default()
+                .with_name(config.name())
+                .with_metrics(Arc::clone(config.queue_metrics())),
         );
         Self {
             primary,
@@ -230,6 +232,7 @@ impl<K: Object + Clone> Controller<K> {
         }
         let worker = Arc::new(Worker {
             name: config.name().to_owned(),
+            metrics: Arc::clone(config.metrics()),
             cache: primary,
             queue,
             reconcile,
@@ -256,6 +259,7 @@ impl<K: Object + Clone> Controller<K> {
                     }
                 }
             }
+            worker.metrics.started(workers);
             let mut running = tokio::task::JoinSet::new();
             for _ in 0..workers {
                 running.spawn(Arc::clone(&worker).run());

@@ -12,6 +12,8 @@
 //! - [`Predicate`]: which updates of a primary object are worth a reconcile (by default not a
 //!   status-only write).
 //! - [`ObjectRef`]: the key the queue holds.
+//! - [`ControllerMetrics`]: hooks around each reconcile; with feature `prometheus`,
+//!   `RuntimeMetrics` records controller-runtime's `controller_runtime_*` metrics.
 //!
 //! See [`Controller`] for an example.
 
@@ -23,8 +25,11 @@ mod config;
 mod controller;
 mod error;
 mod mapping;
+mod metrics;
 mod object_ref;
 mod predicate;
+#[cfg(feature = "prometheus")]
+mod prometheus;
 mod stream;
 mod worker;
 
@@ -32,6 +37,10 @@ pub use action::Action;
 pub use config::{ControllerConfig, DEFAULT_CONCURRENCY};
 pub use controller::Controller;
 pub use error::Error;
+pub use metrics::{ControllerMetrics, NoControllerMetrics, ReconcileResult};
 pub use object_ref::ObjectRef;
 pub use predicate::Predicate;
+#[cfg(feature = "prometheus")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
+pub use prometheus::RuntimeMetrics;
 pub use stream::{Outcome, ResultStream};

@@ -8,15 +8,18 @@ use kinformer_core::Object;
 use kinformer_informer::SharedIndexInformer;
 use kinformer_workqueue::RateLimitingQueue;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tracing::Instrument as _;
 
 use crate::controller::latest;
+use crate::metrics::{ControllerMetrics, ReconcileResult};
 use crate::stream::Outcome;
 use crate::{Action, Error, ObjectRef};
 
 /// What every worker of one controller shares.
 pub(crate) struct Worker<K, C, E, R, P> {
     pub(crate) name: String,
+    pub(crate) metrics: Arc<dyn ControllerMetrics>,
     pub(crate) cache: SharedIndexInformer<K>,
     pub(crate) queue: RateLimitingQueue<ObjectRef>,
     pub(crate) reconcile: R,
@@ -58,17 +61,23 @@ where
             return None;
         };
         let span = tracing::info_span!("reconcile", controller = %self.name, object = %object);
+        self.metrics.reconcile_started();
+        let started = Instant::now();
         let result = (self.reconcile)(Arc::clone(&current), Arc::clone(&self.context))
             .instrument(span.clone())
             .await;
+        let took = started.elapsed();
         Some(match result {
             Ok(action) => {
+                self.metrics.reconcile_finished(result_of(action), took);
                 self.queue.forget(object);
                 self.schedule(object, action);
                 span.in_scope(|| tracing::debug!(?action, "reconciled"));
                 Ok((object.clone(), action))
             }
             Err(source) => {
+                self.metrics
+                    .reconcile_finished(ReconcileResult::Error, took);
                 let action = (self.error_policy)(current, &source, Arc::clone(&self.context));
                 self.schedule(object, action);
                 span.in_scope(|| tracing::debug!(?action, error = %source, "reconcile failed"));
@@ -86,5 +95,16 @@ where
         } else if let Some(after) = action.requeue_after() {
             self.queue.add_after(object.clone(), after);
         }
+    }
+}
+
+/// The `result` label of a successful reconcile's action.
+fn result_of(action: Action) -> ReconcileResult {
+    if action.is_backoff() {
+        ReconcileResult::Requeue
+    } else if action.requeue_after().is_some() {
+        ReconcileResult::RequeueAfter
+    } else {
+        ReconcileResult::Success
     }
 }

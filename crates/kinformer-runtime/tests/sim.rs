@@ -190,6 +190,9 @@ async fn changes_during_a_reconcile_queue_exactly_one_more() {
     })
     .await
     .unwrap();
+    // The controller's handler delivers from its own buffer, after the cache: give it time to
+    // hand the three updates to the queue while the first reconcile still runs.
+    tokio::time::sleep(Duration::from_millis(200)).await;
     ctx.release.notify_one();
     for _ in 0..2 {
         tokio::time::timeout(PATIENCE, results.next())
