@@ -3,6 +3,7 @@
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+use std::time::Duration;
 
 use kinformer_workqueue::{NoQueueMetrics, QueueMetrics};
 
@@ -12,6 +13,11 @@ use crate::metrics::{ControllerMetrics, NoControllerMetrics};
 /// restart cannot open a request per object at once (controller-runtime's default is 1,
 /// kube-rs's unbounded).
 pub const DEFAULT_CONCURRENCY: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not zero");
+
+/// How long reconciles under way may finish after a graceful stop, by default (kube-rs and
+/// controller-runtime wait for in-flight reconciles too; 30 s is a pod's default grace period,
+/// of which this leaves a third for releasing the lease and flushing events).
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A controller's settings.
 ///
@@ -29,6 +35,7 @@ pub const DEFAULT_CONCURRENCY: NonZeroUsize = NonZeroUsize::new(4).expect("4 is 
 pub struct ControllerConfig {
     name: String,
     concurrency: NonZeroUsize,
+    drain_timeout: Duration,
     metrics: Arc<dyn ControllerMetrics>,
     queue_metrics: Arc<dyn QueueMetrics>,
 }
@@ -38,6 +45,7 @@ impl Default for ControllerConfig {
         Self {
             name: "controller".to_owned(),
             concurrency: DEFAULT_CONCURRENCY,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             metrics: Arc::new(NoControllerMetrics),
             queue_metrics: Arc::new(NoQueueMetrics),
         }
@@ -96,5 +104,20 @@ impl ControllerConfig {
     /// The hooks the controller's work queue reports to.
     pub fn queue_metrics(&self) -> &Arc<dyn QueueMetrics> {
         &self.queue_metrics
+    }
+
+    /// Sets how long reconciles under way may finish after a graceful stop
+    /// ([`Controller::run_until`](crate::Controller::run_until),
+    /// [`ResultStream::drain`](crate::ResultStream::drain)) before they are dropped (default
+    /// [`DEFAULT_DRAIN_TIMEOUT`]).
+    #[must_use]
+    pub fn with_drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// How long reconciles under way may finish after a graceful stop.
+    pub fn drain_timeout(&self) -> Duration {
+        self.drain_timeout
     }
 }

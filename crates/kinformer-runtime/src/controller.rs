@@ -223,13 +223,13 @@ impl<K: Object + Clone> Controller<K> {
         } = this;
         let workers = config.concurrency().get();
         let (outcomes, received) = mpsc::channel::<Outcome<E>>(workers);
-        let results = ResultStream::new(received, queue.clone(), detach);
         if let Some(error) = failed {
             // The stream ends after this: the controller cannot see its informers.
             drop(outcomes.try_send(Err(Error::Informer(error))));
             queue.shutdown();
-            return results;
+            return ResultStream::new(received, queue, detach, None);
         }
+        let stream_queue = queue.clone();
         let worker = Arc::new(Worker {
             name: config.name().to_owned(),
             metrics: Arc::clone(config.metrics()),
@@ -240,7 +240,7 @@ impl<K: Object + Clone> Controller<K> {
             context,
             outcomes,
         });
-        tokio::spawn(async move {
+        let driver = tokio::spawn(async move {
             let outcomes = worker.outcomes.clone();
             let synced = async {
                 for wait in waits {
@@ -266,11 +266,12 @@ impl<K: Object + Clone> Controller<K> {
             }
             while running.join_next().await.is_some() {}
         });
-        results
+        ResultStream::new(received, stream_queue, detach, Some(driver.abort_handle()))
     }
 
-    /// Drives [`stream`](Self::stream) for as long as it runs, logging each failed reconcile;
-    /// cancel by dropping the future.
+    /// Drives [`stream`](Self::stream), logging each failed reconcile, until the controller
+    /// stops; dropping the future stops it at once (in-flight reconciles are dropped too,
+    /// which is what a replica that lost its leadership must do: see the crate's example).
     ///
     /// # Panics
     /// Outside a tokio runtime (it spawns the workers).
@@ -282,13 +283,48 @@ impl<K: Object + Clone> Controller<K> {
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
         P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
     {
+        self.run_until(reconcile, error_policy, context, std::future::pending())
+            .await;
+    }
+
+    /// As [`run`](Self::run), until `stop` completes (a shutdown signal: see
+    /// [`shutdown_signal`](crate::shutdown_signal)); then no new reconcile starts, and those
+    /// under way get [`ControllerConfig::drain_timeout`] to finish before they are dropped.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime (it spawns the workers).
+    pub async fn run_until<C, E, R, Fut, P>(
+        self,
+        reconcile: R,
+        error_policy: P,
+        context: Arc<C>,
+        stop: impl Future<Output = ()>,
+    ) where
+        C: Send + Sync + 'static,
+        E: std::error::Error + Send + Sync + 'static,
+        R: Fn(Arc<K>, Arc<C>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Action, E>> + Send + 'static,
+        P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
+    {
         let name = self.config.name().to_owned();
+        let drain = self.config.drain_timeout();
         let mut results = self.stream(reconcile, error_policy, context);
-        while let Some(outcome) = results.next().await {
-            if let Err(error) = outcome {
-                tracing::warn!(controller = %name, error = &error as &dyn std::error::Error, "reconcile failed");
+        let mut stop = std::pin::pin!(stop);
+        loop {
+            tokio::select! {
+                () = &mut stop => break,
+                outcome = results.next() => match outcome {
+                    None => return,
+                    Some(Err(error)) => tracing::warn!(
+                        controller = %name,
+                        error = &error as &dyn std::error::Error,
+                        "reconcile failed"
+                    ),
+                    Some(Ok(_)) => {}
+                },
             }
         }
+        results.drain(drain).await;
     }
 }
 

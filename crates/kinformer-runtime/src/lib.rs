@@ -15,7 +15,65 @@
 //! - [`ControllerMetrics`]: hooks around each reconcile; with feature `prometheus`,
 //!   `RuntimeMetrics` records controller-runtime's `controller_runtime_*` metrics.
 //!
-//! See [`Controller`] for an example.
+//! # Examples
+//! A controller that reconciles only while its replica leads, through leader election on a
+//! Lease: when leadership ends, the controller stops at once, dropping the reconciles under
+//! way, so a replica that is no longer leading writes nothing more. On a shutdown signal
+//! ([`shutdown_signal`]) the elector releases the lease.
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
+//! use kinformer_leaderelection::{Callbacks, Config, LeaderElector, RestLeaseLock};
+//! use kinformer_rest::Client;
+//! use kinformer_runtime::{Action, Controller, ControllerConfig};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! #[derive(Debug, thiserror::Error)]
+//! #[error("the configmap could not be reconciled")]
+//! struct ReconcileError;
+//!
+//! async fn reconcile(configmap: Arc<ConfigMap>, _ctx: Arc<()>) -> Result<Action, ReconcileError> {
+//!     let _ = configmap; // make the world as the configmap asks
+//!     Ok(Action::await_change())
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let sim = kinformer_sim::Sim::builder().configmaps(3).start().await?;
+//! let client = Client::new(sim.service());
+//! let factory = SharedInformerFactory::new(client.clone(), FactoryConfig::default());
+//! let configmaps = factory.informer_for::<ConfigMap>();
+//! factory.start();
+//!
+//! let callbacks = Callbacks::new(move |leading: CancellationToken| {
+//!     // A new term, a new controller over the same shared informer.
+//!     let controller = Controller::for_type(configmaps.clone(), ControllerConfig::default());
+//!     async move {
+//!         tokio::select! {
+//!             () = leading.cancelled() => {}
+//!             () = controller.run(reconcile, |_, _, _| Action::backoff(), Arc::new(())) => {}
+//!         }
+//!     }
+//! });
+//! let lock = RestLeaseLock::new(client, "kube-system", "configmap-controller")?;
+//! let config = Config::default().with_release_on_cancel(true);
+//! let elector = LeaderElector::new(lock, "replica-a", config, callbacks)?;
+//!
+//! let shutdown = CancellationToken::new();
+//! // In a process: `tokio::spawn(async move { shutdown_signal().await; token.cancel() })`.
+//! let running = tokio::spawn({
+//!     let (elector, shutdown) = (elector.clone(), shutdown.clone());
+//!     async move { elector.run(shutdown).await }
+//! });
+//! tokio::time::sleep(Duration::from_millis(500)).await;
+//! assert!(elector.is_leader());
+//! shutdown.cancel();
+//! running.await?;
+//! factory.shutdown().await;
+//! # Ok(()) }
+//! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
@@ -30,11 +88,12 @@ mod object_ref;
 mod predicate;
 #[cfg(feature = "prometheus")]
 mod prometheus;
+mod signal;
 mod stream;
 mod worker;
 
 pub use action::Action;
-pub use config::{ControllerConfig, DEFAULT_CONCURRENCY};
+pub use config::{ControllerConfig, DEFAULT_CONCURRENCY, DEFAULT_DRAIN_TIMEOUT};
 pub use controller::Controller;
 pub use error::Error;
 pub use metrics::{ControllerMetrics, NoControllerMetrics, ReconcileResult};
@@ -43,4 +102,5 @@ pub use predicate::Predicate;
 #[cfg(feature = "prometheus")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
 pub use prometheus::RuntimeMetrics;
+pub use signal::shutdown_signal;
 pub use stream::{Outcome, ResultStream};

@@ -32,7 +32,7 @@ fn reconcile_histogram() -> Histogram {
 ///
 /// # Examples
 /// ```
-/// use kinformer_runtime::{ControllerConfig, ControllerMetrics, ReconcileResult, RuntimeMetrics};
+/// use kinformer_runtime::{ControllerConfig, ReconcileResult, RuntimeMetrics};
 /// use prometheus_client::registry::Registry;
 ///
 /// let mut registry = Registry::default();

@@ -6,7 +6,10 @@ use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use kinformer_workqueue::RateLimitingQueue;
+use std::time::Duration;
+
 use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
 
 use crate::{Action, Error, ObjectRef};
 
@@ -19,13 +22,15 @@ pub(crate) type Detach = Box<dyn FnOnce() + Send>;
 /// The outcomes of a running controller ([`Controller::stream`](crate::Controller::stream)),
 /// a [`Stream`]; [`next`](Self::next) reads one without a stream combinator crate.
 ///
-/// Dropping it stops the controller: no reconcile starts after, those under way finish, and
-/// the controller's handlers are taken off the informers (which keep running for their other
-/// users).
+/// Dropping it stops the controller at once: no reconcile starts after, those under way are
+/// dropped at their next await, and the controller's handlers are taken off the informers
+/// (which keep running for their other users). [`drain`](Self::drain) stops it gracefully.
 pub struct ResultStream<E> {
     received: mpsc::Receiver<Outcome<E>>,
     queue: RateLimitingQueue<ObjectRef>,
     detach: Vec<Detach>,
+    /// The task that waits for the caches and then runs the workers; aborting it drops them.
+    driver: Option<AbortHandle>,
 }
 
 impl<E> ResultStream<E> {
@@ -33,11 +38,27 @@ impl<E> ResultStream<E> {
         received: mpsc::Receiver<Outcome<E>>,
         queue: RateLimitingQueue<ObjectRef>,
         detach: Vec<Detach>,
+        driver: Option<AbortHandle>,
     ) -> Self {
         Self {
             received,
             queue,
             detach,
+            driver,
+        }
+    }
+
+    /// Stops the controller gracefully: no new reconcile starts, and those under way (and
+    /// objects already queued) get up to `timeout` to finish before they are dropped. The
+    /// outcomes meanwhile are discarded.
+    pub async fn drain(mut self, timeout: Duration) {
+        self.queue.shutdown();
+        let finished = async { while self.received.recv().await.is_some() {} };
+        if tokio::time::timeout(timeout, finished).await.is_err() {
+            tracing::warn!(
+                ?timeout,
+                "reconciles still running after the drain timeout are dropped"
+            );
         }
     }
 
@@ -61,6 +82,9 @@ impl<E> Stream for ResultStream<E> {
 impl<E> Drop for ResultStream<E> {
     fn drop(&mut self) {
         self.queue.shutdown();
+        if let Some(driver) = &self.driver {
+            driver.abort();
+        }
         for detach in self.detach.drain(..) {
             detach();
         }
