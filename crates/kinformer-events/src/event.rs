@@ -2,15 +2,13 @@
 //! client-go's `makeEvent` builds from it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use kinformer_core::Random;
 
 use crate::reporter::{Reporter, is_dns_subdomain, truncate};
 
@@ -108,14 +106,9 @@ fn event_name(regarding: &str, time: SystemTime) -> String {
     if is_dns_subdomain(&name) {
         return name;
     }
-    // Seeded from the clock and a process-wide counter: names made in the same nanosecond
-    // still differ.
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    // Only the low 64 bits vary between calls; the high bits of the nanoseconds are the same
-    // for centuries.
-    let seed = (nanos as u64) ^ count.rotate_left(32);
-    let bits: u128 = SmallRng::seed_from_u64(seed).random();
+    // Each `Random::default` is seeded afresh, so names made in the same nanosecond differ.
+    let mut random = Random::default();
+    let bits = (u128::from(random.next_u64()) << 64) | u128::from(random.next_u64());
     // Version 4, variant 1: a random UUID as client-go's `uuid.New` makes.
     let bits = (bits & !(0xf_u128 << 76)) | (0x4_u128 << 76);
     let bits = (bits & !(0x3_u128 << 62)) | (0x2_u128 << 62);

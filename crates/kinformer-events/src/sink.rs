@@ -1,12 +1,11 @@
 //! Writing one event to the API server: a create, or a strategic merge patch of its series
 //! falling back to a create, retried with a jittered wait as client-go's `attemptRecording`.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use k8s_openapi::api::events::v1::Event;
+use kinformer_core::{Backoff, Random};
 use kinformer_rest::{Client, PatchType, RestClient};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -33,8 +32,7 @@ enum Failure {
 #[derive(Debug, Clone)]
 pub(crate) struct Sink {
     client: RestClient,
-    max_attempts: u32,
-    retry_period: Duration,
+    retry: Backoff,
     request_timeout: Duration,
 }
 
@@ -42,8 +40,7 @@ impl Sink {
     pub(crate) fn new(client: Client, config: &Config) -> Self {
         Self {
             client: RestClient::new(client, "events.k8s.io", "v1"),
-            max_attempts: config.max_attempts(),
-            retry_period: config.retry_period(),
+            retry: config.retry_backoff(),
             request_timeout: config.request_timeout(),
         }
     }
@@ -52,7 +49,9 @@ impl Sink {
     /// fires, the wait between attempts ends and the next attempt is the last.
     pub(crate) async fn record(&self, event: &Event, stop: &CancellationToken) -> Outcome {
         let name = event.metadata.name.as_deref().unwrap_or_default();
-        let mut rng = SmallRng::seed_from_u64(jitter_seed());
+        // Seeded afresh per write, so that many clients do not retry in step after an outage.
+        let mut random = Random::default();
+        let mut delays = self.retry.delays();
         let mut attempt = 1;
         loop {
             let error = match self.attempt(event).await {
@@ -63,17 +62,19 @@ impl Sink {
                 }
                 Err(Failure::Transient(error)) => error,
             };
-            if attempt >= self.max_attempts || stop.is_cancelled() {
+            let now = tokio::time::Instant::now().into_std();
+            let next = if stop.is_cancelled() {
+                None
+            } else {
+                delays.next_retry(now, &mut random)
+            };
+            let Some(jittered) = next else {
                 tracing::warn!(event = name, %error, attempt, "unable to write event (giving up)");
                 return Outcome::GivenUp;
-            }
+            };
             tracing::debug!(event = name, %error, attempt, "unable to write event (will retry)");
-            // Jittered so that many clients do not retry in step after an outage; never
-            // sooner than the server asked. A period too long to jitter waits for good.
-            let jittered = self.retry_period.as_secs_f64() * (1.0 + 0.25 * rng.random::<f64>());
-            let wait = Duration::try_from_secs_f64(jittered)
-                .unwrap_or(Duration::MAX)
-                .max(error.retry_after().unwrap_or_default());
+            // Never sooner than the server asked.
+            let wait = jittered.max(error.retry_after().unwrap_or_default());
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
                 () = stop.cancelled() => {}
@@ -138,13 +139,6 @@ fn classify(error: kinformer_rest::Error, series: bool) -> Failure {
         Some(_) => Failure::Refused(error),
         None => Failure::Transient(error),
     }
-}
-
-/// Differs per write, so concurrent writes do not jitter alike.
-fn jitter_seed() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |since| since.subsec_nanos().into())
 }
 
 #[cfg(test)]
