@@ -10,7 +10,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 use kinformer_core::Random;
 
-use crate::reporter::{Reporter, is_dns_subdomain, truncate};
+use kinformer_selector::is_dns1123_subdomain;
+
+use crate::reporter::{Reporter, truncate};
 
 /// The API server's limit on `note`, in bytes; longer notes are cut to it.
 pub const NOTE_LENGTH_LIMIT: usize = 1024;
@@ -103,7 +105,7 @@ impl Occurrence {
 fn event_name(regarding: &str, time: SystemTime) -> String {
     let nanos = since_epoch_nanos(time);
     let name = format!("{regarding}.{nanos:x}");
-    if is_dns_subdomain(&name) {
+    if is_dns1123_subdomain(&name) {
         return name;
     }
     // Each `Random::default` is seeded afresh, so names made in the same nanosecond differ.
@@ -198,7 +200,7 @@ mod tests {
             assert_eq!(groups, [8, 4, 4, 4, 12], "{name}");
             assert_eq!(&name[14..15], "4", "version 4: {name}");
             assert!("89ab".contains(&name[19..20]), "variant 1: {name}");
-            assert!(is_dns_subdomain(name));
+            assert!(is_dns1123_subdomain(name));
         }
     }
 

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kinformer_rest::{Client, RestClient};
+use kinformer_selector::{is_dns1123_label, is_dns1123_subdomain};
 
 use crate::error::{Error, Result};
 use crate::lock::{LeaseLock, VersionedRecord};
@@ -166,52 +167,4 @@ fn versioned(lease: &Lease) -> Result<VersionedRecord> {
         record,
         resource_version,
     })
-}
-
-/// At most 63 characters of `a-z`, `0-9` and `-`, starting and ending alphanumeric.
-fn is_dns1123_label(s: &str) -> bool {
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    let bytes = s.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(&first), Some(&last)) => {
-            bytes.len() <= 63
-                && alnum(first)
-                && alnum(last)
-                && bytes.iter().all(|&b| alnum(b) || b == b'-')
-        }
-        _ => false,
-    }
-}
-
-/// At most 253 characters: DNS-1123 labels joined by dots.
-fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_dns1123_label)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_checked_as_the_api_server_checks_them() {
-        for good in ["a", "kube-scheduler", "my.controller-1", "0a"] {
-            assert!(is_dns1123_subdomain(good), "{good}");
-        }
-        for bad in [
-            "",
-            "A",
-            "a/b",
-            "-a",
-            "a-",
-            "a..b",
-            ".a",
-            "a_b",
-            &"a".repeat(254),
-        ] {
-            assert!(!is_dns1123_subdomain(bad), "{bad}");
-        }
-        assert!(is_dns1123_label("kube-system"));
-        assert!(!is_dns1123_label("kube.system"));
-        assert!(!is_dns1123_label(&"a".repeat(64)));
-    }
 }
