@@ -13,7 +13,7 @@ use crate::callbacks::Callbacks;
 use crate::config::{Config, JITTER_FACTOR};
 use crate::error::{Error, Result};
 use crate::lock::LeaseLock;
-use crate::observed::Observed;
+use crate::observed::{HolderChange, Observed};
 
 /// One candidate in an election over a lease (client-go `LeaderElector`).
 ///
@@ -290,8 +290,10 @@ impl<L: LeaseLock> LeaderElector<L> {
     /// Calls `on_new_leader` when the observed holder differs from the last reported one.
     fn report_transition(&self) {
         let changed = self.observed().take_new_holder();
-        if let (Some(holder), Some(on_new_leader)) = (changed, &self.inner.callbacks.new_leader) {
-            on_new_leader(&holder);
+        if let (Some(HolderChange(holder)), Some(on_new_leader)) =
+            (changed, &self.inner.callbacks.new_leader)
+        {
+            on_new_leader(holder.as_deref());
         }
     }
 
