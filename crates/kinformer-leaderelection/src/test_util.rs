@@ -49,7 +49,8 @@ impl Flaky {
                 code: Some(500),
                 ..Status::default()
             };
-            return Err(Error::Request(kinformer_rest::Error::from_status(status)));
+            let answer = kinformer_rest::Error::from_status(status);
+            return Err(Error::Request(kinformer_api::Error::from_rest(answer)));
         }
         Ok(())
     }
