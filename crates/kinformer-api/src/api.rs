@@ -3,6 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::time::Duration;
 
 use http::Method;
 use k8s_openapi::NamespaceResourceScope;
@@ -61,6 +62,10 @@ pub struct Api<K> {
     resource: Arc<ApiResource>,
     /// `None`: all namespaces, or a cluster-scoped resource.
     namespace: Option<Arc<str>>,
+    /// `None`: the client's.
+    request_timeout: Option<Duration>,
+    /// `None`: the client's.
+    max_retries: Option<u32>,
     _object: PhantomData<fn() -> K>,
 }
 
@@ -95,6 +100,8 @@ impl<K> Api<K> {
             rest: RestClient::for_resource(client, resource),
             resource: Arc::new(resource.clone()),
             namespace: None,
+            request_timeout: None,
+            max_retries: None,
             _object: PhantomData,
         }
     }
@@ -125,9 +132,65 @@ impl<K> Api<K> {
         self.namespace.as_deref()
     }
 
+    /// Sets [`request_timeout`](Self::request_timeout).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for zero, which would fail every call.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kinformer_api::Api;
+    ///
+    /// # let sim = tower::service_fn(|_: http::Request<kinformer_rest::Body>| async {
+    /// #     Ok::<_, std::convert::Infallible>(http::Response::new(kinformer_rest::Body::empty()))
+    /// # });
+    /// # let client = kinformer_rest::Client::new(sim);
+    /// let configmaps: Api<ConfigMap> = Api::namespaced(client, "default")
+    ///     .with_request_timeout(Duration::from_secs(5))?
+    ///     .with_max_retries(0);
+    /// assert_eq!(configmaps.request_timeout(), Some(Duration::from_secs(5)));
+    /// assert_eq!(configmaps.max_retries(), Some(0));
+    /// assert!(configmaps.with_request_timeout(Duration::ZERO).is_err());
+    /// # Ok::<(), kinformer_api::Error>(())
+    /// ```
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Result<Self> {
+        if timeout.is_zero() {
+            return Err(Error::Usage("a request timeout must be longer than zero"));
+        }
+        self.request_timeout = Some(timeout);
+        Ok(self)
+    }
+
+    /// How long each call's request may take before it fails as a timeout; `None`: the
+    /// client's.
+    pub fn request_timeout(&self) -> Option<Duration> {
+        self.request_timeout
+    }
+
+    /// Sets [`max_retries`](Self::max_retries); 0 turns the client's retries off, for a
+    /// caller that retries by its own rules.
+    #[must_use]
+    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+        self.max_retries = Some(max_retries);
+        self
+    }
+
+    /// How often the client retries each call's request (after 429 or 5xx with `Retry-After`,
+    /// or a broken connection); `None`: the client's (10).
+    pub fn max_retries(&self) -> Option<u32> {
+        self.max_retries
+    }
+
     /// A request to the collection: `[/namespaces/<ns>]/<plural>`.
     pub(crate) fn collection(&self, method: Method) -> Request {
         let mut request = self.rest.verb(method);
+        if let Some(timeout) = self.request_timeout {
+            request = request.timeout(timeout);
+        }
+        if let Some(max_retries) = self.max_retries {
+            request = request.max_retries(max_retries);
+        }
         if let Some(ns) = &self.namespace {
             request = request.namespace(ns);
         }
@@ -184,6 +247,8 @@ impl<K> Clone for Api<K> {
             rest: self.rest.clone(),
             resource: Arc::clone(&self.resource),
             namespace: self.namespace.clone(),
+            request_timeout: self.request_timeout,
+            max_retries: self.max_retries,
             _object: PhantomData,
         }
     }
@@ -194,6 +259,8 @@ impl<K> fmt::Debug for Api<K> {
         f.debug_struct("Api")
             .field("resource", &self.resource)
             .field("namespace", &self.namespace)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_retries", &self.max_retries)
             .finish_non_exhaustive()
     }
 }

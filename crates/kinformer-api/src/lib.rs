@@ -78,4 +78,4 @@ pub use either::Either;
 pub use error::{Error, FieldConflict, Result, StatusCause};
 pub use params::{DeleteParams, PatchParams, PostParams, Preconditions, PropagationPolicy};
 pub use patch::{JsonPatchOp, Patch};
-pub use retry::{Backoff, DEFAULT_RETRY, retry_on_conflict};
+pub use retry::retry_on_conflict;

@@ -14,6 +14,8 @@
 //! - the traits [`Lister`], [`Watcher`], [`ApiError`] and [`Store`] that the reflector is generic over;
 //! - [`Projection`]: which fields of each object are decoded, as paths to drop or to keep (the
 //!   parser skips the others without building them);
+//! - [`Backoff`], [`Delays`] and [`Random`]: client-go's `wait.Backoff` and `wait.Jitter`, the
+//!   one retry-delay mechanism of every kinformer crate (the caller keeps the clock);
 //! - [`object_key`] and [`split_key`]: client-go's `MetaNamespaceKeyFunc` and its inverse;
 //!
 //! Objects travel as `Arc<K>` (inside a [`Cached`]) from decode to store to handlers, so no stage
@@ -31,6 +33,7 @@
 
 mod api_error;
 mod api_resource;
+mod backoff;
 mod cached;
 mod delta;
 mod dynamic;
@@ -50,6 +53,7 @@ mod watch;
 // The public interface is:
 pub use api_error::{ApiError, is_expired_status, is_too_large_resource_version_status};
 pub use api_resource::{ApiResource, Scope};
+pub use backoff::{Backoff, BackoffError, Delays, Random};
 pub use cached::{Cached, Packed};
 pub use delta::{DeletedState, Delta};
 pub use dynamic::{DynamicObject, TypeMeta};

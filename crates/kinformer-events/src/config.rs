@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use kinformer_core::Backoff;
+
 use crate::error::{Error, Result};
 
 /// How a [`Recorder`](crate::Recorder) queues, filters, folds and writes events.
@@ -26,12 +28,12 @@ use crate::error::{Error, Result};
 /// assert!(matches!(Config::default().with_spam_burst(0), Err(Error::InvalidConfig(_))));
 /// # Ok::<(), Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     queue_capacity: usize,
     workers: usize,
-    max_attempts: u32,
-    retry_period: Duration,
+    /// [`Backoff::EVENT_RECORDING`] with this config's attempts and retry period.
+    retry: Backoff,
     request_timeout: Duration,
     series_window: Duration,
     spam_burst: u32,
@@ -44,8 +46,7 @@ impl Default for Config {
         Self {
             queue_capacity: 1000,
             workers: 8,
-            max_attempts: 12,
-            retry_period: Duration::from_secs(10),
+            retry: Backoff::EVENT_RECORDING,
             request_timeout: Duration::from_secs(10),
             series_window: Duration::from_secs(6 * 60),
             spam_burst: 25,
@@ -111,13 +112,17 @@ impl Config {
     /// # Errors
     /// [`Error::InvalidConfig`] for zero.
     pub fn with_max_attempts(mut self, max_attempts: u32) -> Result<Self> {
-        self.max_attempts = at_least_one("max_attempts", max_attempts)?;
+        self.retry = self
+            .retry
+            .with_steps(at_least_one("max_attempts", max_attempts)?)
+            .map_err(|error| Error::InvalidConfig(format!("max_attempts: {error}")))?;
         Ok(self)
     }
 
     /// Attempts to write one event before it is given up (client-go's `maxTriesPerEvent`, 12).
     pub fn max_attempts(&self) -> u32 {
-        self.max_attempts
+        // The preset has steps and the setter only ever sets them; 1 is never read.
+        self.retry.steps().unwrap_or(1)
     }
 
     /// Sets [`retry_period`](Self::retry_period).
@@ -125,14 +130,32 @@ impl Config {
     /// # Errors
     /// [`Error::InvalidConfig`] for zero.
     pub fn with_retry_period(mut self, retry_period: Duration) -> Result<Self> {
-        self.retry_period = longer_than_zero("retry_period", retry_period)?;
+        let retry_period = longer_than_zero("retry_period", retry_period)?;
+        self.retry = self.retry.with_initial(retry_period);
         Ok(self)
     }
 
     /// The wait between attempts, jittered by up to 25 % (client-go's `defaultSleepDuration`,
     /// 10 s).
     pub fn retry_period(&self) -> Duration {
-        self.retry_period
+        self.retry.initial()
+    }
+
+    /// The whole retry policy: [`Backoff::EVENT_RECORDING`] with
+    /// [`max_attempts`](Self::max_attempts) as its steps and [`retry_period`](Self::retry_period)
+    /// as its (constant) delay.
+    ///
+    /// ```
+    /// use kinformer_core::Backoff;
+    /// use kinformer_events::Config;
+    ///
+    /// let config = Config::default().with_max_attempts(3)?;
+    /// let retry = config.retry_backoff();
+    /// assert_eq!((retry.steps(), retry.jitter()), (Some(3), Backoff::EVENT_RECORDING.jitter()));
+    /// # Ok::<(), kinformer_events::Error>(())
+    /// ```
+    pub fn retry_backoff(&self) -> Backoff {
+        self.retry
     }
 
     /// Sets [`request_timeout`](Self::request_timeout).

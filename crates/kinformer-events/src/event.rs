@@ -2,17 +2,17 @@
 //! client-go's `makeEvent` builds from it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use kinformer_core::Random;
 
-use crate::reporter::{Reporter, is_dns_subdomain, truncate};
+use kinformer_selector::is_dns1123_subdomain;
+
+use crate::reporter::{Reporter, truncate};
 
 /// The API server's limit on `note`, in bytes; longer notes are cut to it.
 pub const NOTE_LENGTH_LIMIT: usize = 1024;
@@ -105,17 +105,12 @@ impl Occurrence {
 fn event_name(regarding: &str, time: SystemTime) -> String {
     let nanos = since_epoch_nanos(time);
     let name = format!("{regarding}.{nanos:x}");
-    if is_dns_subdomain(&name) {
+    if is_dns1123_subdomain(&name) {
         return name;
     }
-    // Seeded from the clock and a process-wide counter: names made in the same nanosecond
-    // still differ.
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    // Only the low 64 bits vary between calls; the high bits of the nanoseconds are the same
-    // for centuries.
-    let seed = (nanos as u64) ^ count.rotate_left(32);
-    let bits: u128 = SmallRng::seed_from_u64(seed).random();
+    // Each `Random::default` is seeded afresh, so names made in the same nanosecond differ.
+    let mut random = Random::default();
+    let bits = (u128::from(random.next_u64()) << 64) | u128::from(random.next_u64());
     // Version 4, variant 1: a random UUID as client-go's `uuid.New` makes.
     let bits = (bits & !(0xf_u128 << 76)) | (0x4_u128 << 76);
     let bits = (bits & !(0x3_u128 << 62)) | (0x2_u128 << 62);
@@ -205,7 +200,7 @@ mod tests {
             assert_eq!(groups, [8, 4, 4, 4, 12], "{name}");
             assert_eq!(&name[14..15], "4", "version 4: {name}");
             assert!("89ab".contains(&name[19..20]), "variant 1: {name}");
-            assert!(is_dns_subdomain(name));
+            assert!(is_dns1123_subdomain(name));
         }
     }
 

@@ -1,6 +1,8 @@
 //! [`Reporter`]: who reports events (`reportingController`, `reportingInstance`), checked as
 //! the API server checks them.
 
+use kinformer_selector::check_qualified_name;
+
 use crate::error::{Error, Result};
 
 /// The API server's limit on `reportingInstance`, in bytes.
@@ -35,7 +37,7 @@ impl Reporter {
     /// starts and ends alphanumeric), which the API server would refuse.
     pub fn new(controller: impl Into<String>) -> Result<Self> {
         let controller = controller.into();
-        check_qualified_name(&controller)?;
+        check_reporting_controller(&controller)?;
         let instance = match hostname() {
             Some(host) => {
                 truncate(&format!("{controller}-{host}"), INSTANCE_LENGTH_LIMIT).to_owned()
@@ -75,43 +77,16 @@ impl Reporter {
 }
 
 /// The API server's `IsQualifiedName`, which `reportingController` must pass.
-fn check_qualified_name(value: &str) -> Result<()> {
-    let invalid = |why: &str| {
-        Err(Error::InvalidReporter(format!(
+fn check_reporting_controller(value: &str) -> Result<()> {
+    check_qualified_name(value).map_err(|error| {
+        let why = match error {
+            kinformer_selector::Error::InvalidKey { reason, .. } => reason,
+            _ => "it breaks the API server's rules",
+        };
+        Error::InvalidReporter(format!(
             "reporting controller {value:?} is not a qualified name: {why}"
-        )))
-    };
-    let (prefix, name) = match value.split_once('/') {
-        Some((prefix, name)) => (Some(prefix), name),
-        None => (None, value),
-    };
-    if prefix.is_some_and(|prefix| !is_dns_subdomain(prefix)) {
-        return invalid("its prefix must be a DNS subdomain");
-    }
-    if name.is_empty() || name.len() > 63 {
-        return invalid("its name must be 1 to 63 characters");
-    }
-    let inner = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    let ends_ok = name.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
-    if !ends_ok || !name.chars().all(inner) {
-        return invalid(
-            "its name must be alphanumerics, '-', '_' or '.', starting and ending alphanumeric",
-        );
-    }
-    Ok(())
-}
-
-/// A DNS-1123 subdomain: at most 253 bytes of dot-separated labels of lowercase alphanumerics
-/// and `-`, each starting and ending alphanumeric.
-pub(crate) fn is_dns_subdomain(value: &str) -> bool {
-    let label_ok = |label: &str| {
-        let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
-        label.starts_with(alnum)
-            && label.ends_with(alnum)
-            && label.chars().all(|c| alnum(c) || c == '-')
-    };
-    !value.is_empty() && value.len() <= 253 && value.split('.').all(label_ok)
+        ))
+    })
 }
 
 /// `value` cut to at most `limit` bytes, on a character boundary.
@@ -175,11 +150,7 @@ mod tests {
     }
 
     #[test]
-    fn subdomains_and_truncation() {
-        assert!(is_dns_subdomain("web-0.17c0de"));
-        assert!(!is_dns_subdomain("Web-0.17c0de"));
-        assert!(!is_dns_subdomain("web..0"));
-        assert!(!is_dns_subdomain(&"a".repeat(254)));
+    fn truncation() {
         assert_eq!(truncate("short", 10), "short");
         assert_eq!(truncate(&format!("a{}", "é".repeat(600)), 1024).len(), 1023);
     }

@@ -1,12 +1,12 @@
 //! Writing one event to the API server: a create, or a strategic merge patch of its series
 //! falling back to a create, retried with a jittered wait as client-go's `attemptRecording`.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use k8s_openapi::api::events::v1::Event;
-use kinformer_rest::{Client, PatchType, RestClient};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use kinformer_api::{Api, Patch, PatchParams, PostParams};
+use kinformer_core::{Backoff, Random};
+use kinformer_rest::Client;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -24,35 +24,43 @@ pub(crate) enum Outcome {
 #[derive(Debug)]
 enum Failure {
     /// No answer (transport error, timeout), 429 or 5xx: the next attempt may succeed.
-    Transient(kinformer_rest::Error),
+    Transient(kinformer_api::Error),
     /// Any other answer: the server would refuse the same request again.
-    Refused(kinformer_rest::Error),
+    Refused(kinformer_api::Error),
 }
 
 /// The `events.k8s.io/v1` endpoint and the retry policy.
 #[derive(Debug, Clone)]
 pub(crate) struct Sink {
-    client: RestClient,
-    max_attempts: u32,
-    retry_period: Duration,
+    client: Client,
+    retry: Backoff,
     request_timeout: Duration,
 }
 
 impl Sink {
     pub(crate) fn new(client: Client, config: &Config) -> Self {
         Self {
-            client: RestClient::new(client, "events.k8s.io", "v1"),
-            max_attempts: config.max_attempts(),
-            retry_period: config.retry_period(),
+            client,
+            retry: config.retry_backoff(),
             request_timeout: config.request_timeout(),
         }
+    }
+
+    /// The events of `namespace`, each request bounded by the request timeout and never
+    /// retried by the client: [`record`](Self::record) retries by client-go's rules.
+    fn events(&self, namespace: &str) -> Result<Api<Event>, kinformer_api::Error> {
+        Api::namespaced(self.client.clone(), namespace)
+            .with_request_timeout(self.request_timeout)
+            .map(|api| api.with_max_retries(0))
     }
 
     /// Writes `event`, retrying transient failures up to the attempt limit. Once `stop`
     /// fires, the wait between attempts ends and the next attempt is the last.
     pub(crate) async fn record(&self, event: &Event, stop: &CancellationToken) -> Outcome {
         let name = event.metadata.name.as_deref().unwrap_or_default();
-        let mut rng = SmallRng::seed_from_u64(jitter_seed());
+        // Seeded afresh per write, so that many clients do not retry in step after an outage.
+        let mut random = Random::default();
+        let mut delays = self.retry.delays();
         let mut attempt = 1;
         loop {
             let error = match self.attempt(event).await {
@@ -63,17 +71,22 @@ impl Sink {
                 }
                 Err(Failure::Transient(error)) => error,
             };
-            if attempt >= self.max_attempts || stop.is_cancelled() {
+            let now = tokio::time::Instant::now().into_std();
+            let next = if stop.is_cancelled() {
+                None
+            } else {
+                delays.next_retry(now, &mut random)
+            };
+            let Some(jittered) = next else {
                 tracing::warn!(event = name, %error, attempt, "unable to write event (giving up)");
                 return Outcome::GivenUp;
-            }
+            };
             tracing::debug!(event = name, %error, attempt, "unable to write event (will retry)");
-            // Jittered so that many clients do not retry in step after an outage; never
-            // sooner than the server asked. A period too long to jitter waits for good.
-            let jittered = self.retry_period.as_secs_f64() * (1.0 + 0.25 * rng.random::<f64>());
-            let wait = Duration::try_from_secs_f64(jittered)
-                .unwrap_or(Duration::MAX)
-                .max(error.retry_after().unwrap_or_default());
+            // Never sooner than the server asked.
+            let asked = error
+                .rest_error()
+                .and_then(kinformer_rest::Error::retry_after);
+            let wait = jittered.max(asked.unwrap_or_default());
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
                 () = stop.cancelled() => {}
@@ -87,21 +100,12 @@ impl Sink {
     async fn attempt(&self, event: &Event) -> Result<(), Failure> {
         let namespace = event.metadata.namespace.as_deref().unwrap_or("default");
         let name = event.metadata.name.as_deref().unwrap_or_default();
+        let events = self.events(namespace).map_err(Failure::Refused)?;
         if let Some(series) = &event.series {
             // The two-way patch client-go computes between the event without and with its
             // series: the series alone.
-            let patched = self
-                .client
-                .patch(PatchType::StrategicMerge)
-                .namespace(namespace)
-                .resource("events")
-                .name(name)
-                .json_body(&serde_json::json!({ "series": series }))
-                .timeout(self.request_timeout)
-                .max_retries(0)
-                .into::<Event>()
-                .await;
-            match patched {
+            let patch = Patch::Strategic(serde_json::json!({ "series": series }));
+            match events.patch(name, &PatchParams::default(), &patch).await {
                 Ok(_) => return Ok(()),
                 Err(error) if error.is_not_found() => {}
                 Err(error) => return Err(classify(error, true)),
@@ -109,42 +113,33 @@ impl Sink {
         }
         let mut fresh = event.clone();
         fresh.metadata.resource_version = None;
-        self.client
-            .post()
-            .namespace(namespace)
-            .resource("events")
-            .json_body(&fresh)
-            .timeout(self.request_timeout)
-            .max_retries(0)
-            .into::<Event>()
+        events
+            .create(&PostParams::default(), &fresh)
             .await
             .map(drop)
             .map_err(|error| classify(error, event.series.is_some()))
     }
 }
 
-fn classify(error: kinformer_rest::Error, series: bool) -> Failure {
+fn classify(error: kinformer_api::Error, series: bool) -> Failure {
     // A series' create that finds the event already there raced its own first create: the
     // next attempt patches it.
-    if series && error.is_already_exists() {
+    if series && matches!(error, kinformer_api::Error::AlreadyExists(_)) {
         return Failure::Transient(error);
     }
-    if error.is_invalid_request() || error.is_config() {
+    // Not sent (a usage or encoding error) or not decodable: the same request fails again.
+    let Some(rest) = error.rest_error() else {
+        return Failure::Refused(error);
+    };
+    if rest.is_invalid_request() || rest.is_config() {
         return Failure::Refused(error);
     }
-    match error.status_code() {
+    match rest.status_code() {
         Some(429) => Failure::Transient(error),
         Some(code) if code >= 500 => Failure::Transient(error),
         Some(_) => Failure::Refused(error),
         None => Failure::Transient(error),
     }
-}
-
-/// Differs per write, so concurrent writes do not jitter alike.
-fn jitter_seed() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |since| since.subsec_nanos().into())
 }
 
 #[cfg(test)]
@@ -153,12 +148,12 @@ mod tests {
 
     use super::*;
 
-    fn answer(code: u16, reason: &str) -> kinformer_rest::Error {
-        kinformer_rest::Error::from_status(Status {
+    fn answer(code: u16, reason: &str) -> kinformer_api::Error {
+        kinformer_api::Error::from_rest(kinformer_rest::Error::from_status(Status {
             code: Some(code.into()),
             reason: Some(reason.into()),
             ..Status::default()
-        })
+        }))
     }
 
     #[test]

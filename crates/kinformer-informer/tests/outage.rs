@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{Object, StoreRead};
+use kinformer_core::{Backoff, Object, StoreRead};
 use kinformer_listwatch::ListWatch;
-use kinformer_reflector::{BackoffConfig, Config as ReflectorConfig, Counters};
+use kinformer_reflector::{Config as ReflectorConfig, Counters};
 use kinformer_rest::Client;
 use kinformer_sim::{DropMode, Fault, FaultKind, ObjectOp, OpKind, Sim};
 use serde_json::json;
@@ -88,7 +88,7 @@ async fn outage(streaming: bool) {
         .await
         .unwrap();
     let key = format!("{namespace}/{name}");
-    let max_delay = BackoffConfig::default().cap() * 2;
+    let max_delay = Backoff::REFLECTOR.cap().unwrap_or_default() * 2;
     tokio::time::timeout(max_delay, async {
         loop {
             let cached = informer.indexer().get_by_key(&key).unwrap();

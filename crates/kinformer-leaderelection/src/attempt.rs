@@ -58,7 +58,7 @@ impl<L: LeaseLock> LeaderElector<L> {
             let mut observed = self.observed();
             observed.observe(current.clone());
             let mine = observed.holder() == Some(self.inner.identity.as_str());
-            if !current.record.holder_identity.is_empty() && observed.valid_at(now) && !mine {
+            if current.record.holder_identity.is_some() && observed.valid_at(now) && !mine {
                 return None;
             }
             mine
@@ -115,7 +115,7 @@ impl<L: LeaseLock> LeaderElector<L> {
             }
         };
         LeaderElectionRecord {
-            holder_identity: self.inner.identity.clone(),
+            holder_identity: Some(self.inner.identity.clone()),
             lease_duration_seconds: self.inner.config.lease_duration_seconds(),
             acquire_time,
             renew_time: Some(renew_time),
@@ -131,13 +131,13 @@ impl<L: LeaseLock> LeaderElector<L> {
         let release = async {
             loop {
                 let current = lock.get().await.ok().flatten()?;
-                if current.record.holder_identity != self.inner.identity {
+                if current.record.holder_identity.as_deref() != Some(self.inner.identity.as_str()) {
                     // Taken over or released already: nothing of ours to give up.
                     return None;
                 }
                 let now = Some(wall_now());
                 let released = LeaderElectionRecord {
-                    holder_identity: String::new(),
+                    holder_identity: None,
                     lease_duration_seconds: 1,
                     acquire_time: now,
                     renew_time: now,

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) type LeadingFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 type StartedFn = Box<dyn Fn(CancellationToken) -> LeadingFuture + Send + Sync>;
 type StoppedFn = Box<dyn Fn() + Send + Sync>;
-type NewLeaderFn = Box<dyn Fn(&str) + Send + Sync>;
+type NewLeaderFn = Box<dyn Fn(Option<&str>) + Send + Sync>;
 
 /// The elector's callbacks (client-go `LeaderCallbacks`).
 ///
@@ -22,7 +22,7 @@ type NewLeaderFn = Box<dyn Fn(&str) + Send + Sync>;
 /// - `on_stopped_leading()`: once per `run`, when it ends however it ends (as client-go's
 ///   deferred call, also when this candidate never led), after the work returned.
 /// - `on_new_leader(identity)`: each time the observed holder changes, this candidate
-///   included; `""` when a lease that had a holder was released. Called on the elector's task
+///   included; `None` when a lease that had a holder was released. Called on the elector's task
 ///   (client-go calls it on a goroutine of its own): keep it short.
 ///
 /// # Examples
@@ -31,14 +31,14 @@ type NewLeaderFn = Box<dyn Fn(&str) + Send + Sync>;
 /// use kinformer_leaderelection::Callbacks;
 /// use tokio_util::sync::CancellationToken;
 ///
-/// let leaders = Arc::new(Mutex::new(Vec::<String>::new()));
+/// let leaders = Arc::new(Mutex::new(Vec::<Option<String>>::new()));
 /// let seen = leaders.clone();
 /// let callbacks = Callbacks::new(|token: CancellationToken| async move {
 ///     // Run the controller until leadership ends.
 ///     token.cancelled().await;
 /// })
 /// .on_stopped_leading(|| eprintln!("stopped leading"))
-/// .on_new_leader(move |identity| seen.lock().unwrap().push(identity.to_owned()));
+/// .on_new_leader(move |identity| seen.lock().unwrap().push(identity.map(str::to_owned)));
 /// # drop((callbacks, leaders));
 /// ```
 #[doc(alias = "LeaderCallbacks")]
@@ -70,9 +70,10 @@ impl Callbacks {
         self
     }
 
-    /// Sets client-go's `OnNewLeader`: called with the holder's identity when it changes.
+    /// Sets client-go's `OnNewLeader`: called with the holder's identity when it changes,
+    /// `None` when the lease was released (client-go passes `""`).
     #[must_use]
-    pub fn on_new_leader(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+    pub fn on_new_leader(mut self, f: impl Fn(Option<&str>) + Send + Sync + 'static) -> Self {
         self.new_leader = Some(Box::new(f));
         self
     }

@@ -2,11 +2,14 @@
 
 use std::time::Duration;
 
+use kinformer_core::Backoff;
+
 use crate::error::{Error, Result};
 
 /// client-go's `JitterFactor`: a candidate waits between `retry_period` and
-/// `retry_period * (1 + JITTER_FACTOR)` between attempts to acquire.
-pub const JITTER_FACTOR: f64 = 1.2;
+/// `retry_period * (1 + JITTER_FACTOR)` between attempts to acquire: the jitter of
+/// [`Backoff::LEADER_ELECTION`].
+pub const JITTER_FACTOR: f64 = Backoff::LEADER_ELECTION.jitter();
 
 /// The largest lease duration: `leaseDurationSeconds` is an `int32`.
 const MAX_LEASE_DURATION: Duration = Duration::from_secs(i32::MAX as u64);

@@ -1,13 +1,11 @@
 //! [`LeaderElector`]: client-go's acquire and renew loops over a [`LeaseLock`].
 
 use std::fmt;
-use std::hash::BuildHasher;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use kinformer_core::Random;
 use tokio::time::{Instant, sleep, sleep_until, timeout_at};
 use tokio_util::sync::CancellationToken;
 
@@ -15,7 +13,7 @@ use crate::callbacks::Callbacks;
 use crate::config::{Config, JITTER_FACTOR};
 use crate::error::{Error, Result};
 use crate::lock::LeaseLock;
-use crate::observed::Observed;
+use crate::observed::{HolderChange, Observed};
 
 /// One candidate in an election over a lease (client-go `LeaderElector`).
 ///
@@ -81,7 +79,8 @@ pub(crate) struct Inner<L> {
     /// The longest a leader may believe it leads after sending a renewal that succeeded.
     longest_lead: Duration,
     observed: Mutex<Observed>,
-    jitter: Mutex<SmallRng>,
+    /// Draws the jitter of the acquire retries.
+    random: Mutex<Random>,
     runs: tokio::sync::Mutex<()>,
 }
 
@@ -123,7 +122,6 @@ impl<L: LeaseLock> LeaderElector<L> {
         // also when the durations leave no margin.
         let lease_duration = Duration::from_secs(config.lease_duration().as_secs());
         let longest_lead = (config.renew_deadline() + config.retry_period()).min(lease_duration);
-        let seed = std::collections::hash_map::RandomState::new().hash_one(&identity);
         Ok(Self {
             inner: Arc::new(Inner {
                 lock,
@@ -132,7 +130,7 @@ impl<L: LeaseLock> LeaderElector<L> {
                 callbacks,
                 longest_lead,
                 observed: Mutex::default(),
-                jitter: Mutex::new(SmallRng::seed_from_u64(seed)),
+                random: Mutex::default(),
                 runs: tokio::sync::Mutex::new(()),
             }),
         })
@@ -143,9 +141,9 @@ impl<L: LeaseLock> LeaderElector<L> {
     pub fn with_jitter_seed(self, seed: u64) -> Self {
         *self
             .inner
-            .jitter
+            .random
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = SmallRng::seed_from_u64(seed);
+            .unwrap_or_else(PoisonError::into_inner) = Random::seeded(seed);
         self
     }
 
@@ -292,20 +290,20 @@ impl<L: LeaseLock> LeaderElector<L> {
     /// Calls `on_new_leader` when the observed holder differs from the last reported one.
     fn report_transition(&self) {
         let changed = self.observed().take_new_holder();
-        if let (Some(holder), Some(on_new_leader)) = (changed, &self.inner.callbacks.new_leader) {
-            on_new_leader(&holder);
+        if let (Some(HolderChange(holder)), Some(on_new_leader)) =
+            (changed, &self.inner.callbacks.new_leader)
+        {
+            on_new_leader(holder.as_deref());
         }
     }
 
+    /// client-go's `wait.Jitter(RetryPeriod, JitterFactor)`.
     fn jittered_retry_period(&self) -> Duration {
-        let factor: f64 = self
-            .inner
-            .jitter
+        self.inner
+            .random
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .random_range(0.0..JITTER_FACTOR);
-        let period = self.inner.config.retry_period();
-        period + period.mul_f64(factor)
+            .jitter(self.inner.config.retry_period(), JITTER_FACTOR)
     }
 
     pub(crate) fn observed(&self) -> MutexGuard<'_, Observed> {

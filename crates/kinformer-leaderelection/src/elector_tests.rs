@@ -23,7 +23,7 @@ async fn a_lone_candidate_creates_the_lease_and_renews_it_every_retry_period() {
     );
     assert_eq!(events.recv().await.unwrap(), (start, Event::Started));
     let created = lock.current().unwrap();
-    assert_eq!(created.record.holder_identity, "a");
+    assert_eq!(created.record.holder_identity.as_deref(), Some("a"));
     assert_eq!(created.record.lease_duration_seconds, 15);
     assert_eq!(created.record.leader_transitions, 0);
     assert!(created.record.acquire_time <= created.record.renew_time);
@@ -61,8 +61,8 @@ async fn a_held_lease_is_taken_a_lease_duration_after_it_was_last_seen_to_change
     assert_eq!(events.recv().await.unwrap(), (at, Event::Started));
     let taken = lock.current().unwrap().record;
     assert_eq!(
-        (taken.holder_identity.as_str(), taken.leader_transitions),
-        ("b", 5)
+        (taken.holder_identity.as_deref(), taken.leader_transitions),
+        (Some("b"), 5)
     );
     assert_ne!(taken.acquire_time, held_by("old", 4).acquire_time);
     run.abort();

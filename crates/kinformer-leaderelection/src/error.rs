@@ -49,19 +49,19 @@ pub enum Error {
     /// Any other failure of a request to the API server: transport, timeout, another status,
     /// a body that did not decode.
     #[error("lease request failed")]
-    Request(#[source] kinformer_rest::Error),
+    Request(#[source] kinformer_api::Error),
 }
 
 impl Error {
-    /// The error for a failed REST call: a 409 is [`Error::Conflict`], a 404
+    /// The error for a failed lease call: a 409 is [`Error::Conflict`], a 404
     /// [`Error::NotFound`], anything else [`Error::Request`].
-    pub(crate) fn from_rest(error: kinformer_rest::Error) -> Self {
-        if error.is_conflict() || error.is_already_exists() {
-            Self::Conflict
-        } else if error.is_not_found() {
-            Self::NotFound
-        } else {
-            Self::Request(error)
+    pub(crate) fn from_api(error: kinformer_api::Error) -> Self {
+        match error {
+            kinformer_api::Error::Conflict { .. } | kinformer_api::Error::AlreadyExists(_) => {
+                Self::Conflict
+            }
+            kinformer_api::Error::NotFound(_) => Self::NotFound,
+            error => Self::Request(error),
         }
     }
 }
@@ -72,26 +72,26 @@ mod tests {
 
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Status;
 
-    fn rest(code: i32) -> kinformer_rest::Error {
-        kinformer_rest::Error::from_status(Status {
+    fn answer(code: i32) -> kinformer_api::Error {
+        kinformer_api::Error::from_rest(kinformer_rest::Error::from_status(Status {
             code: Some(code),
             ..Status::default()
-        })
+        }))
     }
 
     #[test]
     fn is_send_sync_and_prints_only_its_own_level() {
         fn assert_send_sync<T: Send + Sync + 'static>() {}
         assert_send_sync::<Error>();
-        let error = Error::from_rest(rest(500));
+        let error = Error::from_api(answer(500));
         assert_eq!(error.to_string(), "lease request failed");
         assert!(std::error::Error::source(&error).is_some());
     }
 
     #[test]
     fn maps_409_to_conflict_and_404_to_not_found() {
-        assert!(matches!(Error::from_rest(rest(409)), Error::Conflict));
-        assert!(matches!(Error::from_rest(rest(404)), Error::NotFound));
-        assert!(matches!(Error::from_rest(rest(503)), Error::Request(_)));
+        assert!(matches!(Error::from_api(answer(409)), Error::Conflict));
+        assert!(matches!(Error::from_api(answer(404)), Error::NotFound));
+        assert!(matches!(Error::from_api(answer(503)), Error::Request(_)));
     }
 }

@@ -11,7 +11,7 @@
 //!   `on_new_leader`.
 //! - [`LeaseLock`]: get, create, and update on a resourceVersion precondition, with a typed
 //!   [`Error::Conflict`]. [`RestLeaseLock`] keeps the record in a Lease through
-//!   `kinformer_rest`; [`MemoryLeaseLock`] in memory.
+//!   `kinformer_api::Api<Lease>`; [`MemoryLeaseLock`] in memory.
 //!
 //! # How it decides
 //! A candidate reads the lease every retry period (plus up to 120 % jitter). A lease held by

@@ -11,10 +11,10 @@ use crate::record::LeaderElectionRecord;
 /// use kinformer_leaderelection::{LeaderElectionRecord, VersionedRecord};
 ///
 /// let stored = VersionedRecord {
-///     record: LeaderElectionRecord { holder_identity: "a".into(), ..Default::default() },
+///     record: LeaderElectionRecord { holder_identity: Some("a".into()), ..Default::default() },
 ///     resource_version: "42".into(),
 /// };
-/// assert_eq!(stored.record.holder_identity, "a");
+/// assert_eq!(stored.record.holder_identity.as_deref(), Some("a"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VersionedRecord {
@@ -41,10 +41,10 @@ pub struct VersionedRecord {
 ///
 /// let sim = kinformer_sim::Sim::builder().start().await?;
 /// let lock = RestLeaseLock::new(kinformer_rest::Client::new(sim.service()), "default", "demo")?;
-/// let a = LeaderElectionRecord { holder_identity: "a".into(), lease_duration_seconds: 15, ..Default::default() };
+/// let a = LeaderElectionRecord { holder_identity: Some("a".into()), lease_duration_seconds: 15, ..Default::default() };
 /// let created = lock.create(&a).await?;
 /// assert_eq!(lock.get().await?, Some(created.clone()));
-/// let b = LeaderElectionRecord { holder_identity: "b".into(), ..a.clone() };
+/// let b = LeaderElectionRecord { holder_identity: Some("b".into()), ..a.clone() };
 /// let taken = lock.update(&b, &created.resource_version).await?;
 /// assert_ne!(taken.resource_version, created.resource_version);
 /// // An update based on the version before is refused.

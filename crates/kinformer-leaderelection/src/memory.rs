@@ -18,7 +18,7 @@ use crate::record::LeaderElectionRecord;
 ///
 /// let lock = MemoryLeaseLock::new("kube-system/example");
 /// assert!(lock.get().await.unwrap().is_none());
-/// let record = LeaderElectionRecord { holder_identity: "a".into(), ..Default::default() };
+/// let record = LeaderElectionRecord { holder_identity: Some("a".into()), ..Default::default() };
 /// let created = lock.create(&record).await.unwrap();
 /// assert!(matches!(lock.update(&record, "stale").await, Err(Error::Conflict)));
 /// lock.update(&record, &created.resource_version).await.unwrap();
@@ -114,7 +114,7 @@ mod tests {
     async fn follows_the_api_servers_write_rules() {
         let lock = MemoryLeaseLock::new("ns/lease");
         let a = LeaderElectionRecord {
-            holder_identity: "a".into(),
+            holder_identity: Some("a".into()),
             ..LeaderElectionRecord::default()
         };
         assert!(matches!(lock.update(&a, "1").await, Err(Error::NotFound)));
@@ -126,7 +126,7 @@ mod tests {
             created
         );
         let b = LeaderElectionRecord {
-            holder_identity: "b".into(),
+            holder_identity: Some("b".into()),
             ..a.clone()
         };
         let updated = lock.update(&b, &created.resource_version).await.unwrap();

@@ -11,10 +11,14 @@ pub(crate) struct Observed {
     /// When `current` last changed, by the local clock: the lease expires a lease duration
     /// after this, whatever its `renewTime` says.
     at: Option<Instant>,
-    /// The holder last reported to `on_new_leader`; starts empty, as client-go's
+    /// The holder last reported to `on_new_leader`; starts as nobody, as client-go's
     /// `reportedLeader`, so a lease nobody holds is not reported at first sight.
-    reported: String,
+    reported: Option<String>,
 }
+
+/// The observed holder changed: to this one, or to nobody (`None`, a release).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct HolderChange(pub(crate) Option<String>);
 
 impl Observed {
     /// Takes `seen` as the current record. The time restarts only when it differs from the
@@ -31,12 +35,11 @@ impl Observed {
         self.current.as_ref()
     }
 
-    /// The observed holder, `None` when there is no record or its holder is empty.
+    /// The observed holder, `None` when there is no record or nobody holds it.
     pub(crate) fn holder(&self) -> Option<&str> {
         self.current
             .as_ref()
-            .map(|c| c.record.holder_identity.as_str())
-            .filter(|h| !h.is_empty())
+            .and_then(|c| c.record.holder_identity.as_deref())
     }
 
     /// Whether the lease is unexpired at `now` (client-go `isLeaseValid`), with the duration
@@ -51,17 +54,14 @@ impl Observed {
         }
     }
 
-    /// The holder (`""` when released) if it differs from the last one reported.
-    pub(crate) fn take_new_holder(&mut self) -> Option<String> {
-        let holder = self
-            .current
-            .as_ref()
-            .map_or("", |c| c.record.holder_identity.as_str());
-        if self.reported == holder {
+    /// The holder, if it differs from the last one reported.
+    pub(crate) fn take_new_holder(&mut self) -> Option<HolderChange> {
+        let holder = self.holder();
+        if self.reported.as_deref() == holder {
             return None;
         }
-        self.reported = holder.to_owned();
-        Some(self.reported.clone())
+        self.reported = holder.map(str::to_owned);
+        Some(HolderChange(self.reported.clone()))
     }
 }
 
@@ -73,7 +73,7 @@ mod tests {
     fn held_by(holder: &str, version: &str) -> VersionedRecord {
         VersionedRecord {
             record: LeaderElectionRecord {
-                holder_identity: holder.into(),
+                holder_identity: Some(holder.to_owned()).filter(|h| !h.is_empty()),
                 lease_duration_seconds: 15,
                 ..LeaderElectionRecord::default()
             },
@@ -106,10 +106,13 @@ mod tests {
         assert_eq!(observed.holder(), None);
         assert_eq!(observed.take_new_holder(), None);
         observed.observe(held_by("a", "2"));
-        assert_eq!(observed.take_new_holder().as_deref(), Some("a"));
+        assert_eq!(
+            observed.take_new_holder(),
+            Some(HolderChange(Some("a".into())))
+        );
         observed.observe(held_by("a", "3"));
         assert_eq!(observed.take_new_holder(), None);
         observed.observe(held_by("", "4"));
-        assert_eq!(observed.take_new_holder().as_deref(), Some(""));
+        assert_eq!(observed.take_new_holder(), Some(HolderChange(None)));
     }
 }

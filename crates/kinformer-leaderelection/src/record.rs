@@ -14,8 +14,9 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 /// change, by its local monotonic clock).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LeaderElectionRecord {
-    /// Who holds the lease; empty when nobody does (after a release).
-    pub holder_identity: String,
+    /// Who holds the lease; `None` when nobody does (after a release; the lease then says
+    /// `""`, as client-go writes it).
+    pub holder_identity: Option<String>,
     /// `leaseDurationSeconds`: how long others wait after the last observed change.
     pub lease_duration_seconds: i32,
     /// When the current holder acquired the lease.
@@ -27,10 +28,11 @@ pub struct LeaderElectionRecord {
 }
 
 impl LeaderElectionRecord {
-    /// The record a lease spec holds; absent fields read as empty or zero, as in client-go.
+    /// The record a lease spec holds; absent fields read as zero, as in client-go, and an
+    /// absent or empty holder as `None`.
     pub fn from_lease_spec(spec: &LeaseSpec) -> Self {
         Self {
-            holder_identity: spec.holder_identity.clone().unwrap_or_default(),
+            holder_identity: spec.holder_identity.clone().filter(|h| !h.is_empty()),
             lease_duration_seconds: spec.lease_duration_seconds.unwrap_or_default(),
             acquire_time: spec.acquire_time.as_ref().map(|t| t.0),
             renew_time: spec.renew_time.as_ref().map(|t| t.0),
@@ -38,10 +40,10 @@ impl LeaderElectionRecord {
         }
     }
 
-    /// The spec client-go writes: every field set, the holder even when empty.
+    /// The spec client-go writes: every field set, the holder `""` when nobody holds it.
     pub fn to_lease_spec(&self) -> LeaseSpec {
         LeaseSpec {
-            holder_identity: Some(self.holder_identity.clone()),
+            holder_identity: Some(self.holder_identity.clone().unwrap_or_default()),
             lease_duration_seconds: Some(self.lease_duration_seconds),
             acquire_time: self.acquire_time.map(MicroTime),
             renew_time: self.renew_time.map(MicroTime),
@@ -85,7 +87,7 @@ mod tests {
     #[test]
     fn round_trips_through_a_lease_spec_as_client_go_writes_it() {
         let record = LeaderElectionRecord {
-            holder_identity: "a".into(),
+            holder_identity: Some("a".into()),
             lease_duration_seconds: 15,
             acquire_time: Some(wall_now()),
             renew_time: Some(wall_now()),
@@ -107,6 +109,11 @@ mod tests {
         assert_eq!(
             LeaderElectionRecord::from_lease_spec(&LeaseSpec::default()),
             LeaderElectionRecord::default()
+        );
+        assert_eq!(
+            LeaderElectionRecord::from_lease_spec(&released).holder_identity,
+            None,
+            "an empty holder is nobody"
         );
     }
 

@@ -1,10 +1,12 @@
-//! [`RestLeaseLock`]: the record in a `coordination.k8s.io/v1` Lease through the REST client.
+//! [`RestLeaseLock`]: the record in a `coordination.k8s.io/v1` Lease through `Api<Lease>`.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kinformer_rest::{Client, RestClient};
+use kinformer_api::{Api, PostParams};
+use kinformer_rest::Client;
+use kinformer_selector::{is_dns1123_label, is_dns1123_subdomain};
 
 use crate::error::{Error, Result};
 use crate::lock::{LeaseLock, VersionedRecord};
@@ -31,7 +33,7 @@ use crate::record::LeaderElectionRecord;
 #[doc(alias = "LeaseLock")]
 #[derive(Clone, Debug)]
 pub struct RestLeaseLock {
-    client: RestClient,
+    leases: Api<Lease>,
     namespace: Arc<str>,
     name: Arc<str>,
     /// The Lease as last read or written: the base of the next update.
@@ -69,7 +71,7 @@ impl RestLeaseLock {
             ));
         }
         Ok(Self {
-            client: RestClient::new(client, "coordination.k8s.io", "v1"),
+            leases: Api::namespaced(client, namespace),
             namespace: namespace.into(),
             name: name.into(),
             last: Arc::default(),
@@ -108,27 +110,20 @@ impl RestLeaseLock {
 
 impl LeaseLock for RestLeaseLock {
     async fn get(&self) -> Result<Option<VersionedRecord>> {
-        let request = self
-            .client
-            .get()
-            .namespace(&self.namespace)
-            .resource("leases")
-            .name(&self.name);
-        match request.into::<Lease>().await {
-            Ok(lease) => self.remember(lease).map(Some),
-            Err(e) if e.is_not_found() => Ok(None),
+        match self.leases.get_opt(&self.name).await {
+            Ok(Some(lease)) => self.remember(lease).map(Some),
+            Ok(None) => Ok(None),
             Err(e) => Err(Error::Request(e)),
         }
     }
 
     async fn create(&self, record: &LeaderElectionRecord) -> Result<VersionedRecord> {
-        let request = self
-            .client
-            .post()
-            .namespace(&self.namespace)
-            .resource("leases")
-            .json_body(&self.new_lease(record));
-        let created = request.into::<Lease>().await.map_err(Error::from_rest)?;
+        let lease = self.new_lease(record);
+        let created = self
+            .leases
+            .create(&PostParams::default(), &lease)
+            .await
+            .map_err(Error::from_api)?;
         self.remember(created)
     }
 
@@ -137,14 +132,12 @@ impl LeaseLock for RestLeaseLock {
         record: &LeaderElectionRecord,
         resource_version: &str,
     ) -> Result<VersionedRecord> {
-        let request = self
-            .client
-            .put()
-            .namespace(&self.namespace)
-            .resource("leases")
-            .name(&self.name)
-            .json_body(&self.updated_lease(record, resource_version));
-        let updated = request.into::<Lease>().await.map_err(Error::from_rest)?;
+        let lease = self.updated_lease(record, resource_version);
+        let updated = self
+            .leases
+            .replace(&self.name, &PostParams::default(), &lease)
+            .await
+            .map_err(Error::from_api)?;
         self.remember(updated)
     }
 
@@ -166,52 +159,4 @@ fn versioned(lease: &Lease) -> Result<VersionedRecord> {
         record,
         resource_version,
     })
-}
-
-/// At most 63 characters of `a-z`, `0-9` and `-`, starting and ending alphanumeric.
-fn is_dns1123_label(s: &str) -> bool {
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    let bytes = s.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(&first), Some(&last)) => {
-            bytes.len() <= 63
-                && alnum(first)
-                && alnum(last)
-                && bytes.iter().all(|&b| alnum(b) || b == b'-')
-        }
-        _ => false,
-    }
-}
-
-/// At most 253 characters: DNS-1123 labels joined by dots.
-fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_dns1123_label)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_checked_as_the_api_server_checks_them() {
-        for good in ["a", "kube-scheduler", "my.controller-1", "0a"] {
-            assert!(is_dns1123_subdomain(good), "{good}");
-        }
-        for bad in [
-            "",
-            "A",
-            "a/b",
-            "-a",
-            "a-",
-            "a..b",
-            ".a",
-            "a_b",
-            &"a".repeat(254),
-        ] {
-            assert!(!is_dns1123_subdomain(bad), "{bad}");
-        }
-        assert!(is_dns1123_label("kube-system"));
-        assert!(!is_dns1123_label("kube.system"));
-        assert!(!is_dns1123_label(&"a".repeat(64)));
-    }
 }

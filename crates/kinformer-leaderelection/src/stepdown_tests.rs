@@ -29,7 +29,15 @@ async fn a_leader_that_cannot_renew_stops_leading_before_the_lease_expires_for_o
     assert_eq!(events.recv().await.unwrap(), (fired, Event::Stopped));
     run.await.unwrap();
     // Not released (release_on_cancel is off): the record still names the old leader.
-    assert_eq!(lock.lease.current().unwrap().record.holder_identity, "a");
+    assert_eq!(
+        lock.lease
+            .current()
+            .unwrap()
+            .record
+            .holder_identity
+            .as_deref(),
+        Some("a")
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -60,7 +68,7 @@ async fn release_on_cancel_empties_the_holder_after_the_work_returned() {
         ]
     );
     let released = lock.current().unwrap().record;
-    assert_eq!(released.holder_identity, "");
+    assert_eq!(released.holder_identity, None);
     assert_eq!(released.lease_duration_seconds, 1);
     assert_eq!(released.leader_transitions, transitions);
     assert!(!a.is_leader());
@@ -141,10 +149,10 @@ async fn a_release_that_loses_to_a_renewal_in_flight_is_retried() {
     let released = lock.lease.current().unwrap().record;
     assert_eq!(
         (
-            released.holder_identity.as_str(),
+            released.holder_identity.as_deref(),
             released.lease_duration_seconds
         ),
-        ("", 1)
+        (None, 1)
     );
     assert_eq!(a.leader(), None);
 }

@@ -49,7 +49,8 @@ impl Flaky {
                 code: Some(500),
                 ..Status::default()
             };
-            return Err(Error::Request(kinformer_rest::Error::from_status(status)));
+            let answer = kinformer_rest::Error::from_status(status);
+            return Err(Error::Request(kinformer_api::Error::from_rest(answer)));
         }
         Ok(())
     }
@@ -66,7 +67,7 @@ impl LeaseLock for Flaky {
     async fn update(&self, record: &LeaderElectionRecord, rv: &str) -> Result<VersionedRecord> {
         let sent = Instant::now();
         self.check()?;
-        if record.holder_identity.is_empty() {
+        if record.holder_identity.is_none() {
             self.release_attempts.fetch_add(1, Ordering::SeqCst);
             if self.race_next_release.swap(false, Ordering::SeqCst) {
                 // A renewal sent before the release lands first.
@@ -94,6 +95,7 @@ pub(crate) enum Event {
     TokenFired,
     Stopped,
     NewLeader(String),
+    NoLeader,
 }
 
 /// A candidate whose callbacks report to a channel, with the instant of each report.
@@ -116,7 +118,8 @@ pub(crate) fn candidate<L: LeaseLock>(
         let _ = stopped.send((Instant::now(), Event::Stopped));
     })
     .on_new_leader(move |id| {
-        let _ = new_leader.send((Instant::now(), Event::NewLeader(id.to_owned())));
+        let event = id.map_or(Event::NoLeader, |id| Event::NewLeader(id.to_owned()));
+        let _ = new_leader.send((Instant::now(), event));
     });
     let elector = LeaderElector::new(lock, id, config, callbacks).unwrap();
     (elector.with_jitter_seed(7), rx)
@@ -132,7 +135,7 @@ pub(crate) fn spawn_run<L: LeaseLock>(
 
 pub(crate) fn held_by(holder: &str, transitions: i32) -> LeaderElectionRecord {
     LeaderElectionRecord {
-        holder_identity: holder.into(),
+        holder_identity: Some(holder.into()),
         lease_duration_seconds: 15,
         acquire_time: Some(wall_now()),
         renew_time: Some(wall_now()),

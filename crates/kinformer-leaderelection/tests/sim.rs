@@ -151,14 +151,14 @@ async fn the_lock_answers_409s_as_conflicts_and_checks_names() {
     let sim = Sim::builder().start().await.unwrap();
     let lock = RestLeaseLock::new(Client::new(sim.service()), "kube-system", "demo").unwrap();
     let record = LeaderElectionRecord {
-        holder_identity: "a".into(),
+        holder_identity: Some("a".into()),
         lease_duration_seconds: 15,
         ..LeaderElectionRecord::default()
     };
     let created = lock.create(&record).await.unwrap();
     assert!(matches!(lock.create(&record).await, Err(Error::Conflict)));
     let b = LeaderElectionRecord {
-        holder_identity: "b".into(),
+        holder_identity: Some("b".into()),
         ..record.clone()
     };
     lock.update(&b, &created.resource_version).await.unwrap();
@@ -166,7 +166,7 @@ async fn the_lock_answers_409s_as_conflicts_and_checks_names() {
     assert!(matches!(stale, Err(Error::Conflict)), "{stale:?}");
     assert_eq!(
         lock.get().await.unwrap().unwrap().record.holder_identity,
-        "b"
+        Some("b".into())
     );
 
     let client = Client::new(sim.service());

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{Cached, Object, Store, StoreError, object_key};
+use kinformer_core::{Backoff, Cached, Object, Store, StoreError, object_key};
 use kinformer_listwatch::ListWatch;
-use kinformer_reflector::{BackoffConfig, Config, Counters, Reflector};
+use kinformer_reflector::{Config, Counters, Reflector};
 use kinformer_rest::Client;
 use kinformer_sim::{Churn, Compaction, DropMode, Fault, FaultKind, Sim, SimHandle, wait_until};
 
@@ -216,9 +216,8 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     let store = Arc::new(MapStore::default());
     let counters = Arc::new(Counters::default());
     // Fast backoff: the timing rules are tested on a paused clock; here only the outcome counts.
-    let backoff = BackoffConfig::default()
+    let backoff = Backoff::REFLECTOR
         .with_initial(Duration::from_millis(50))
-        .with_factor(2.0)
         .with_cap(Duration::from_millis(400))
         .with_reset_after(Duration::from_secs(120));
     let config = Config::default().with_seed(seed).with_backoff(backoff);

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::backoff::BackoffConfig;
+use kinformer_core::Backoff;
 
 /// The smallest `min_watch_timeout` accepted: client-go ignores smaller values.
 pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(300);
@@ -44,7 +44,7 @@ pub struct Config {
     resync_period: Option<Duration>,
     streaming_list: bool,
     initial_events_timeout: Duration,
-    backoff: BackoffConfig,
+    backoff: Backoff,
     seed: Option<u64>,
 }
 
@@ -57,7 +57,7 @@ impl Default for Config {
             resync_period: None,
             streaming_list: true,
             initial_events_timeout: Duration::from_secs(10),
-            backoff: BackoffConfig::default(),
+            backoff: Backoff::REFLECTOR,
             seed: None,
         }
     }
@@ -144,15 +144,17 @@ impl Config {
         self.initial_events_timeout
     }
 
-    /// Sets the retry backoff.
+    /// Sets the retry backoff (default [`Backoff::REFLECTOR`], client-go's).
     #[must_use]
-    pub fn with_backoff(mut self, backoff: BackoffConfig) -> Self {
+    pub fn with_backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
         self
     }
 
-    /// The delays between retries.
-    pub fn backoff(&self) -> BackoffConfig {
+    /// The delays between retries, shared by relists and re-watches. Its
+    /// [`steps`](Backoff::steps) only stop the delays' growth, as in client-go: the reflector
+    /// retries for as long as it runs.
+    pub fn backoff(&self) -> Backoff {
         self.backoff
     }
 

@@ -16,7 +16,6 @@
 
 #![doc(test(attr(deny(warnings))))]
 
-mod backoff;
 mod classify;
 mod config;
 mod error;
@@ -36,7 +35,6 @@ mod testing;
 mod tests;
 
 // The public interface is:
-pub use backoff::BackoffConfig;
 pub use config::{Config, MIN_WATCH_TIMEOUT};
 pub use error::{Cause, Error, WatchBreak};
 pub use handle::ResourceVersionHandle;

@@ -1,18 +1,15 @@
 //! [`Runner`]: the reflector's state machine. Each [`Phase`] is one step of client-go's
 //! `Run` / `ListAndWatch` / `watch` loops; [`Runner::step`] advances it.
 
-use std::hash::{BuildHasher, RandomState};
 use std::pin::Pin;
 use std::time::Duration;
 
-use kinformer_core::{Bookmark, Lister, ListerWatcher, Object, Store, WatchEvent, Watcher};
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
-
-use crate::backoff::Backoff;
 use crate::error::Error;
 use crate::reflector::Reflector;
 use crate::resync::ResyncTimer;
+use kinformer_core::{
+    Bookmark, Delays, Lister, ListerWatcher, Object, Random, Store, WatchEvent, Watcher,
+};
 
 /// The open watch stream of a source.
 pub(crate) type WatchStream<K, L> = Pin<Box<<L as Watcher<K>>::Stream>>;
@@ -36,10 +33,9 @@ pub(crate) enum Phase<K, L: ListerWatcher<K>> {
 /// The reflector while it runs: its parts plus the state client-go keeps in the struct.
 pub(crate) struct Runner<K, L: ListerWatcher<K>, S> {
     pub(crate) parts: Reflector<K, L, S>,
-    /// Jitters delays only, so a small generator: every informer's reflector holds one (32
-    /// bytes, where the standard one's state and block buffer take over 300).
-    pub(crate) rng: SmallRng,
-    pub(crate) backoff: Backoff,
+    /// Draws the jitter of the delays and the watch timeouts.
+    pub(crate) random: Random,
+    pub(crate) delays: Delays,
     /// The last list or streaming list said the last RV is expired or too large: use `""`.
     pub(crate) rv_unavailable: bool,
     /// A list at RV `"0"` came back paginated: the watch cache is off, keep paginating.
@@ -58,14 +54,13 @@ where
     S: Store<K>,
 {
     pub(crate) fn new(parts: Reflector<K, L, S>) -> Self {
-        let seed = parts
-            .config
-            .seed()
-            .unwrap_or_else(|| RandomState::new().hash_one(0_u8));
         let streaming = parts.config.streaming_list() && parts.source.supports_streaming_list();
         Self {
-            rng: SmallRng::seed_from_u64(seed),
-            backoff: Backoff::new(parts.config.backoff()),
+            random: parts
+                .config
+                .seed()
+                .map_or_else(Random::default, Random::seeded),
+            delays: parts.config.backoff().delays(),
             rv_unavailable: false,
             paginated_result: false,
             streaming,
@@ -133,15 +128,16 @@ where
     }
 
     pub(crate) fn next_delay(&mut self) -> Duration {
-        self.backoff.next_delay(&mut self.rng)
+        let now = tokio::time::Instant::now().into_std();
+        self.delays.next(now, &mut self.random)
     }
 
-    /// `timeoutSeconds` for a watch: uniform in `[min, 2 * min]`.
+    /// `timeoutSeconds` for a watch: uniform in `[min, 2 * min)` whole seconds, as client-go
+    /// draws it (`minWatchTimeout * (1 + rand.Float64())`).
     pub(crate) fn watch_timeout_seconds(&mut self) -> u32 {
-        use rand::Rng;
-        let min =
-            u32::try_from(self.parts.config.min_watch_timeout().as_secs()).unwrap_or(u32::MAX / 2);
-        self.rng.random_range(min..=min.saturating_mul(2))
+        let min = self.parts.config.min_watch_timeout();
+        let drawn = self.random.jitter(min, 1.0);
+        u32::try_from(drawn.as_secs()).unwrap_or(u32::MAX)
     }
 
     pub(crate) fn report(&self, err: &Error<<L as Lister<K>>::Error>) {

@@ -10,6 +10,10 @@
 //! [`requirements`](FieldSelector::requirements) so a server can check which fields it supports,
 //! and matches through a lookup closure.
 //!
+//! [`is_dns1123_label`], [`is_dns1123_subdomain`] and [`check_qualified_name`] are the API
+//! server's name rules that the selectors use, for every crate that checks a name before
+//! sending it.
+//!
 //! Both selectors print in the canonical form the apiserver prints, and parsing that form gives
 //! back an equal selector.
 //!
@@ -47,3 +51,4 @@ pub use error::{Error, Result};
 pub use field::{FieldOperator, FieldRequirement, FieldSelector};
 pub use label::{LabelSelector, Operator, Requirement};
 pub use source::LabelSource;
+pub use validate::{check_qualified_name, is_dns1123_label, is_dns1123_subdomain};

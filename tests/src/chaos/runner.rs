@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::{Config, QueueKind, SharedIndexInformer};
-use kinformer_core::{StoreRead, object_key};
+use kinformer_core::{Backoff, StoreRead, object_key};
 use kinformer_listwatch::ListWatch;
-use kinformer_reflector::{BackoffConfig, Config as ReflectorConfig, Counters};
+use kinformer_reflector::{Config as ReflectorConfig, Counters};
 use kinformer_rest::{Client, Config as ClientConfig, ContentType, Kubeconfig, KubeconfigOptions};
 use kinformer_sim::{Churn, Fault, Mix, Sim, SimHandle};
 use tokio::time::Instant;
@@ -26,9 +26,8 @@ pub const CONVERGENCE_LIMIT: Duration = Duration::from_secs(10);
 /// default (0.8 s doubling to 30 s, reset after 2 min) can leave an informer sleeping 30-60 s
 /// after a burst of faults, longer than the convergence limit; the relist and resume logic
 /// under test is the same.
-pub const CHAOS_BACKOFF: BackoffConfig = BackoffConfig::DEFAULT
+pub const CHAOS_BACKOFF: Backoff = Backoff::REFLECTOR
     .with_initial(Duration::from_millis(200))
-    .with_factor(2.0)
     .with_cap(Duration::from_secs(2))
     .with_reset_after(Duration::from_secs(10));
 
@@ -180,7 +179,7 @@ fn informer(
     }
     // `CHAOS_DEFAULT_BACKOFF=1` keeps client-go's backoff, to see how long it takes instead.
     let backoff = if std::env::var_os("CHAOS_DEFAULT_BACKOFF").is_some() {
-        BackoffConfig::default()
+        Backoff::REFLECTOR
     } else {
         CHAOS_BACKOFF
     };

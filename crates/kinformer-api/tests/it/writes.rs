@@ -3,9 +3,9 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use kinformer_api::{
-    DEFAULT_RETRY, DeleteParams, Error, JsonPatchOp, Patch, PatchParams, PostParams,
-    retry_on_conflict,
+    DeleteParams, Error, JsonPatchOp, Patch, PatchParams, PostParams, retry_on_conflict,
 };
+use kinformer_core::Backoff;
 use serde_json::json;
 
 use crate::common::{NS, configmap, configmaps, deployment, rv, sim};
@@ -54,7 +54,7 @@ async fn retry_on_conflict_succeeds_after_a_concurrent_write() {
         .await
         .unwrap();
     let tries = AtomicU32::new(0);
-    let done = retry_on_conflict(DEFAULT_RETRY, || async {
+    let done = retry_on_conflict(Backoff::DEFAULT_RETRY, || async {
         let mut cm = api.get("counter").await?;
         if tries.fetch_add(1, Ordering::Relaxed) == 0 {
             // Another writer gets in between this read and this write.

@@ -41,7 +41,7 @@ struct Read {
     at: Instant,
     who: usize,
     resource_version: u64,
-    holder: String,
+    holder: Option<String>,
 }
 
 /// The Lease through the REST client, with every successful read logged.
@@ -287,7 +287,7 @@ async fn schedule(seed: u64) -> (Duration, usize) {
         let survivors = || {
             reads
                 .iter()
-                .filter(|r| r.who != leader && r.holder == identity)
+                .filter(|r| r.who != leader && r.holder.as_deref() == Some(identity.as_str()))
         };
         let last = survivors().map(|r| r.resource_version).max().unwrap();
         survivors()

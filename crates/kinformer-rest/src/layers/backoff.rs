@@ -1,13 +1,22 @@
 //! [`UrlBackoff`]: client-go's per-host exponential backoff (`URLBackoff`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use kinformer_core::{Backoff, Delays, Random};
 use tokio::time::Instant;
 
+/// Doubling, as client-go's per-host backoff does. 2 is a valid factor, so the check runs when
+/// this crate is compiled.
+const DOUBLING: Backoff = match Backoff::constant(Duration::ZERO).with_factor(2.0) {
+    Ok(backoff) => backoff,
+    Err(_) => panic!("2 is a valid backoff factor"),
+};
+
 /// Per `host:port` exponential backoff: 5xx and 429 double the delay (from `initial` up to
-/// `max`); any other outcome resets it. An entry untouched for `2 × max` starts over.
+/// `max`); any other outcome resets it. An entry untouched for `2 × max` starts over. Each
+/// host's delays are a [`kinformer_core::Delays`] of one [`Backoff`].
 ///
 /// # Examples
 /// ```
@@ -27,24 +36,33 @@ use tokio::time::Instant;
 /// ```
 #[derive(Clone, Debug)]
 pub struct UrlBackoff {
-    initial: Duration,
-    max: Duration,
-    entries: Arc<Mutex<HashMap<String, Entry>>>,
+    backoff: Backoff,
+    hosts: Arc<Mutex<Hosts>>,
+}
+
+#[derive(Debug, Default)]
+struct Hosts {
+    delays: HashMap<String, HostDelay>,
+    random: Random,
 }
 
 #[derive(Debug)]
-struct Entry {
-    delay: Duration,
-    updated: Instant,
+struct HostDelay {
+    delays: Delays,
+    /// The delay the last failure set.
+    current: Duration,
 }
 
 impl UrlBackoff {
-    /// A backoff starting at `initial` and capped at `max`.
+    /// A backoff starting at `initial` and capped at `max`, without jitter (client-go's
+    /// `flowcontrol.NewBackOff`).
     pub fn new(initial: Duration, max: Duration) -> Self {
         Self {
-            initial,
-            max,
-            entries: Arc::default(),
+            backoff: DOUBLING
+                .with_initial(initial)
+                .with_cap(max)
+                .with_reset_after(max.saturating_mul(2)),
+            hosts: Arc::default(),
         }
     }
 
@@ -60,40 +78,39 @@ impl UrlBackoff {
         ))
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    /// The backoff each host's delays follow.
+    pub fn backoff(&self) -> &Backoff {
+        &self.backoff
+    }
+
+    fn hosts(&self) -> MutexGuard<'_, Hosts> {
         // Poisoning only means a panic elsewhere; the map stays consistent per operation.
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.hosts.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The delay before the next request to `host`.
     pub fn delay(&self, host: &str) -> Duration {
-        let now = Instant::now();
-        self.entries()
+        let now = Instant::now().into_std();
+        self.hosts()
+            .delays
             .get(host)
-            .filter(|e| now.saturating_duration_since(e.updated) <= self.max * 2)
-            .map_or(Duration::ZERO, |e| e.delay)
+            .filter(|host| !host.delays.lapsed(now))
+            .map_or(Duration::ZERO, |host| host.current)
     }
 
     /// Records the outcome of a request to `host` (`code` 0 for a transport error).
     pub fn update(&self, host: &str, code: u16) {
-        let now = Instant::now();
-        let mut entries = self.entries();
+        let now = Instant::now().into_std();
+        let mut hosts = self.hosts();
         if code == 429 || code > 499 {
-            let entry = entries.entry(host.to_owned()).or_insert(Entry {
-                delay: Duration::ZERO,
-                updated: now,
+            let Hosts { delays, random } = &mut *hosts;
+            let entry = delays.entry(host.to_owned()).or_insert_with(|| HostDelay {
+                delays: self.backoff.delays(),
+                current: Duration::ZERO,
             });
-            let stale = now.saturating_duration_since(entry.updated) > self.max * 2;
-            entry.delay = if entry.delay.is_zero() || stale {
-                self.initial
-            } else {
-                (entry.delay * 2).min(self.max)
-            };
-            entry.updated = now;
+            entry.current = entry.delays.next(now, random);
         } else {
-            entries.remove(host);
+            hosts.delays.remove(host);
         }
     }
 }
