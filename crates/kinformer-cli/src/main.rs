@@ -38,6 +38,9 @@ fn main() -> ExitCode {
         Err(e) => return error::report(&error::CliError::Io(e)),
     };
     let result = runtime.block_on(async move {
+        if !matches!(cli.command, Command::Sim(_)) {
+            signal::listen();
+        }
         match cli.command {
             Command::Demo(args) => demo::run(args).await,
             Command::Watch(args) => watch::run(args).await,

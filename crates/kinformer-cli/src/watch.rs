@@ -16,7 +16,11 @@ use crate::{cluster, discovery, signal};
 /// Runs until Ctrl-C (or `--duration`).
 pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
     let client = cluster::client(&args.cluster, None)?;
-    let resource = discovery::resolve(&client, &args.scope.resource).await?;
+    // A Ctrl-C while the resource is being found ends the command as a later one does.
+    let resource = tokio::select! {
+        resource = discovery::resolve(&client, &args.scope.resource) => resource?,
+        () = signal::interrupted_or(None) => return Ok(()),
+    };
     let mut setup = Setup::new(resource);
     setup.namespace = args.scope.namespace.clone();
     setup.label_selector = args.scope.selector.clone();

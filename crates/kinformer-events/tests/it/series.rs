@@ -184,3 +184,33 @@ async fn cluster_scoped_objects_report_in_default_and_long_notes_are_cut() {
     assert_eq!(events[0].note.as_deref().map(str::len), Some(1024));
     recorder.shutdown().await;
 }
+
+/// A repeat that comes while the first create is still on its way joins the series: one
+/// Event, created once and then patched, whether the repeat comes at once, 1 ms or 10 ms
+/// after the first (client-go's broadcaster keys a repeat before it writes, too).
+#[tokio::test(start_paused = true)]
+async fn a_repeat_while_the_create_is_in_flight_joins_its_series() {
+    for after_ms in [0, 1, 10] {
+        let sim = sim().await;
+        // The create takes 50 ms to answer: every repeat below comes while it is in flight.
+        let slow = kinformer_sim::Fault::new(kinformer_sim::FaultKind::Delay { seconds: 0.05 })
+            .count(1)
+            .verbs(["create"])
+            .resources(["events"]);
+        sim.add_faults([slow]).await;
+        let recorder = recorder(&sim, Config::default());
+        synced(&recorder, "web-0");
+        tokio::time::sleep(std::time::Duration::from_millis(after_ms)).await;
+        synced(&recorder, "web-0");
+        until(&recorder, |stats| stats.written == 2).await;
+        let events = events(&sim, "shop").await;
+        assert_eq!(events.len(), 1, "{after_ms} ms: one Event, not two");
+        assert_eq!(count(&events[0]), Some(2), "{after_ms} ms");
+        assert_eq!(
+            event_writes(&sim).await,
+            ["POST 201", "PATCH 200"],
+            "{after_ms} ms"
+        );
+        recorder.shutdown().await;
+    }
+}
