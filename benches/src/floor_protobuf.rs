@@ -53,7 +53,7 @@ pub(crate) async fn read_watch(
                 break;
             };
             start += 4 + len;
-            let event = envelope::decode_watch_event(frame).map_err(|e| e.to_string())?;
+            let event = envelope::decode_watch_frame(frame).map_err(|e| e.to_string())?;
             let pod = decode(event.object, decoder)?;
             if event.event_type == "BOOKMARK" {
                 let end = pod

@@ -37,6 +37,15 @@ pub enum Error {
     /// A body without the `k8s\0` magic of Kubernetes' protobuf envelope.
     #[error("not a Kubernetes protobuf envelope (no k8s\\0 prefix)")]
     NotAnEnvelope,
+    /// An enveloped object that is compressed or in another encoding (the API server never
+    /// sends one).
+    #[error("an object in {content_type:?} encoded as {content_encoding:?}, not plain protobuf")]
+    NotPlain {
+        /// The envelope's `contentType`.
+        content_type: String,
+        /// The envelope's `contentEncoding`.
+        content_encoding: String,
+    },
     /// The schema has no message for this apiVersion and kind (a custom resource, say).
     #[error("no protobuf schema for apiVersion {api_version:?}, kind {kind:?}")]
     UnknownKind {

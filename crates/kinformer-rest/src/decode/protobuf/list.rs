@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use kinformer_core::{ObjectList, Projection};
-use kinformer_protobuf::envelope::MAGIC;
+use kinformer_protobuf::envelope::{MAGIC, Unknown};
 use kinformer_protobuf::{MessageId, Schema};
 use serde::de::DeserializeOwned;
 
@@ -25,7 +25,7 @@ use crate::error::{Error, Kind, Result};
 
 mod envelope;
 
-use envelope::{CONTENT_ENCODING, CONTENT_TYPE, ListTypes, RAW, TYPE_META, check_encoding};
+use envelope::ListTypes;
 
 /// Incremental decoder of a protobuf list body into [`ObjectList<K>`], the protobuf twin of
 /// [`ListDecoder`](crate::decoders::ListDecoder): the same limits, the same projection, the same
@@ -255,14 +255,14 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
             return Ok(Step::Consumed(header.size));
         }
         match header.number {
-            RAW => {
+            Unknown::RAW => {
                 if self.types.is_none() {
                     return Err(malformed("the list's bytes came before its type"));
                 }
                 self.phase = Phase::List { left: header.len };
                 Ok(Step::Consumed(header.size))
             }
-            TYPE_META | CONTENT_ENCODING | CONTENT_TYPE => {
+            Unknown::TYPE_META | Unknown::CONTENT_ENCODING | Unknown::CONTENT_TYPE => {
                 let Some(value) = self.whole(rest, &header)? else {
                     return Ok(Step::Wait);
                 };
@@ -280,10 +280,8 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
     }
 
     fn envelope_value(&mut self, number: u32, value: &[u8]) -> Result<()> {
-        if number == TYPE_META {
-            self.types = Some(ListTypes::of(self.schema, value)?);
-        } else {
-            check_encoding(number, value)?;
+        if let Some(types) = envelope::read_field(self.schema, number, value)? {
+            self.types = Some(types);
         }
         Ok(())
     }

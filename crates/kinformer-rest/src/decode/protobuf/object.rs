@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use kinformer_core::{Projection, Status};
-use kinformer_protobuf::envelope::{self, Unknown};
+use kinformer_protobuf::envelope;
 use kinformer_protobuf::{Deserializer, MessageId, Schema, TypedDecoder};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -11,22 +11,6 @@ use serde::de::DeserializeOwned;
 use super::type_meta::WithTypeMeta;
 use crate::decode::projection::decode_object;
 use crate::error::{Error, Kind, Result};
-
-/// The envelope's object, checked to be a plain protobuf message (the API server never
-/// compresses one or puts another encoding inside).
-pub(super) fn checked(unknown: Unknown<'_>) -> std::result::Result<Unknown<'_>, String> {
-    let plain_type = unknown.content_type.is_empty()
-        || unknown
-            .content_type
-            .eq_ignore_ascii_case(kinformer_protobuf::MEDIA_TYPE);
-    if !unknown.content_encoding.is_empty() || !plain_type {
-        return Err(format!(
-            "an object in {:?} encoded as {:?}, not plain protobuf",
-            unknown.content_type, unknown.content_encoding
-        ));
-    }
-    Ok(unknown)
-}
 
 /// The message of the last kind looked up: a watch stream's events are all of one kind, and two
 /// short comparisons cost less than hashing both names into the schema's tables per event.
@@ -151,7 +135,9 @@ fn malformed(what: &str) -> Error {
 pub(crate) fn decode_body<T: DeserializeOwned>(schema: &Schema, body: &[u8]) -> Result<T> {
     let unknown =
         envelope::decode(body).map_err(|e| malformed("not a protobuf envelope").with_source(e))?;
-    let unknown = checked(unknown).map_err(|reason| malformed(&reason))?;
+    unknown
+        .check_plain()
+        .map_err(|e| malformed("not a plain object").with_source(e))?;
     let message = schema
         .message_for(unknown.api_version, unknown.kind)
         .map_err(|e| malformed("an unknown kind").with_source(e))?;
@@ -162,7 +148,8 @@ pub(crate) fn decode_body<T: DeserializeOwned>(schema: &Schema, body: &[u8]) -> 
 
 /// The `Status` of an error response in protobuf, if it is one.
 pub(crate) fn status_from_body(schema: &Schema, body: &[u8]) -> Option<Status> {
-    let unknown = checked(envelope::decode(body).ok()?).ok()?;
+    let unknown = envelope::decode(body).ok()?;
+    unknown.check_plain().ok()?;
     if unknown.kind != "Status" {
         return None;
     }

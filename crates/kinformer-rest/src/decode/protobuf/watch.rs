@@ -15,7 +15,7 @@ use kinformer_core::{Projection, Status, WatchEvent};
 use kinformer_protobuf::{Schema, envelope};
 use serde::de::DeserializeOwned;
 
-use super::object::{LastKind, Objects, checked, decode_message};
+use super::object::{LastKind, Objects, decode_message};
 use crate::decode::event::{BookmarkObject, EventType};
 use crate::decode::limits::too_large;
 use crate::error::{Error, Kind, Result};
@@ -179,12 +179,14 @@ fn decode_event<K: DeserializeOwned + 'static>(
     last_kind: &mut LastKind,
     frame: &[u8],
 ) -> Result<WatchEvent<K>> {
-    let event = envelope::decode_watch_event(frame)
+    let event = envelope::decode_watch_frame(frame)
         .map_err(|e| malformed("not a WatchEvent").with_source(e))?;
     let ty = EventType::parse(event.event_type).map_err(malformed)?;
     let unknown = envelope::decode(event.object)
         .map_err(|e| malformed("the event's object").with_source(e))?;
-    let unknown = checked(unknown).map_err(malformed)?;
+    unknown
+        .check_plain()
+        .map_err(|e| malformed("the event's object").with_source(e))?;
     let message = last_kind
         .message_for(schema, unknown.api_version, unknown.kind)
         .map_err(|e| malformed("an unknown kind").with_source(e))?;
