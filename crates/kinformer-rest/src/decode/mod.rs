@@ -20,7 +20,6 @@ pub use list_stream::ListDecoder;
 pub(crate) use media::Media;
 pub use projection::ProjectionSeed;
 pub use protobuf::{ProtobufListDecoder, ProtobufWatchDecoder, protobuf_decodes_exactly_sized};
-pub(crate) use protobuf::{decode_body, status_from_body};
 pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use stream::{ByteStream, WatchStream};
 
