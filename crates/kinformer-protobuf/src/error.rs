@@ -65,15 +65,6 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A repeated or map field whose occurrences are split by another field. Protobuf allows it,
-    /// but no Kubernetes encoder writes it, and reading it as two runs would lose the first.
-    #[error("repeated field {field} of {message} is split by other fields")]
-    SplitRepeated {
-        /// The message's full name.
-        message: String,
-        /// The field's JSON name.
-        field: String,
-    },
     /// Messages nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH).
     #[error("protobuf messages nested deeper than {0}")]
     TooDeep(usize),

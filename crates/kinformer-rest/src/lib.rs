@@ -107,7 +107,7 @@ pub use config::{
     Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
 };
 pub use content_type::ContentType;
-pub use decode::{ByteStream, WatchStream, WithoutManagedFields};
+pub use decode::{ByteStream, WatchStream};
 pub use error::{Error, Result};
 #[cfg(feature = "prometheus")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
@@ -126,7 +126,7 @@ pub mod decoders {
     pub use crate::decode::{
         DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, ProjectionSeed,
         ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder, decode_list,
-        deserialize_without_managed_fields, protobuf_decodes_exactly_sized,
+        protobuf_decodes_exactly_sized,
     };
 }
 

@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use kinformer_core::{Projection, WatchEvent};
+use kinformer_core::{Fields, Projection, WatchEvent};
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny};
 
 use super::event::EventSeed;
@@ -74,12 +74,12 @@ impl<K: DeserializeOwned> WatchDecoder<K> {
         }
     }
 
-    /// Decodes each object through `projection`; `None` (the default) decodes objects whole, with
-    /// the plain serde decode. Accepts an `Arc<Projection>` or an `Option` of one; skipping
-    /// managedFields only is `with_projection(Projection::managed_fields())`.
+    /// Decodes `fields` of each object: [`Fields::All`] (the default) is the plain serde decode;
+    /// the others go through their projection, whose skipped fields the parser scans past
+    /// without building them.
     #[must_use]
-    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.projection = projection.into();
+    pub fn with_fields(mut self, fields: Fields) -> Self {
+        self.projection = fields.projection();
         self
     }
 

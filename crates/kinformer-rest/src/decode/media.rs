@@ -2,11 +2,9 @@
 //! one a response is read as (its `Content-Type`), and the one place each decoder is chosen by
 //! it: whole bodies, error `Status`es, lists and watches.
 
-use std::sync::Arc;
-
 use http::header::CONTENT_TYPE;
 use http::{HeaderMap, Method};
-use kinformer_core::{Projection, Status};
+use kinformer_core::{Fields, Status};
 use serde::de::DeserializeOwned;
 
 use super::frame::WatchDecoder;
@@ -84,19 +82,19 @@ impl Media {
     /// The decoder of a list body of this encoding.
     pub(crate) fn list_decoder<K: DeserializeOwned + 'static>(
         self,
-        projection: Option<Arc<Projection>>,
+        fields: Fields,
         limits: Limits,
     ) -> Items<K> {
         match self {
             Self::Json => Items::Json(
                 ListDecoder::new()
-                    .with_projection(projection)
+                    .with_fields(fields)
                     .with_max_item(limits.list_item)
                     .with_max_body(limits.list_body),
             ),
             Self::Protobuf => Items::Protobuf(
                 ProtobufListDecoder::new()
-                    .with_projection(projection)
+                    .with_fields(fields)
                     .with_max_item(limits.list_item)
                     .with_max_body(limits.list_body),
             ),
@@ -106,13 +104,13 @@ impl Media {
     /// The decoder of a watch stream of this encoding.
     pub(crate) fn watch_decoder<K: DeserializeOwned + 'static>(
         self,
-        projection: Option<Arc<Projection>>,
+        fields: Fields,
         max_frame: usize,
     ) -> Frames<K> {
         match self {
-            Self::Json => Frames::Json(WatchDecoder::new(max_frame).with_projection(projection)),
+            Self::Json => Frames::Json(WatchDecoder::new(max_frame).with_fields(fields)),
             Self::Protobuf => {
-                Frames::Protobuf(ProtobufWatchDecoder::new(max_frame).with_projection(projection))
+                Frames::Protobuf(ProtobufWatchDecoder::new(max_frame).with_fields(fields))
             }
         }
     }

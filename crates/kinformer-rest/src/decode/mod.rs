@@ -9,7 +9,6 @@ mod list_stream;
 mod media;
 mod projection;
 mod protobuf;
-mod skip_managed_fields;
 mod stream;
 
 pub use frame::WatchDecoder;
@@ -20,7 +19,6 @@ pub use list_stream::ListDecoder;
 pub(crate) use media::Media;
 pub use projection::ProjectionSeed;
 pub use protobuf::{ProtobufListDecoder, ProtobufWatchDecoder, protobuf_decodes_exactly_sized};
-pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
 pub use stream::{ByteStream, WatchStream};
 
 #[cfg(test)]

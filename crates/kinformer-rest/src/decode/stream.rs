@@ -21,8 +21,8 @@ use crate::error::{BoxError, Error, Kind, Result};
 ///
 /// Yields `Ok` events (including `ERROR` events, as [`WatchEvent::Error`]) until the server ends
 /// the watch; a broken connection or a malformed event yields one `Err` and ends the stream.
-/// Dropping the stream closes the watch. Objects are decoded through the request's
-/// [`projection`](crate::Request::projection), or whole without one.
+/// Dropping the stream closes the watch. Objects are decoded as the request's
+/// [`fields`](crate::Request::fields) say.
 pub struct WatchStream<K> {
     body: Option<ResponseBody>,
     decoder: Frames<K>,

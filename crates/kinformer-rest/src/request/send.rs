@@ -5,7 +5,7 @@ use http::HeaderValue;
 use http::Method;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http_body_util::BodyExt;
-use kinformer_core::ObjectList;
+use kinformer_core::{Fields, ObjectList};
 use serde::de::DeserializeOwned;
 
 use super::{MaxRetries, NoTransportRetry, Request, WatchRequest};
@@ -151,7 +151,7 @@ impl Request {
     /// Sends a list request and decodes the items one by one into `Arc<K>` as the body arrives
     /// (no intermediate JSON tree, and never the whole body in memory next to its objects), with
     /// the list's resourceVersion, continue token and remaining item count. Each item is decoded
-    /// through the request's [`projection`](Self::projection), or whole without one. The body is
+    /// as the request's [`fields`](Self::fields) say. The body is
     /// JSON or protobuf, as its `Content-Type` says (see [`ContentType`]).
     ///
     /// # Errors
@@ -162,10 +162,10 @@ impl Request {
     /// Dropping the future abandons the request.
     pub async fn list<K: DeserializeOwned + 'static>(mut self) -> Result<ObjectList<K>> {
         let limits = self.limits;
-        let projection = self.projection.take();
+        let fields = std::mem::replace(&mut self.fields, Fields::All);
         let accept = self.read_accept(JSON_OR_ANY);
         self.execute(accept, |mut body, media| async move {
-            let mut decoder = media.list_decoder::<K>(projection, limits);
+            let mut decoder = media.list_decoder::<K>(fields, limits);
             while let Some(frame) = body.frame().await {
                 let frame = frame.map_err(crate::client::error_from_service)?;
                 if let Ok(data) = frame.into_data() {
@@ -183,8 +183,8 @@ impl Request {
     /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
     /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
     /// malformed event, or one over [`max_watch_frame`](Self::max_watch_frame), yields one error
-    /// and ends the stream. Each object is decoded through the request's
-    /// [`projection`](Self::projection), or whole without one.
+    /// and ends the stream. Each object is decoded as the request's
+    /// [`fields`](Self::fields) say.
     ///
     /// A connection that breaks or times out before the response is retried (any method, as
     /// client-go's `Watch`). When the last retry fails too, the transport error is returned,
@@ -204,12 +204,12 @@ impl Request {
             self.params.push(("watch".to_owned(), "true".to_owned()));
         }
         let limits = self.limits;
-        let projection = self.projection.take();
+        let fields = std::mem::replace(&mut self.fields, Fields::All);
         let accept = self.read_accept("application/json");
         let (client, mut request) = self.into_http(accept)?;
         request.extensions_mut().insert(WatchRequest);
         let response = open_stream(&client, request, true, limits.list_item).await?;
-        let decoder = Media::of(response.headers()).watch_decoder(projection, limits.watch_frame);
+        let decoder = Media::of(response.headers()).watch_decoder(fields, limits.watch_frame);
         Ok(WatchStream::new(response.into_body(), decoder))
     }
 

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use kinformer_core::{ObjectList, Projection};
+use kinformer_core::{Fields, ObjectList};
 use kinformer_protobuf::envelope::{MAGIC, Unknown};
 use kinformer_protobuf::{MessageId, Schema};
 use serde::de::DeserializeOwned;
@@ -102,7 +102,8 @@ impl<K: DeserializeOwned + 'static> Default for ProtobufListDecoder<K> {
 }
 
 impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
-    /// A decoder for one list body with the built-in API's schema, decoding whole objects,
+    /// A decoder for one list body with the built-in API's schema, decoding whole objects
+    /// ([`Fields::All`]),
     /// accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a body of any size.
     ///
     /// [`DEFAULT_MAX_LIST_ITEM`]: crate::decoders::DEFAULT_MAX_LIST_ITEM
@@ -117,16 +118,17 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
             max_item: DEFAULT_MAX_LIST_ITEM,
             max_body: None,
             received: 0,
-            objects: Objects::new(None),
+            objects: Objects::new(Fields::All),
             _kind: PhantomData,
         }
     }
 
-    /// Decodes each item through `projection`; `None` (the default) decodes items whole.
-    /// Skipped fields cost nothing here: each is length-delimited, and jumped over.
+    /// Decodes `fields` of each item ([`Fields::All`], the default, decodes them whole): the
+    /// generated typed decoder serves all fields and all but managedFields, a projection goes
+    /// through serde. Skipped fields cost nothing here: each is length-delimited, and jumped over.
     #[must_use]
-    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.objects = Objects::new(projection.into());
+    pub fn with_fields(mut self, fields: Fields) -> Self {
+        self.objects = Objects::new(fields);
         self
     }
 
@@ -354,7 +356,7 @@ impl<K> fmt::Debug for ProtobufListDecoder<K> {
             .field("buffered", &self.buf.len())
             .field("phase", &self.phase)
             .field("items", &self.items.len())
-            .field("projection", &self.objects.projects())
+            .field("fields", self.objects.fields())
             .finish()
     }
 }

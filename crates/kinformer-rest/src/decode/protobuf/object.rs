@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use kinformer_core::{Projection, Status};
+use kinformer_core::{Fields, Projection, Status};
 use kinformer_protobuf::envelope;
 use kinformer_protobuf::{Deserializer, MessageId, Schema, TypedDecoder};
 use serde::Deserialize;
@@ -61,44 +61,50 @@ pub(super) fn decode_message<'de, K: Deserialize<'de>>(
     }
 }
 
-/// How one decoder's objects become `K`: by the generated typed decoder when `K` has one and the
-/// projection is none or managedFields alone (what a list-watch asks by default), through serde
-/// otherwise (custom types, metadata-only, other projections).
+/// How one decoder's objects become `K`, as the [`Fields`] it decodes say: by the generated
+/// typed decoder when `K` has one and the fields are ones it serves ([`Fields::All`],
+/// [`Fields::WithoutManagedFields`]: [`TypedDecoder::new`] decides), through serde and the
+/// fields' projection otherwise (custom types, metadata-only, [`Fields::Projected`]).
 pub(super) struct Objects<K> {
+    fields: Fields,
+    /// What the serde path decodes through: the fields' projection.
     projection: Option<Arc<Projection>>,
     typed: Option<TypedDecoder<K>>,
 }
 
 impl<K> Objects<K> {
-    /// Whether objects go through a projection.
-    pub(super) fn projects(&self) -> bool {
-        self.projection.is_some()
+    /// The fields each object is decoded with.
+    pub(super) fn fields(&self) -> &Fields {
+        &self.fields
     }
 }
 
-/// The generated typed decoder protobuf objects of `K` are decoded by through `projection`: one
-/// exists for k8s-openapi's types, and serves no projection or managedFields alone.
-fn typed_decoder<K: 'static>(projection: Option<&Projection>) -> Option<TypedDecoder<K>> {
-    match projection {
-        None => TypedDecoder::new(),
-        Some(p) if *p == *Projection::managed_fields() => {
-            TypedDecoder::new().map(|typed| typed.skip_managed_fields(true))
-        }
-        Some(_) => None,
-    }
-}
-
-/// Whether protobuf objects of `K` decoded through `projection` come exactly sized (each list
+/// Whether protobuf objects of `K` decoded with `fields` come exactly sized (each list
 /// allocated at its length, as the generated typed decoder builds them), so an exact copy of
-/// them would copy for nothing. JSON and the serde path leave lists with spare capacity.
-pub fn protobuf_decodes_exactly_sized<K: 'static>(projection: Option<&Projection>) -> bool {
-    typed_decoder::<K>(projection).is_some()
+/// them would copy for nothing: true when the typed decoder serves them
+/// ([`TypedDecoder::new`]). JSON and the serde path leave lists with spare capacity.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_core::{Fields, Projection};
+/// use kinformer_rest::decoders::protobuf_decodes_exactly_sized;
+///
+/// assert!(protobuf_decodes_exactly_sized::<Pod>(&Fields::WithoutManagedFields));
+/// let narrow = Fields::projected(Projection::keep(["status.phase"])?);
+/// assert!(!protobuf_decodes_exactly_sized::<Pod>(&narrow));
+/// # Ok::<(), kinformer_core::ProjectionError>(())
+/// ```
+pub fn protobuf_decodes_exactly_sized<K: 'static>(fields: &Fields) -> bool {
+    TypedDecoder::<K>::new(fields).is_some()
 }
 
 impl<K: DeserializeOwned + 'static> Objects<K> {
-    pub(super) fn new(projection: Option<Arc<Projection>>) -> Self {
-        let typed = typed_decoder(projection.as_deref());
-        Self { projection, typed }
+    pub(super) fn new(fields: Fields) -> Self {
+        Self {
+            typed: TypedDecoder::new(&fields),
+            projection: fields.projection(),
+            fields,
+        }
     }
 
     /// Decodes the message `bytes` of type `message` (see [`decode_message`]).

@@ -8,10 +8,9 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use kinformer_core::{Projection, Status, WatchEvent};
+use kinformer_core::{Fields, Status, WatchEvent};
 use kinformer_protobuf::{Schema, envelope};
 use serde::de::DeserializeOwned;
 
@@ -86,16 +85,18 @@ impl<K: DeserializeOwned + 'static> ProtobufWatchDecoder<K> {
             buf: BytesMut::new(),
             max_frame,
             finished: false,
-            objects: Objects::new(None),
+            objects: Objects::new(Fields::All),
             last_kind: LastKind::default(),
             _kind: PhantomData,
         }
     }
 
-    /// Decodes each object through `projection`; `None` (the default) decodes objects whole.
+    /// Decodes `fields` of each object ([`Fields::All`], the default, decodes them whole): the
+    /// generated typed decoder serves all fields and all but managedFields, a projection goes
+    /// through serde.
     #[must_use]
-    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.objects = Objects::new(projection.into());
+    pub fn with_fields(mut self, fields: Fields) -> Self {
+        self.objects = Objects::new(fields);
         self
     }
 
@@ -218,7 +219,7 @@ impl<K> fmt::Debug for ProtobufWatchDecoder<K> {
             .field("buffered", &self.buf.len())
             .field("max_frame", &self.max_frame)
             .field("finished", &self.finished)
-            .field("projection", &self.objects.projects())
+            .field("fields", self.objects.fields())
             .finish()
     }
 }
