@@ -131,7 +131,7 @@ impl Request {
     }
 
     /// Sends the request and decodes the body into `T`: JSON, or protobuf when the client
-    /// prefers it ([`ContentType::Protobuf`]) for a GET of a built-in type and the server
+    /// prefers it ([`ContentType::Protobuf`](crate::ContentType::Protobuf)) for a GET of a built-in type and the server
     /// answers with it.
     ///
     /// # Errors
@@ -152,7 +152,7 @@ impl Request {
     /// (no intermediate JSON tree, and never the whole body in memory next to its objects), with
     /// the list's resourceVersion, continue token and remaining item count. Each item is decoded
     /// as the request's [`fields`](Self::fields) say. The body is
-    /// JSON or protobuf, as its `Content-Type` says (see [`ContentType`]).
+    /// JSON or protobuf, as its `Content-Type` says (see [`ContentType`](crate::ContentType)).
     ///
     /// # Errors
     /// As [`into`](Self::into), plus an item or body over its limit
@@ -178,7 +178,7 @@ impl Request {
     }
 
     /// Opens a watch (adds `watch=true`) and returns its events as a stream: JSON events or
-    /// protobuf frames, as the response's `Content-Type` says (see [`ContentType`]).
+    /// protobuf frames, as the response's `Content-Type` says (see [`ContentType`](crate::ContentType)).
     ///
     /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
     /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
