@@ -113,12 +113,13 @@ pub use request::Request;
 pub use rest_client::{Getter, PatchType, RestClient};
 
 /// The decoders behind [`Request::list`] and [`Request::watch`], for callers that hold
-/// raw bytes (benchmarks, fuzzing, a body read elsewhere): JSON (`ListDecoder`, `WatchDecoder`)
-/// and Kubernetes' protobuf (`ProtobufListDecoder`, `ProtobufWatchDecoder`).
+/// raw bytes (benchmarks, fuzzing, a body read elsewhere): lists from JSON (`ListDecoder`) and
+/// Kubernetes' protobuf (`ProtobufListDecoder`); watches through the one `WatchDecoder` driver
+/// with its JSON (`JsonCodec`, the default) or protobuf (`ProtobufCodec`) codec.
 pub mod decoders {
     pub use crate::decode::{
-        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, ProjectionSeed,
-        ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder, decode_list,
+        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, JsonCodec, ListDecoder, ProjectionSeed,
+        ProtobufCodec, ProtobufListDecoder, WatchCodec, WatchDecoder, decode_list,
         protobuf_decodes_exactly_sized,
     };
 }

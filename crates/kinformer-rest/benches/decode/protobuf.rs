@@ -10,9 +10,7 @@ use std::collections::VecDeque;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Fields, ObjectList, WatchEvent};
 use kinformer_protobuf::{Schema, envelope, wire};
-use kinformer_rest::decoders::{
-    ListDecoder, ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder,
-};
+use kinformer_rest::decoders::{ListDecoder, ProtobufCodec, ProtobufListDecoder, WatchDecoder};
 
 use super::{CHUNK, FRAME, RawList, Rows, interleaved, list_streamed, report_pair};
 
@@ -91,13 +89,14 @@ fn watch_kept<D>(
 
 /// The protobuf watch stream, managedFields skipped.
 fn watch_protobuf(stream: &[u8], events: usize) -> Events {
-    let decoder = ProtobufWatchDecoder::<Pod>::new(FRAME).with_fields(Fields::WithoutManagedFields);
+    let decoder = WatchDecoder::<Pod, ProtobufCodec<Pod>>::new(FRAME)
+        .with_fields(Fields::WithoutManagedFields);
     watch_kept(
         stream,
         events,
         decoder,
-        ProtobufWatchDecoder::decode,
-        ProtobufWatchDecoder::finish,
+        WatchDecoder::decode,
+        WatchDecoder::finish,
     )
 }
 

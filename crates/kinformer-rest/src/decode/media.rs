@@ -7,11 +7,11 @@ use http::{HeaderMap, Method};
 use kinformer_core::{Fields, Status};
 use serde::de::DeserializeOwned;
 
-use super::frame::WatchDecoder;
 use super::limits::Limits;
 use super::list_stream::ListDecoder;
-use super::protobuf::{ProtobufListDecoder, ProtobufWatchDecoder, decode_body, status_from_body};
+use super::protobuf::{ProtobufListDecoder, decode_body, status_from_body};
 use super::stream::Frames;
+use super::watch::WatchDecoder;
 use crate::content_type::ContentType;
 use crate::error::{Error, Kind, Result};
 
@@ -109,9 +109,7 @@ impl Media {
     ) -> Frames<K> {
         match self {
             Self::Json => Frames::Json(WatchDecoder::new(max_frame).with_fields(fields)),
-            Self::Protobuf => {
-                Frames::Protobuf(ProtobufWatchDecoder::new(max_frame).with_fields(fields))
-            }
+            Self::Protobuf => Frames::Protobuf(WatchDecoder::new(max_frame).with_fields(fields)),
         }
     }
 }

@@ -11,8 +11,9 @@ use http_body::Body as _;
 use kinformer_core::WatchEvent;
 use serde::de::DeserializeOwned;
 
-use super::frame::WatchDecoder;
-use super::protobuf::ProtobufWatchDecoder;
+use super::frame::JsonCodec;
+use super::protobuf::ProtobufCodec;
+use super::watch::WatchDecoder;
 use crate::body::ResponseBody;
 use crate::error::{BoxError, Error, Kind, Result};
 
@@ -31,8 +32,8 @@ pub struct WatchStream<K> {
 
 /// A watch stream's decoder, of the response's encoding.
 pub(crate) enum Frames<K> {
-    Json(WatchDecoder<K>),
-    Protobuf(ProtobufWatchDecoder<K>),
+    Json(WatchDecoder<K, JsonCodec<K>>),
+    Protobuf(WatchDecoder<K, ProtobufCodec<K>>),
 }
 
 impl<K: DeserializeOwned + 'static> Frames<K> {

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{enveloped, pod, typed};
-use crate::decode::{ProtobufWatchDecoder, WatchDecoder};
+use crate::decode::{ProtobufCodec, WatchDecoder};
 use crate::error::Result;
 
 /// One event: its type, the apiVersion and kind of its object, and the object's JSON form.
@@ -78,7 +78,7 @@ fn from_pb<K: DeserializeOwned + std::fmt::Debug + 'static>(
     max: usize,
     fields: Fields,
 ) -> Vec<String> {
-    let mut d = ProtobufWatchDecoder::<K>::new(max).with_fields(fields);
+    let mut d = WatchDecoder::<K, ProtobufCodec<K>>::new(max).with_fields(fields);
     let mut out = VecDeque::new();
     for c in chunks {
         d.decode(c, &mut out);
