@@ -173,10 +173,7 @@ impl<K: DeserializeOwned> ListDecoder<K> {
         if self.phase != Phase::Done || !rest.iter().all(u8::is_ascii_whitespace) {
             return Err(malformed("the body ended before the list did"));
         }
-        let mut list = ObjectList::new(self.meta.resource_version.unwrap_or_default(), self.items)
-            .with_continue(self.meta.continue_token);
-        list.remaining_item_count = self.meta.remaining_item_count;
-        Ok(list)
+        Ok(self.meta.into_list(self.items))
     }
 
     /// Decodes the item starting at `start` straight from the buffer: one pass, no separate

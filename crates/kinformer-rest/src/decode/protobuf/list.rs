@@ -179,10 +179,7 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
         if self.phase != Phase::Envelope || !self.buf.is_empty() {
             return Err(malformed("the body ended before the list did"));
         }
-        let mut list = ObjectList::new(self.meta.resource_version.unwrap_or_default(), self.items)
-            .with_continue(self.meta.continue_token);
-        list.remaining_item_count = self.meta.remaining_item_count;
-        Ok(list)
+        Ok(self.meta.into_list(self.items))
     }
 
     /// Decodes as much of `data` as is complete; how many bytes were consumed.
