@@ -10,7 +10,10 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use http::Method;
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_rest::{Client, Request, WithoutManagedFields};
+use kinformer_core::Projection;
+use kinformer_rest::decoders::ProjectionSeed;
+use kinformer_rest::{Client, Request};
+use serde::de::DeserializeSeed as _;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep};
 
@@ -27,7 +30,17 @@ use crate::{Options, setup};
 struct Event {
     #[serde(rename = "type")]
     kind: String,
-    object: WithoutManagedFields<Pod>,
+    #[serde(deserialize_with = "without_managed_fields")]
+    object: Pod,
+}
+
+/// The projection that skips managedFields, held here so a decode borrows it without a
+/// reference count to bump per object.
+static MANAGED_FIELDS: std::sync::LazyLock<Arc<Projection>> =
+    std::sync::LazyLock::new(Projection::managed_fields);
+
+fn without_managed_fields<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Pod, D::Error> {
+    ProjectionSeed::new(&MANAGED_FIELDS).deserialize(d)
 }
 
 pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), String> {
@@ -148,7 +161,7 @@ async fn read_watch(
                 if event.kind == "BOOKMARK" {
                     continue;
                 }
-                let WithoutManagedFields(pod) = event.object;
+                let pod = event.object;
                 if synced.is_some() {
                     cache.push(pod);
                 } else {

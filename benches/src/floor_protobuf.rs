@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::StreamExt as _;
 use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::Fields;
 use kinformer_protobuf::{TypedDecoder, envelope};
 use tokio::sync::oneshot;
 
@@ -37,9 +38,8 @@ pub(crate) async fn read_watch(
     seen: Arc<AtomicU64>,
     lags: Arc<LagSamples>,
 ) -> Result<(), String> {
-    let decoder = TypedDecoder::<Pod>::new()
-        .ok_or("no typed decoder for pods")?
-        .skip_managed_fields(true);
+    let decoder = TypedDecoder::<Pod>::new(&Fields::WithoutManagedFields)
+        .ok_or("no typed decoder for pods")?;
     let mut pending: Vec<u8> = Vec::new();
     let mut cache: Vec<Pod> = Vec::new();
     let mut initial = 0_usize;
@@ -53,7 +53,7 @@ pub(crate) async fn read_watch(
                 break;
             };
             start += 4 + len;
-            let event = envelope::decode_watch_event(frame).map_err(|e| e.to_string())?;
+            let event = envelope::decode_watch_frame(frame).map_err(|e| e.to_string())?;
             let pod = decode(event.object, decoder)?;
             if event.event_type == "BOOKMARK" {
                 let end = pod

@@ -9,6 +9,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Namespace, Node,
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::{Metadata, Resource, serde::Serialize, serde::de::DeserializeOwned};
+use kinformer_core::Fields;
 use kinformer_protobuf::{Schema, TypedDecoder, envelope, from_slice, to_vec};
 use kinformer_sim::{Generate, Sim};
 use proptest::prelude::*;
@@ -31,12 +32,13 @@ where
         .message_for(unknown.api_version, unknown.kind)
         .unwrap();
     let back: K = from_slice(schema, message, unknown.raw).unwrap();
-    let decoder = TypedDecoder::<K>::new().expect("a built-in type has a typed decoder");
+    let decoder =
+        TypedDecoder::<K>::new(&Fields::All).expect("a built-in type has a typed decoder");
     assert_eq!(decoder.decode(unknown.raw).unwrap(), back, "{}", K::KIND);
     let mut without: K = from_slice(schema, message, unknown.raw).unwrap();
     without.metadata_mut().managed_fields = None;
-    let skipping = decoder
-        .skip_managed_fields(true)
+    let skipping = TypedDecoder::<K>::new(&Fields::WithoutManagedFields)
+        .expect("a built-in type has a typed decoder")
         .decode(unknown.raw)
         .unwrap();
     assert_eq!(skipping, without, "{} without managedFields", K::KIND);

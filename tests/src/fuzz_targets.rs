@@ -9,14 +9,13 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::hint::black_box;
-use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::Bytes;
 use http_body_util::Full;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kinformer_core::{Projection, Status, WatchEvent};
+use kinformer_core::{Fields, Status, WatchEvent};
 use kinformer_rest::decoders::{ListDecoder, WatchDecoder};
 use kinformer_rest::{Body, Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
 use kinformer_selector::{FieldSelector, LabelSelector};
@@ -72,26 +71,30 @@ pub fn watch_stream(data: &[u8]) {
     } else {
         LARGE_FRAME
     };
-    let projection = projection(control & 0x40 != 0);
-    watch_mode::<Pod>(body, chunk, max_frame, &projection, !small_frame);
-    watch_events::<ConfigMap>(body, body.len().max(1), LARGE_FRAME, &None);
+    let fields = fields(control & 0x40 != 0);
+    watch_mode::<Pod>(body, chunk, max_frame, &fields, !small_frame);
+    watch_events::<ConfigMap>(body, body.len().max(1), LARGE_FRAME, &Fields::All);
 }
 
-/// Whole objects, or (`skip_managed_fields`) the projection that skips managedFields only.
-fn projection(skip_managed_fields: bool) -> Option<Arc<Projection>> {
-    skip_managed_fields.then(Projection::managed_fields)
+/// Whole objects, or (`skip_managed_fields`) all fields but managedFields.
+fn fields(skip_managed_fields: bool) -> Fields {
+    if skip_managed_fields {
+        Fields::WithoutManagedFields
+    } else {
+        Fields::All
+    }
 }
 
 fn watch_mode<K: DeserializeOwned>(
     body: &[u8],
     chunk: usize,
     max_frame: usize,
-    projection: &Option<Arc<Projection>>,
+    fields: &Fields,
     compare: bool,
 ) {
-    let chunked = watch_events::<K>(body, chunk, max_frame, projection);
+    let chunked = watch_events::<K>(body, chunk, max_frame, fields);
     if compare {
-        let whole = watch_events::<K>(body, body.len().max(1), max_frame, projection);
+        let whole = watch_events::<K>(body, body.len().max(1), max_frame, fields);
         assert_eq!(
             chunked, whole,
             "watch events depend on the chunk size ({chunk})"
@@ -104,9 +107,9 @@ fn watch_events<K: DeserializeOwned>(
     body: &[u8],
     chunk: usize,
     max_frame: usize,
-    projection: &Option<Arc<Projection>>,
+    fields: &Fields,
 ) -> Vec<Option<&'static str>> {
-    let mut decoder = WatchDecoder::<K>::new(max_frame).with_projection(projection.clone());
+    let mut decoder = WatchDecoder::<K>::new(max_frame).with_fields(fields.clone());
     let mut out = VecDeque::new();
     for piece in body.chunks(chunk) {
         decoder.decode(piece, &mut out);
@@ -147,11 +150,11 @@ pub fn list_decode(data: &[u8]) {
         return;
     };
     let chunk = usize::from(control & 0x3f) + 1;
-    let projection = projection(control & 0x40 != 0);
+    let fields = fields(control & 0x40 != 0);
     if control & 0x80 == 0 {
-        list_mode::<Pod>(body, chunk, &projection);
+        list_mode::<Pod>(body, chunk, &fields);
     } else {
-        list_mode::<ConfigMap>(body, chunk, &projection);
+        list_mode::<ConfigMap>(body, chunk, &fields);
     }
     black_box(
         kinformer_rest::decoders::decode_list::<Pod>(body)
@@ -163,21 +166,17 @@ pub fn list_decode(data: &[u8]) {
 /// What a list decode produced: its metadata and item count, or that it failed.
 type ListOutcome = Option<(String, Option<String>, Option<i64>, usize)>;
 
-fn list_mode<K: DeserializeOwned>(body: &[u8], chunk: usize, projection: &Option<Arc<Projection>>) {
-    let chunked = list_outcome::<K>(body, chunk, projection);
-    let whole = list_outcome::<K>(body, body.len().max(1), projection);
+fn list_mode<K: DeserializeOwned>(body: &[u8], chunk: usize, fields: &Fields) {
+    let chunked = list_outcome::<K>(body, chunk, fields);
+    let whole = list_outcome::<K>(body, body.len().max(1), fields);
     assert_eq!(
         chunked, whole,
         "the list result depends on the chunk size ({chunk})"
     );
 }
 
-fn list_outcome<K: DeserializeOwned>(
-    body: &[u8],
-    chunk: usize,
-    projection: &Option<Arc<Projection>>,
-) -> ListOutcome {
-    let mut decoder = ListDecoder::<K>::new().with_projection(projection.clone());
+fn list_outcome<K: DeserializeOwned>(body: &[u8], chunk: usize, fields: &Fields) -> ListOutcome {
+    let mut decoder = ListDecoder::<K>::new().with_fields(fields.clone());
     for piece in body.chunks(chunk) {
         if let Err(e) = decoder.decode(piece) {
             black_box(e.to_string());

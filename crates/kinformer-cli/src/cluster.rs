@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, RequestMetrics};
+use kinformer_rest::stack::RequestMetrics;
+use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions};
 
 use crate::args::ClusterArgs;
 use crate::error::CliError;

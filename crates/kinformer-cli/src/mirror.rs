@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::{HandlerFns, InformerMetrics, Metrics, QueueKind, SharedIndexInformer};
 use kinformer_core::{DeletedState, DynamicObject, Object, PartialObjectMetadata, StoreRead as _};
 use kinformer_reflector::Counters;
-use kinformer_rest::RestClientMetrics;
+use kinformer_rest::stack::RestClientMetrics;
 use prometheus_client::registry::Registry;
 use serde::Serialize;
 use tokio::time::Instant;

@@ -34,8 +34,9 @@ pub struct ProjectionError {
 /// The paths are compiled once into a tree of the fields named, so decoding through a
 /// projection costs one comparison per key of a map on a named path; values off those paths
 /// are parsed (or skipped) at full speed. kinformer-rest's requests and decoders apply it
-/// while parsing (`Request::projection`, `ListDecoder::with_projection`,
-/// `WatchDecoder::with_projection`, `ProjectionSeed` for a caller driving serde itself).
+/// while parsing, given as [`Fields::Projected`](crate::Fields::Projected) (`Request::fields`,
+/// `ListDecoder::with_fields`, `WatchDecoder::with_fields`; `ProjectionSeed` for a caller
+/// driving serde itself).
 ///
 /// # Examples
 /// ```

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use kinformer_core::{
     ApiResource, Fields, ListOptions, Lister, ListerWatcher, Object, ObjectList,
-    PartialObjectMetadata, Projection, Scope, Watcher,
+    PartialObjectMetadata, Scope, Watcher,
 };
 use kinformer_rest::decoders::protobuf_decodes_exactly_sized;
 use kinformer_rest::{Client, ContentType, Getter, Request, RestClient, WatchStream};
@@ -49,8 +49,8 @@ pub struct ListWatch<K, G> {
     streaming_list: bool,
     /// Ask for metadata only (`PartialObjectMetadata`), whatever the resource.
     metadata_only: bool,
-    /// What each request decodes through; `None`: whole objects.
-    projection: Option<Arc<Projection>>,
+    /// What each request decodes of each object.
+    fields: Fields,
     _object: PhantomData<fn() -> K>,
 }
 
@@ -67,7 +67,7 @@ impl<K, G: Getter> ListWatch<K, G> {
             modifier: None,
             streaming_list: true,
             metadata_only: false,
-            projection: Fields::default().projection(),
+            fields: Fields::default(),
             _object: PhantomData,
         }
     }
@@ -108,7 +108,7 @@ impl<K, G: Getter> ListWatch<K, G> {
     /// ```
     #[must_use]
     pub fn keeping(mut self, fields: Fields) -> Self {
-        self.projection = fields.projection();
+        self.fields = fields;
         self
     }
 
@@ -205,10 +205,8 @@ impl<K, G: Getter> ListWatch<K, G> {
             };
             request = request.header("accept", accept);
         }
-        if let Some(projection) = &self.projection {
-            request = request.projection(Arc::clone(projection));
-        }
         request
+            .fields(self.fields.clone())
             .resource(&self.resource.plural)
             .versioned_params(&self.options(options))
     }
@@ -280,7 +278,7 @@ where
     }
 
     fn set_fields(&mut self, fields: &Fields) {
-        self.projection = fields.projection();
+        self.fields = fields.clone();
     }
 
     /// Protobuf objects of a k8s-openapi type come from the generated typed decoder, which sizes
@@ -289,7 +287,7 @@ where
     fn decodes_exactly_sized(&self) -> bool {
         !self.metadata_only
             && self.getter.get().content_type() == ContentType::Protobuf
-            && protobuf_decodes_exactly_sized::<K>(self.projection.as_deref())
+            && protobuf_decodes_exactly_sized::<K>(&self.fields)
     }
 }
 
@@ -304,7 +302,7 @@ impl<K, G: Clone> Clone for ListWatch<K, G> {
             modifier: self.modifier.clone(),
             streaming_list: self.streaming_list,
             metadata_only: self.metadata_only,
-            projection: self.projection.clone(),
+            fields: self.fields.clone(),
             _object: PhantomData,
         }
     }
@@ -320,7 +318,7 @@ impl<K, G> fmt::Debug for ListWatch<K, G> {
             .field("modifier", &self.modifier.is_some())
             .field("streaming_list", &self.streaming_list)
             .field("metadata_only", &self.metadata_only)
-            .field("projection", &self.projection)
+            .field("fields", &self.fields)
             .finish_non_exhaustive()
     }
 }

@@ -37,6 +37,15 @@ pub enum Error {
     /// A body without the `k8s\0` magic of Kubernetes' protobuf envelope.
     #[error("not a Kubernetes protobuf envelope (no k8s\\0 prefix)")]
     NotAnEnvelope,
+    /// An enveloped object that is compressed or in another encoding (the API server never
+    /// sends one).
+    #[error("an object in {content_type:?} encoded as {content_encoding:?}, not plain protobuf")]
+    NotPlain {
+        /// The envelope's `contentType`.
+        content_type: String,
+        /// The envelope's `contentEncoding`.
+        content_encoding: String,
+    },
     /// The schema has no message for this apiVersion and kind (a custom resource, say).
     #[error("no protobuf schema for apiVersion {api_version:?}, kind {kind:?}")]
     UnknownKind {
@@ -55,15 +64,6 @@ pub enum Error {
         line: usize,
         /// What is wrong with it.
         reason: String,
-    },
-    /// A repeated or map field whose occurrences are split by another field. Protobuf allows it,
-    /// but no Kubernetes encoder writes it, and reading it as two runs would lose the first.
-    #[error("repeated field {field} of {message} is split by other fields")]
-    SplitRepeated {
-        /// The message's full name.
-        message: String,
-        /// The field's JSON name.
-        field: String,
     },
     /// Messages nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH).
     #[error("protobuf messages nested deeper than {0}")]

@@ -22,6 +22,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
+use kinformer_core::Fields;
+
 use self::field::{MessageFields, merge_message};
 use crate::error::{Error, Result};
 use crate::schema::{MessageId, Schema};
@@ -108,13 +110,14 @@ fn registry() -> &'static HashMap<TypeId, Decoders> {
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kinformer_core::Fields;
 /// use kinformer_protobuf::{Schema, TypedDecoder, to_vec};
 ///
 /// let schema = Schema::kubernetes();
 /// let id = schema.message_for("v1", "ConfigMap")?;
 /// let json = serde_json::json!({"metadata": {"name": "cm"}, "data": {"k": "v"}});
 /// let bytes = to_vec(schema, id, &json)?;
-/// let decoder = TypedDecoder::<ConfigMap>::new().expect("a built-in type");
+/// let decoder = TypedDecoder::<ConfigMap>::new(&Fields::All).expect("a built-in type");
 /// let cm = decoder.decode(&bytes)?;
 /// assert_eq!(cm.metadata.name.as_deref(), Some("cm"));
 /// assert_eq!(cm.data.unwrap()["k"], "v");
@@ -128,26 +131,37 @@ pub struct TypedDecoder<K> {
 }
 
 impl<K: 'static> TypedDecoder<K> {
-    /// The decoder of `K`, if `K` is a k8s-openapi type of the Kubernetes version this crate was
-    /// generated for; `None` for any other type (use [`from_slice`](crate::from_slice)).
-    pub fn new() -> Option<Self> {
+    /// The decoder of `K` decoding `fields` of each object, if `K` is a k8s-openapi type of the
+    /// Kubernetes version this crate was generated for and `fields` are ones it serves:
+    /// [`Fields::All`], or [`Fields::WithoutManagedFields`] (skipped on the wire, never parsed).
+    /// `None` for any other type or fields (a projection): those go through
+    /// [`from_slice`](crate::from_slice) and a projection's serde filter.
+    ///
+    /// ```
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::{Fields, Projection};
+    /// use kinformer_protobuf::TypedDecoder;
+    ///
+    /// assert!(TypedDecoder::<Pod>::new(&Fields::WithoutManagedFields).is_some());
+    /// let narrow = Fields::projected(Projection::keep(["status.phase"])?);
+    /// assert!(TypedDecoder::<Pod>::new(&narrow).is_none());
+    /// assert!(TypedDecoder::<serde_json::Value>::new(&Fields::All).is_none());
+    /// # Ok::<(), kinformer_core::ProjectionError>(())
+    /// ```
+    pub fn new(fields: &Fields) -> Option<Self> {
+        let skip_managed_fields = match fields {
+            Fields::All => false,
+            Fields::WithoutManagedFields => true,
+            // A projection (and any way of keeping fewer fields) is the serde filter's.
+            _ => return None,
+        };
         let decoders = *registry().get(&TypeId::of::<K>())?;
         Some(Self {
             decoders,
             message: Schema::kubernetes().message(decoders.message).ok()?,
-            skip_managed_fields: false,
+            skip_managed_fields,
             _k: PhantomData,
         })
-    }
-
-    /// Leaves `metadata.managedFields` out of every object (skipped on the wire, never parsed),
-    /// as the projection [`managedFields` dropped] does on the serde path.
-    ///
-    /// [`managedFields` dropped]: https://kubernetes.io/docs/reference/using-api/server-side-apply/#field-management
-    #[must_use]
-    pub fn skip_managed_fields(mut self, skip: bool) -> Self {
-        self.skip_managed_fields = skip;
-        self
     }
 
     /// The message `K` is decoded from: bytes of another message are not a `K`.
@@ -200,7 +214,7 @@ impl<K> fmt::Debug for TypedDecoder<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TypedDecoder")
             .field("type", &std::any::type_name::<K>())
-            .field("skip_managed_fields", &self.skip_managed_fields)
+            .field("without_managed_fields", &self.skip_managed_fields)
             .finish()
     }
 }

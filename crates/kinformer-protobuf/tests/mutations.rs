@@ -4,6 +4,7 @@
 //! tree always encodes and decodes back to itself.
 
 use k8s_openapi::api::core::v1::Pod;
+use kinformer_core::Fields;
 use kinformer_protobuf::{Schema, TypedDecoder, from_slice, to_vec};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -77,9 +78,10 @@ proptest! {
         bytes.splice(at..at, noise);
         bytes.truncate(cut.index(bytes.len() + 1).max(bytes.len() / 2));
         let _ = from_slice::<Pod>(schema, id, &bytes);
-        let typed = TypedDecoder::<Pod>::new().expect("Pod has a typed decoder");
-        let _ = typed.decode(&bytes);
-        let _ = typed.skip_managed_fields(true).decode(&bytes);
+        for fields in [Fields::All, Fields::WithoutManagedFields] {
+            let typed = TypedDecoder::<Pod>::new(&fields).expect("Pod has a typed decoder");
+            let _ = typed.decode(&bytes);
+        }
         if let Ok(tree) = from_slice::<Value>(schema, id, &bytes) {
             let again = to_vec(schema, id, &tree).expect("a decoded tree encodes");
             let back: Value = from_slice(schema, id, &again).expect("and decodes");

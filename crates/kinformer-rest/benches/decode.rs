@@ -15,13 +15,12 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used)] // a benchmark reports on stdout
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{ObjectList, Projection};
+use kinformer_core::{Fields, ObjectList, Projection};
 use kinformer_rest::decoders::{ListDecoder, WatchDecoder, decode_list};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -188,7 +187,7 @@ fn main() {
         "list (streamed, managedFields skipped)",
         list_size,
         || {
-            let decoder = ListDecoder::<Pod>::new().with_projection(Projection::managed_fields());
+            let decoder = ListDecoder::<Pod>::new().with_fields(Fields::WithoutManagedFields);
             list_streamed(&body, decoder)
         },
         floor_list,
@@ -243,8 +242,7 @@ fn main() {
         "watch (managedFields skipped)",
         watch_size,
         || {
-            let decoder =
-                WatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+            let decoder = WatchDecoder::<Pod>::new(FRAME).with_fields(Fields::WithoutManagedFields);
             watch(&stream, decoder)
         },
         floor_watch,
@@ -326,12 +324,12 @@ fn watch(stream: &[u8], mut decoder: WatchDecoder<Pod>) -> usize {
 
 /// The streamed list, each item decoded through the keep projection.
 fn list_projected(body: &[u8]) -> ObjectList<Pod> {
-    let decoder = ListDecoder::<Pod>::new().with_projection(Arc::new(keep()));
+    let decoder = ListDecoder::<Pod>::new().with_fields(Fields::projected(keep()));
     list_streamed(body, decoder)
 }
 
 /// The watch stream, each object decoded through the keep projection.
 fn watch_projected(stream: &[u8]) -> usize {
-    let decoder = WatchDecoder::<Pod>::new(FRAME).with_projection(Arc::new(keep()));
+    let decoder = WatchDecoder::<Pod>::new(FRAME).with_fields(Fields::projected(keep()));
     watch(stream, decoder)
 }

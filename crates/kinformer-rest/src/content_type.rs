@@ -1,8 +1,5 @@
 //! [`ContentType`]: which encoding a client asks the API server for (client-go's `ContentType`).
 
-/// `Accept` of a protobuf-preferring read of a built-in type, as client-go sends it.
-pub(crate) const PROTOBUF_ACCEPT: &str = "application/vnd.kubernetes.protobuf,application/json";
-
 /// The encoding a client prefers for what it reads (client-go's `rest.Config.ContentType`).
 ///
 /// With [`Protobuf`](Self::Protobuf), the default, reads of built-in types (`into`, `list` and `watch` of a
@@ -47,18 +44,6 @@ impl ContentType {
     }
 }
 
-/// Whether the group-version path `base_path` (`/api/v1`, `/apis/apps/v1`) is one the protobuf
-/// schema has: a built-in group-version, which the API server can serve as protobuf.
-pub(crate) fn is_built_in(base_path: &str) -> bool {
-    let mut parts = base_path.trim_matches('/').split('/');
-    let api_version = match (parts.next(), parts.next(), parts.next(), parts.next()) {
-        (Some("api"), Some(version), None, None) => version.to_owned(),
-        (Some("apis"), Some(group), Some(version), None) => format!("{group}/{version}"),
-        _ => return false,
-    };
-    kinformer_protobuf::Schema::kubernetes().has_api_version(&api_version)
-}
-
 impl crate::request::Request {
     /// The encoding the request's client prefers for reads ([`Client::content_type`]): a source
     /// that sets its own `Accept` (a metadata-only list) offers the same preference in its form.
@@ -66,23 +51,5 @@ impl crate::request::Request {
     /// [`Client::content_type`]: crate::Client::content_type
     pub fn content_type(&self) -> ContentType {
         self.client.content_type()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_built_in_group_versions_are_built_in() {
-        assert!(is_built_in("/api/v1"));
-        assert!(is_built_in("/api/v1/"));
-        assert!(is_built_in("/apis/apps/v1"));
-        assert!(is_built_in("/apis/coordination.k8s.io/v1"));
-        assert!(!is_built_in("/apis/example.com/v1"));
-        assert!(!is_built_in("/api"));
-        assert!(!is_built_in(""));
-        assert!(!is_built_in("/apis/apps"));
-        assert!(!is_built_in("/apis/apps/v1/extra"));
     }
 }

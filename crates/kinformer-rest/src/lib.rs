@@ -25,9 +25,9 @@
 //!
 //! # The stack
 //! [`Client::from_config`] builds, outermost first (the types are in [`stack`]): `TraceLayer`
-//! (a span per attempt), `MetricsLayer` (the [`RequestMetrics`] hooks set with
+//! (a span per attempt), `MetricsLayer` (the [`RequestMetrics`](stack::RequestMetrics) hooks set with
 //! [`Config::metrics`]), `RetryLayer` (`Retry-After` and transport failures as client-go
-//! retries them, optional [`UrlBackoff`]), `RateLimitLayer` (a shared [`ClientRateLimiter`], QPS 5
+//! retries them, optional [`UrlBackoff`](stack::UrlBackoff)), `RateLimitLayer` (a shared [`ClientRateLimiter`](stack::ClientRateLimiter), QPS 5
 //! / burst 10), `UserAgentLayer`, `WarningLayer`, impersonation headers, `AuthLayer` (basic,
 //! bearer, token file, exec, oidc), `DecompressionLayer` (gzip), then hyper-util's pooled client over
 //! rustls (ALPN `h2` and
@@ -40,7 +40,7 @@
 //! RFC 1929 username/password from the URL; host names resolved by the proxy). Unset,
 //! `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` apply as Go's `ProxyFromEnvironment` reads them, never
 //! for `localhost` or loopback addresses; they are read when the client is built, or taken from
-//! [`Config::proxy_env`] ([`ProxyEnv`]). The server's TLS, and HTTP/2 by ALPN, run inside the
+//! [`Config::proxy_env`] ([`ProxyEnv`](stack::ProxyEnv)). The server's TLS, and HTTP/2 by ALPN, run inside the
 //! tunnel.
 //!
 //! # Examples
@@ -74,7 +74,7 @@
 //! the way kubectl does.
 //!
 //! # Feature flags
-//! - `prometheus`: `RestClientMetrics`, the [`RequestMetrics`] hooks for a
+//! - `prometheus`: `stack::RestClientMetrics`, the [`RequestMetrics`](stack::RequestMetrics) hooks for a
 //!   `prometheus_client` registry under client-go's `rest_client_*` names.
 //!
 //! # MSRV
@@ -84,7 +84,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
-mod auth;
+pub mod auth;
 mod body;
 mod client;
 mod config;
@@ -99,44 +99,48 @@ mod rest_client;
 mod test_util;
 mod transport;
 
-// The public interface is:
-pub use auth::{Auth, ExecConfig, InteractiveMode, OidcConfig, Secret};
+// The public interface is: at the root, what a controller author uses (a client from a
+// config, requests, their results and errors); credentials in `auth`; the pieces of the
+// client's tower stack (layers, rate limiter, backoff, metrics hooks, warning handlers, proxy
+// environment) in `stack`; the decoders behind `list` and `watch` in `decoders`.
 pub use body::Body;
 pub use client::Client;
-pub use config::{
-    Config, DEFAULT_BURST, DEFAULT_QPS, Identity, Impersonate, Kubeconfig, KubeconfigOptions,
-};
+pub use config::{Config, Kubeconfig, KubeconfigOptions};
 pub use content_type::ContentType;
-pub use decode::{ByteStream, WatchStream, WithoutManagedFields};
+pub use decode::{ByteStream, WatchStream};
 pub use error::{Error, Result};
-#[cfg(feature = "prometheus")]
-#[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
-pub use layers::RestClientMetrics;
-pub use layers::{
-    ClientRateLimiter, DedupWarningLogger, NoWarnings, RequestMetrics, UrlBackoff, WarningHandler,
-};
 pub use request::Request;
 pub use rest_client::{Getter, PatchType, RestClient};
-pub use transport::ProxyEnv;
 
 /// The decoders behind [`Request::list`] and [`Request::watch`], for callers that hold
-/// raw bytes (benchmarks, fuzzing, a body read elsewhere): JSON (`ListDecoder`, `WatchDecoder`)
-/// and Kubernetes' protobuf (`ProtobufListDecoder`, `ProtobufWatchDecoder`).
+/// raw bytes (benchmarks, fuzzing, a body read elsewhere): lists from JSON (`ListDecoder`) and
+/// Kubernetes' protobuf (`ProtobufListDecoder`); watches through the one `WatchDecoder` driver
+/// with its JSON (`JsonCodec`, the default) or protobuf (`ProtobufCodec`) codec.
 pub mod decoders {
     pub use crate::decode::{
-        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, ListDecoder, ProjectionSeed,
-        ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder, decode_list,
-        deserialize_without_managed_fields, protobuf_decodes_exactly_sized,
+        DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, JsonCodec, ListDecoder, ProjectionSeed,
+        ProtobufCodec, ProtobufListDecoder, WatchCodec, WatchDecoder, decode_list,
+        protobuf_decodes_exactly_sized,
     };
 }
 
-/// The tower layers and services the [`Client`] stacks (auth, rate limiting, retries,
-/// decompression, tracing, user agent, warnings), for building a custom stack.
+/// The client's tower stack: the layers and services [`Client::from_config`] stacks (rate
+/// limiting, retries, decompression, metrics, tracing, user agent, warnings; authentication's
+/// are in [`auth`]), for building a custom stack, and what configures them: the shared
+/// [`ClientRateLimiter`](stack::ClientRateLimiter) and its defaults, [`UrlBackoff`](stack::UrlBackoff),
+/// the [`RequestMetrics`](stack::RequestMetrics) hooks, the [`WarningHandler`](stack::WarningHandler)s,
+/// and the [`ProxyEnv`](stack::ProxyEnv) the transport reads proxies from.
 pub mod stack {
-    pub use crate::auth::{AuthLayer, AuthService};
+    pub use crate::config::{DEFAULT_BURST, DEFAULT_QPS};
+    #[cfg(feature = "prometheus")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
+    pub use crate::layers::RestClientMetrics;
     pub use crate::layers::{
-        DecompressionLayer, DecompressionService, MetricsLayer, MetricsService, RateLimitLayer,
-        RateLimitService, RetryLayer, RetryService, StackService, TraceLayer, TraceService,
-        UserAgentLayer, UserAgentService, WarningLayer, WarningService, default_user_agent,
+        ClientRateLimiter, DecompressionLayer, DecompressionService, DedupWarningLogger,
+        MetricsLayer, MetricsService, NoWarnings, RateLimitLayer, RateLimitService, RequestMetrics,
+        RetryLayer, RetryService, StackService, TraceLayer, TraceService, UrlBackoff,
+        UserAgentLayer, UserAgentService, WarningHandler, WarningLayer, WarningService,
+        default_user_agent,
     };
+    pub use crate::transport::ProxyEnv;
 }

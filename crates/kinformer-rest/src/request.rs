@@ -1,12 +1,11 @@
 //! [`Request`]: client-go's chainable request builder and its terminal calls.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method};
-use kinformer_core::{ListOptions, Projection};
+use kinformer_core::{Fields, ListOptions};
 
 use crate::body::Body;
 use crate::client::Client;
@@ -71,8 +70,8 @@ pub struct Request {
     timeout: Option<Duration>,
     max_retries: Option<u32>,
     limits: Limits,
-    /// What a list or watch decodes each object through; none: whole objects.
-    projection: Option<Arc<Projection>>,
+    /// What a list or watch decodes of each object.
+    fields: Fields,
     /// The first builder error's message.
     error: Option<String>,
 }
@@ -95,7 +94,7 @@ impl std::fmt::Debug for Request {
             .field("headers", &headers)
             .field("body", &self.body)
             .field("timeout", &self.timeout)
-            .field("projection", &self.projection)
+            .field("fields", &self.fields)
             .field("error", &self.error)
             .finish_non_exhaustive()
     }
@@ -120,7 +119,7 @@ impl Request {
             timeout,
             max_retries: None,
             limits,
-            projection: None,
+            fields: Fields::All,
             error: None,
         }
     }
@@ -281,27 +280,29 @@ impl Request {
         self
     }
 
-    /// The projection [`list`](Self::list) and [`watch`](Self::watch) decode each object
-    /// through: the fields it skips are scanned past by the parser, never built. `None` (the
-    /// default) decodes objects whole. Accepts an `Arc<Projection>` or an `Option` of one.
+    /// The fields [`list`](Self::list) and [`watch`](Self::watch) decode of each object
+    /// ([`Fields::All`] by default): the others are scanned past by the parser, never built.
+    /// Protobuf objects of k8s-openapi's types are decoded by generated code for
+    /// [`Fields::All`] and [`Fields::WithoutManagedFields`], through serde and the projection for
+    /// [`Fields::Projected`].
     ///
     /// # Examples
     /// ```
     /// use k8s_openapi::api::core::v1::ConfigMap;
-    /// use kinformer_core::Projection;
+    /// use kinformer_core::Fields;
     /// use kinformer_rest::{Client, RestClient};
     ///
     /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = kinformer_sim::Sim::builder().configmaps(3).seed(1).start().await?;
     /// let rest = RestClient::new(Client::new(sim.service()), "", "v1");
     /// let request = rest.get().resource("configmaps");
-    /// let lean = request.projection(Projection::managed_fields()).list::<ConfigMap>().await?;
+    /// let lean = request.fields(Fields::WithoutManagedFields).list::<ConfigMap>().await?;
     /// assert_eq!(lean.items.len(), 3);
     /// assert!(lean.items.iter().all(|cm| cm.metadata.managed_fields.is_none()));
     /// # Ok(()) }
     /// ```
-    pub fn projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.projection = projection.into();
+    pub fn fields(mut self, fields: Fields) -> Self {
+        self.fields = fields;
         self
     }
 

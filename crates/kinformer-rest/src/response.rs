@@ -10,7 +10,7 @@ use kinformer_core::Status;
 
 use crate::body::ResponseBody;
 use crate::client::error_from_service;
-use crate::decode::{Media, status_from_body};
+use crate::decode::Media;
 use crate::error::{Error, Result};
 
 /// The longest piece of a non-Status error body kept in the error message.
@@ -61,11 +61,9 @@ pub(crate) fn error_from_response(
     body: &[u8],
 ) -> Error {
     let after = retry_after(headers);
-    let decoded = match Media::of(headers) {
-        Media::Json => serde_json::from_slice::<Status>(body).ok(),
-        Media::Protobuf => status_from_body(kinformer_protobuf::Schema::kubernetes(), body),
-    }
-    .filter(|s| s.status.as_deref() == Some("Failure") || s.reason.is_some());
+    let decoded = Media::of(headers)
+        .status(body)
+        .filter(|s| s.status.as_deref() == Some("Failure") || s.reason.is_some());
     let mut status_obj = decoded.unwrap_or_else(|| generic_status(method, url, status, body));
     // A missing code, or one no HTTP response can have, is the response's own.
     if status_obj.code.is_none_or(|c| !(100..=599).contains(&c)) {

@@ -3,6 +3,7 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kinformer_core::Fields;
 use kinformer_protobuf::{Schema, TypedDecoder, envelope, from_slice, to_vec};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -59,9 +60,10 @@ fn typed<K: DeserializeOwned + 'static>(
 ) -> Option<kinformer_protobuf::MessageId> {
     let message = schema.message_for(api_version, kind).ok()?;
     let _ = std::hint::black_box(from_slice::<K>(schema, message, body));
-    if let Some(decoder) = TypedDecoder::<K>::new() {
-        let _ = std::hint::black_box(decoder.decode(body));
-        let _ = std::hint::black_box(decoder.skip_managed_fields(true).decode(body));
+    for fields in [Fields::All, Fields::WithoutManagedFields] {
+        if let Some(decoder) = TypedDecoder::<K>::new(&fields) {
+            let _ = std::hint::black_box(decoder.decode(body));
+        }
     }
     Some(message)
 }

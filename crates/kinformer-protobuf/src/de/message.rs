@@ -1,7 +1,10 @@
 //! A message as a serde map: keys are the JSON names of the fields on the wire, in wire order.
-//! A repeated or map field is one key whose value is its run of occurrences: every Kubernetes
-//! encoder writes a field's occurrences together, so a field whose run was split by another field
-//! is refused ([`Error::SplitRepeated`]) rather than read as two keys, one overwriting the other.
+//! A repeated or map field is one key whose value is all its occurrences. Every Kubernetes
+//! encoder writes a field's occurrences together, and such a run is read as it comes; a run that
+//! other fields split (which protobuf allows) is appended to, as Go's decoder does: its first
+//! occurrence's key gathers the rest of the message's, and later ones are skipped, so the field
+//! is never two keys, the second overwriting the first. Which fields are split is found with one
+//! walk over the message's remaining field headers, once per message that has a repeated field.
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess};
 
@@ -15,10 +18,56 @@ use crate::wire::{Reader, WireValue};
 enum Pending<'s, 'de> {
     None,
     Single(&'s Field, WireValue<'de>),
-    /// A repeated or map field: its first occurrence and the bytes after it.
-    Gathered(&'s Field, WireValue<'de>, &'de [u8]),
+    /// A repeated or map field: its first occurrence, the bytes after it, and whether other
+    /// fields split its occurrences (then they are gathered from all of those bytes).
+    Gathered(&'s Field, WireValue<'de>, &'de [u8], bool),
     /// A list's `items` that never came: an empty list, as the API server's JSON has it.
     NoItems(&'s Field),
+}
+
+/// A set of field numbers: those below 64 as bits, others listed.
+#[derive(Default)]
+struct Numbers {
+    low: u64,
+    high: Vec<u32>,
+}
+
+impl Numbers {
+    fn insert(&mut self, number: u32) {
+        if number < 64 {
+            self.low |= 1 << number;
+        } else if !self.high.contains(&number) {
+            self.high.push(number);
+        }
+    }
+
+    fn contains(&self, number: u32) -> bool {
+        if number < 64 {
+            self.low & (1 << number) != 0
+        } else {
+            self.high.contains(&number)
+        }
+    }
+}
+
+/// The fields whose occurrences other fields split, in the message bytes `rest` that follow an
+/// occurrence of field `first`.
+fn split_fields(first: u32, rest: &[u8]) -> Result<Numbers> {
+    let (mut seen, mut split) = (Numbers::default(), Numbers::default());
+    seen.insert(first);
+    let mut last = first;
+    let mut reader = Reader::new(rest);
+    while let Some((number, _)) = reader.field()? {
+        if number != last {
+            if seen.contains(number) {
+                split.insert(number);
+            } else {
+                seen.insert(number);
+            }
+            last = number;
+        }
+    }
+    Ok(split)
 }
 
 /// A message being read; an inlined field's message is read as a level above its parent's.
@@ -28,9 +77,10 @@ struct Level<'de> {
     /// The repeated or map field whose run of occurrences was handed out last: the occurrences
     /// read after its key belong to that run.
     run: Option<u32>,
-    /// Repeated and map fields whose runs ended (numbers below 64 as bits, others listed).
-    ended: u64,
-    ended_high: Vec<u32>,
+    /// Repeated and map fields whose runs ended.
+    ended: Numbers,
+    /// The fields whose occurrences are split, found when the first repeated field is handed out.
+    split: Option<Numbers>,
 }
 
 impl<'de> Level<'de> {
@@ -39,26 +89,30 @@ impl<'de> Level<'de> {
             message,
             reader: Reader::new(input),
             run: None,
-            ended: 0,
-            ended_high: Vec::new(),
+            ended: Numbers::default(),
+            split: None,
         }
     }
 
     fn end_run(&mut self) {
         if let Some(number) = self.run.take() {
-            match 1u64.checked_shl(number) {
-                Some(bit) if number < 64 => self.ended |= bit,
-                _ => self.ended_high.push(number),
-            }
+            self.ended.insert(number);
         }
     }
 
     fn has_ended(&self, number: u32) -> bool {
-        if number < 64 {
-            self.ended & (1 << number) != 0
-        } else {
-            self.ended_high.contains(&number)
-        }
+        self.ended.contains(number)
+    }
+
+    /// Whether other fields split the occurrences of `number`, whose first occurrence was just
+    /// read. The first repeated field of a message comes before every other one's occurrences, so
+    /// one walk from it answers for all of them.
+    fn is_split(&mut self, number: u32) -> Result<bool> {
+        let split = match &mut self.split {
+            Some(split) => split,
+            empty => empty.insert(split_fields(number, self.reader.remaining())?),
+        };
+        Ok(split.contains(number))
     }
 }
 
@@ -177,13 +231,12 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
             }
             if field.repeated || matches!(field.ty, FieldType::Map(..)) {
                 if level.has_ended(number) {
-                    return Err(Error::SplitRepeated {
-                        message: schema[message].name.to_string(),
-                        field: field.json_name.to_string(),
-                    });
+                    // A later part of a split run: gathered with the first occurrence.
+                    continue;
                 }
+                let split = level.is_split(number)?;
                 level.run = Some(number);
-                self.pending = Pending::Gathered(field, value, level.reader.remaining());
+                self.pending = Pending::Gathered(field, value, level.reader.remaining(), split);
             } else {
                 if reads_as_absent(field, &value) {
                     continue;
@@ -211,13 +264,14 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
                     depth,
                 ))
             }
-            Pending::Gathered(field, first, rest) => match &field.ty {
+            Pending::Gathered(field, first, rest, split) => match &field.ty {
                 FieldType::Map(..) => seed.deserialize(MapEntries::new(
                     self.schema,
                     &self.schema[self.pending_parent],
                     field,
                     first,
                     rest,
+                    split,
                     depth,
                 )),
                 _ => seed.deserialize(RepeatedDeserializer::new(
@@ -226,6 +280,7 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
                     field,
                     Some(first),
                     rest,
+                    split,
                     depth,
                 )),
             },
@@ -235,6 +290,7 @@ impl<'de> MapAccess<'de> for MessageAccess<'_, 'de> {
                 field,
                 None,
                 &[],
+                false,
                 depth,
             )),
             Pending::None => Err(Error::Custom("a map value asked for before its key".into())),

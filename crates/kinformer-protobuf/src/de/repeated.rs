@@ -1,5 +1,6 @@
-//! Repeated and map fields: the run of a field's occurrences, as one serde sequence or map. Every
-//! Kubernetes encoder writes a field's occurrences together; the message reader refuses a split run.
+//! Repeated and map fields: a field's occurrences, as one serde sequence or map. Every Kubernetes
+//! encoder writes them together, as one run; a run other fields split is read whole from the
+//! rest of the message, appended as Go's decoder appends it.
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::forward_to_deserialize_any;
@@ -9,14 +10,16 @@ use crate::error::{Error, Result};
 use crate::schema::{Field, FieldType, Message, Scalar, Schema};
 use crate::wire::{Reader, WireValue};
 
-/// The run of one field's occurrences: the first one (already read by the message reader, or
-/// found by skipping other fields), then those right after it.
+/// One field's occurrences: the first one (already read by the message reader, or found by
+/// skipping other fields), then those right after it, or (a split run) all those after it.
 struct Occurrences<'s, 'de> {
     field: &'s Field,
     first: Option<WireValue<'de>>,
     rest: Reader<'de>,
-    /// Whether the run has begun (after it, another field ends it).
+    /// Whether the run has begun (after it, another field ends it unless it is split).
     started: bool,
+    /// Whether other fields split the run: then its occurrences are read to the message's end.
+    split: bool,
 }
 
 impl<'de> Occurrences<'_, 'de> {
@@ -34,7 +37,7 @@ impl<'de> Occurrences<'_, 'de> {
                 self.started = true;
                 return Ok(Some(value));
             }
-            if self.started {
+            if self.started && !self.split {
                 self.rest = before;
                 return Ok(None);
             }
@@ -49,13 +52,14 @@ pub(crate) struct RepeatedDeserializer<'s, 'de> {
 
 impl<'s, 'de> RepeatedDeserializer<'s, 'de> {
     /// `first` is the occurrence already read, if any; `rest` the message bytes after it (or the
-    /// whole message).
+    /// whole message); `split` whether other fields split the occurrences.
     pub(crate) fn new(
         schema: &'s Schema,
         parent: &'s Message,
         field: &'s Field,
         first: Option<WireValue<'de>>,
         rest: &'de [u8],
+        split: bool,
         depth: usize,
     ) -> Self {
         Self {
@@ -67,6 +71,7 @@ impl<'s, 'de> RepeatedDeserializer<'s, 'de> {
                     field,
                     first,
                     rest: Reader::new(rest),
+                    split,
                 },
                 packed: None,
                 depth,
@@ -175,6 +180,7 @@ impl<'s, 'de> MapEntries<'s, 'de> {
         field: &'s Field,
         first: WireValue<'de>,
         rest: &'de [u8],
+        split: bool,
         depth: usize,
     ) -> Self {
         Self {
@@ -185,6 +191,7 @@ impl<'s, 'de> MapEntries<'s, 'de> {
                 first: Some(first),
                 rest: Reader::new(rest),
                 started: true,
+                split,
             },
             value: None,
             depth,

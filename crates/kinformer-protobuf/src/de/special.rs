@@ -122,8 +122,17 @@ fn repeated<'de, V: Visitor<'de>>(
     let field = message
         .field(number)
         .ok_or_else(|| Error::Custom(format!("{} has no field {number}", message.name)))?;
-    RepeatedDeserializer::new(de.schema, message, field, None, de.input, de.depth + 1)
-        .deserialize_any(visitor)
+    // Read to the message's end: every occurrence, however other fields split them.
+    RepeatedDeserializer::new(
+        de.schema,
+        message,
+        field,
+        None,
+        de.input,
+        true,
+        de.depth + 1,
+    )
+    .deserialize_any(visitor)
 }
 
 /// The message in field `number`, one level down.

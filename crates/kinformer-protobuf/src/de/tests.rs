@@ -123,12 +123,20 @@ fn an_empty_packed_run_reads_as_absent_as_go_and_json_have_it() {
 }
 
 #[test]
-fn a_repeated_field_split_by_another_is_refused_not_half_read() {
+fn a_repeated_field_split_by_others_is_appended_to_as_go_does() {
     let mut out = Vec::new();
     put_bytes(&mut out, 5, b"a");
     put_bytes(&mut out, 1, b"n");
     put_bytes(&mut out, 5, b"b");
-    assert!(matches!(decode(&out), Err(Error::SplitRepeated { ref field, .. }) if field == "tags"));
+    put_tag(&mut out, 6, wire::VARINT);
+    put_varint(&mut out, 1);
+    put_bytes(&mut out, 5, b"c");
+    put_tag(&mut out, 6, wire::VARINT);
+    put_varint(&mut out, 2);
+    assert_eq!(
+        decode(&out).unwrap(),
+        json!({"tags": ["a", "b", "c"], "name": "n", "ports": [1, 2]})
+    );
 }
 
 #[test]

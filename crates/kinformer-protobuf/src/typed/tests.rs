@@ -2,6 +2,7 @@
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kinformer_core::Fields;
 use serde_json::json;
 
 use crate::wire::{self, put_bytes, put_nested, put_tag, put_varint};
@@ -14,7 +15,10 @@ fn pod_id() -> crate::MessageId {
 /// Both paths on the same bytes: they must agree.
 fn both(bytes: &[u8]) -> Pod {
     let serde: Pod = from_slice(Schema::kubernetes(), pod_id(), bytes).unwrap();
-    let typed = TypedDecoder::<Pod>::new().unwrap().decode(bytes).unwrap();
+    let typed = TypedDecoder::<Pod>::new(&Fields::All)
+        .unwrap()
+        .decode(bytes)
+        .unwrap();
     assert_eq!(typed, serde);
     typed
 }
@@ -60,9 +64,8 @@ fn special_forms_match_the_serde_path() {
     let bytes = to_vec(Schema::kubernetes(), pod_id(), &json).unwrap();
     let pod = both(&bytes);
     assert_eq!(pod, serde_json::from_value::<Pod>(json).unwrap());
-    let skipping = TypedDecoder::<Pod>::new()
+    let skipping = TypedDecoder::<Pod>::new(&Fields::WithoutManagedFields)
         .unwrap()
-        .skip_managed_fields(true)
         .decode(&bytes)
         .unwrap();
     assert_eq!(skipping.metadata.managed_fields, None);
@@ -92,7 +95,7 @@ fn a_quantity_written_empty_is_zero() {
 
 #[test]
 fn bad_input_is_a_typed_error() {
-    let decoder = TypedDecoder::<Pod>::new().unwrap();
+    let decoder = TypedDecoder::<Pod>::new(&Fields::All).unwrap();
     let mut out = Vec::new();
     put_bytes(&mut out, 1, b"\x0a\x05ab"); // metadata whose name runs past its end
     assert!(matches!(decoder.decode(&out), Err(Error::Truncated(_))));
@@ -135,15 +138,15 @@ fn nesting_past_the_limit_is_refused() {
     put_bytes(&mut spec, 7, &version);
     let mut crd = Vec::new();
     put_bytes(&mut crd, 2, &spec);
-    let decoder = TypedDecoder::<CustomResourceDefinition>::new().unwrap();
+    let decoder = TypedDecoder::<CustomResourceDefinition>::new(&Fields::All).unwrap();
     assert!(matches!(decoder.decode(&crd), Err(Error::TooDeep(_))));
 }
 
 #[test]
 fn only_generated_types_have_a_decoder() {
-    assert!(TypedDecoder::<ConfigMap>::new().is_some());
-    assert!(TypedDecoder::<serde_json::Value>::new().is_none());
-    let decoder = TypedDecoder::<ConfigMap>::new().unwrap();
+    assert!(TypedDecoder::<ConfigMap>::new(&Fields::All).is_some());
+    assert!(TypedDecoder::<serde_json::Value>::new(&Fields::All).is_none());
+    let decoder = TypedDecoder::<ConfigMap>::new(&Fields::All).unwrap();
     let id = Schema::kubernetes().message_for("v1", "ConfigMap").unwrap();
     assert_eq!(decoder.message(), id);
 }
@@ -167,4 +170,38 @@ fn lists_are_allocated_at_their_length() {
         assert_eq!(container.env.as_ref().unwrap().capacity(), 2);
     }
     assert_eq!(pod.metadata.finalizers.unwrap().capacity(), 3);
+}
+
+#[test]
+fn split_runs_are_appended_to_on_both_paths() {
+    let label = |key: &[u8], value: &[u8]| {
+        let mut entry = Vec::new();
+        put_bytes(&mut entry, 1, key);
+        put_bytes(&mut entry, 2, value);
+        entry
+    };
+    let mut meta = Vec::new();
+    put_bytes(&mut meta, 14, b"a"); // finalizers
+    put_bytes(&mut meta, 11, &label(b"k1", b"1")); // labels
+    put_bytes(&mut meta, 1, b"p"); // name
+    put_bytes(&mut meta, 14, b"b");
+    put_bytes(&mut meta, 14, b"c");
+    put_bytes(&mut meta, 3, b"ns"); // namespace
+    put_bytes(&mut meta, 11, &label(b"k2", b"2"));
+    let mut bytes = Vec::new();
+    put_bytes(&mut bytes, 1, &meta);
+    let pod = both(&bytes);
+    assert_eq!(
+        pod.metadata.finalizers,
+        Some(vec!["a".into(), "b".into(), "c".into()])
+    );
+    let labels = pod.metadata.labels.unwrap();
+    assert_eq!((labels["k1"].as_str(), labels["k2"].as_str()), ("1", "2"));
+    assert_eq!(
+        (
+            pod.metadata.name.as_deref(),
+            pod.metadata.namespace.as_deref()
+        ),
+        (Some("p"), Some("ns"))
+    );
 }

@@ -8,11 +8,9 @@
 use std::collections::VecDeque;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{ObjectList, Projection, WatchEvent};
+use kinformer_core::{Fields, ObjectList, WatchEvent};
 use kinformer_protobuf::{Schema, envelope, wire};
-use kinformer_rest::decoders::{
-    ListDecoder, ProtobufListDecoder, ProtobufWatchDecoder, WatchDecoder,
-};
+use kinformer_rest::decoders::{ListDecoder, ProtobufCodec, ProtobufListDecoder, WatchDecoder};
 
 use super::{CHUNK, FRAME, RawList, Rows, interleaved, list_streamed, report_pair};
 
@@ -63,8 +61,7 @@ fn watch_stream(body: &[u8], events: usize) -> Vec<u8> {
 
 #[inline(never)]
 fn list_protobuf(body: &[u8]) -> ObjectList<Pod> {
-    let mut decoder =
-        ProtobufListDecoder::<Pod>::new().with_projection(Projection::managed_fields());
+    let mut decoder = ProtobufListDecoder::<Pod>::new().with_fields(Fields::WithoutManagedFields);
     for chunk in body.chunks(CHUNK) {
         decoder.decode(chunk).unwrap();
     }
@@ -92,20 +89,20 @@ fn watch_kept<D>(
 
 /// The protobuf watch stream, managedFields skipped.
 fn watch_protobuf(stream: &[u8], events: usize) -> Events {
-    let decoder =
-        ProtobufWatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+    let decoder = WatchDecoder::<Pod, ProtobufCodec<Pod>>::new(FRAME)
+        .with_fields(Fields::WithoutManagedFields);
     watch_kept(
         stream,
         events,
         decoder,
-        ProtobufWatchDecoder::decode,
-        ProtobufWatchDecoder::finish,
+        WatchDecoder::decode,
+        WatchDecoder::finish,
     )
 }
 
 /// The JSON watch stream, managedFields skipped.
 fn watch_json(stream: &[u8], events: usize) -> Events {
-    let decoder = WatchDecoder::<Pod>::new(FRAME).with_projection(Projection::managed_fields());
+    let decoder = WatchDecoder::<Pod>::new(FRAME).with_fields(Fields::WithoutManagedFields);
     watch_kept(
         stream,
         events,
@@ -137,7 +134,7 @@ pub(super) fn rows(
     let (ours, out, theirs, theirs_out) = interleaved(
         || list_protobuf(&list),
         || {
-            let decoder = ListDecoder::<Pod>::new().with_projection(Projection::managed_fields());
+            let decoder = ListDecoder::<Pod>::new().with_fields(Fields::WithoutManagedFields);
             list_streamed(json_list, decoder)
         },
     );

@@ -1,4 +1,6 @@
-//! Credentials: [`Auth`] (what the config says) and the layer that puts them on requests.
+//! Who the client is: its credentials ([`Auth`], what the config says), its TLS client
+//! certificate ([`Identity`]), whom it acts as ([`Impersonate`]), and the layer that puts
+//! credentials on requests ([`AuthLayer`]).
 
 mod cert_slot;
 mod exec;
@@ -12,6 +14,8 @@ pub use exec::{ExecConfig, InteractiveMode};
 pub use layer::{AuthLayer, AuthService};
 pub use oidc::OidcConfig;
 pub use secret::Secret;
+
+pub use crate::config::{Identity, Impersonate};
 
 use std::path::PathBuf;
 

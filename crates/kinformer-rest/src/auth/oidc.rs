@@ -26,7 +26,8 @@ use persist::PersistTarget;
 ///
 /// # Examples
 /// ```
-/// use kinformer_rest::{Auth, Config, OidcConfig, Secret};
+/// use kinformer_rest::Config;
+/// use kinformer_rest::auth::{Auth, OidcConfig, Secret};
 ///
 /// let mut oidc = OidcConfig::new("https://dex.example.com", "kubectl");
 /// oidc.refresh_token = Some(Secret::new("r3fr3sh"));

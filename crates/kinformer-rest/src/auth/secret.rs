@@ -5,7 +5,7 @@ use std::fmt;
 /// A credential: readable on purpose with [`expose`](Self::expose), redacted in `Debug`.
 ///
 /// ```
-/// use kinformer_rest::Secret;
+/// use kinformer_rest::auth::Secret;
 ///
 /// let token = Secret::new("s3cr3t");
 /// assert_eq!(format!("{token:?}"), "Secret(<redacted>)");

@@ -11,7 +11,7 @@ use crate::error::{Error, Kind, Result};
 ///
 /// # Examples
 /// ```
-/// use kinformer_rest::Impersonate;
+/// use kinformer_rest::auth::Impersonate;
 ///
 /// let mut who = Impersonate::user("jane");
 /// who.groups = vec!["developers".into()];

@@ -39,7 +39,8 @@ pub const DEFAULT_BURST: u32 = 10;
 ///
 /// # Examples
 /// ```
-/// use kinformer_rest::{Auth, Config, Secret};
+/// use kinformer_rest::Config;
+/// use kinformer_rest::auth::{Auth, Secret};
 ///
 /// let mut config = Config::new("https://127.0.0.1:6443".parse()?);
 /// config.auth = Auth::Bearer(Secret::new("t0ken"));
@@ -192,7 +193,8 @@ impl Config {
     /// when each client is built). `ProxyEnv::default()` turns environment proxies off.
     ///
     /// ```
-    /// use kinformer_rest::{Config, ProxyEnv};
+    /// use kinformer_rest::Config;
+    /// use kinformer_rest::stack::ProxyEnv;
     ///
     /// let config = Config::new("https://10.0.0.1:6443".parse()?)
     ///     .proxy_env(ProxyEnv::from_vars([("HTTPS_PROXY", "socks5://127.0.0.1:1080")]));

@@ -1,4 +1,4 @@
-//! [`WatchDecoder`]: turns the bytes of a watch body, in chunks of any size, into events.
+//! [`JsonCodec`]: the events of a JSON watch body, for the one [`WatchDecoder`](super::WatchDecoder) driver.
 //!
 //! Events are found by JSON value boundaries, not by chunks or lines: newlines (found with
 //! `memchr`) only tell the decoder when a complete event has probably arrived. One chunk may hold
@@ -9,47 +9,91 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use bytes::{Buf, BytesMut};
-use kinformer_core::{Projection, WatchEvent};
+use kinformer_core::{Fields, Projection, WatchEvent};
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny};
 
 use super::event::EventSeed;
 use super::limits::too_large;
+use super::watch::{WatchCodec, cut_off};
 use crate::error::{Error, Kind, Result};
 
-/// Incremental decoder of a JSON watch stream into [`WatchEvent<K>`].
-///
-/// After the first error (a malformed event, an oversized frame) the decoder is finished and
-/// ignores further input, so a stream yields exactly one error and ends.
-///
-/// # Examples
-/// ```
-/// use std::collections::VecDeque;
-///
-/// use k8s_openapi::api::core::v1::ConfigMap;
-/// use kinformer_rest::decoders::WatchDecoder;
-///
-/// let mut decoder = WatchDecoder::<ConfigMap>::new(1 << 20);
-/// let mut events = VecDeque::new();
-/// decoder.decode(br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}
-/// {"type":"DELE"#, &mut events);
-/// assert_eq!(events.len(), 1);
-/// decoder.decode(br#"TED","object":{"metadata":{"name":"a"}}}
-/// "#, &mut events);
-/// decoder.finish(&mut events);
-/// let kinds: Vec<_> = events.into_iter().map(|e| e.unwrap().type_name()).collect();
-/// assert_eq!(kinds, ["ADDED", "DELETED"]);
-/// ```
-pub struct WatchDecoder<K> {
-    buf: BytesMut,
-    /// Bytes of `buf` already searched for a newline.
-    scanned: usize,
-    max_frame: usize,
+/// The JSON codec of a [`WatchDecoder`](super::WatchDecoder): events found by JSON value boundaries, each decoded
+/// straight into `K` through the fields' projection (see the module docs).
+pub struct JsonCodec<K> {
     seen_newline: bool,
-    finished: bool,
     /// What each object is decoded through; none: whole objects.
     projection: Option<Arc<Projection>>,
     _kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Default for JsonCodec<K> {
+    fn default() -> Self {
+        Self {
+            seen_newline: false,
+            projection: None,
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<K: DeserializeOwned> WatchCodec<K> for JsonCodec<K> {
+    /// [`Fields::All`] is the plain serde decode; the others go through their projection, whose
+    /// skipped fields the parser scans past without building them.
+    fn set_fields(&mut self, fields: Fields) {
+        self.projection = fields.projection();
+    }
+
+    fn max_buffered(max_frame: usize) -> usize {
+        max_frame
+    }
+
+    /// Searches for newlines from `searched` on.
+    fn events(
+        &mut self,
+        data: &[u8],
+        mut from: usize,
+        max_frame: usize,
+        out: &mut VecDeque<Result<WatchEvent<K>>>,
+    ) -> Result<usize> {
+        let mut consumed = 0;
+        while let Some(rel) = memchr::memchr(b'\n', &data[from..]) {
+            self.seen_newline = true;
+            let end = from + rel + 1;
+            // One event per line, as servers write them: a longer line is rejected however the
+            // chunks fell, before it is decoded.
+            if data[consumed..end].trim_ascii().len() > max_frame {
+                return Err(too_large("a watch event", max_frame));
+            }
+            match parse(self.projection.as_deref(), &data[consumed..end], out) {
+                Scan::Consumed(n) => consumed += n,
+                Scan::Malformed(e) => return Err(malformed(e)),
+            }
+            from = end;
+        }
+        // A producer that never writes newlines: try when the data ends like an object does.
+        if !self.seen_newline && data[consumed..].trim_ascii_end().ends_with(b"}") {
+            if data[consumed..].trim_ascii().len() > max_frame {
+                return Err(too_large("a watch event", max_frame));
+            }
+            match parse(self.projection.as_deref(), &data[consumed..], out) {
+                Scan::Consumed(n) => consumed += n,
+                Scan::Malformed(e) => return Err(malformed(e)),
+            }
+        }
+        Ok(consumed)
+    }
+
+    /// A trailing event without a newline is decoded; a cut-off event is an error.
+    fn finish(&mut self, rest: &[u8], out: &mut VecDeque<Result<WatchEvent<K>>>) {
+        if rest.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match parse(self.projection.as_deref(), rest, out) {
+            Scan::Consumed(n) if rest[n..].iter().all(u8::is_ascii_whitespace) => {}
+            Scan::Consumed(_) => out.push_back(Err(cut_off())),
+            Scan::Malformed(e) => out.push_back(Err(malformed(e))),
+        }
+    }
 }
 
 /// How a scan ended.
@@ -58,140 +102,6 @@ enum Scan {
     Consumed(usize),
     /// A malformed event: the stream is over.
     Malformed(serde_json::Error),
-}
-
-impl<K: DeserializeOwned> WatchDecoder<K> {
-    /// A decoder accepting events up to `max_frame` bytes, decoding whole objects.
-    pub fn new(max_frame: usize) -> Self {
-        Self {
-            buf: BytesMut::new(),
-            scanned: 0,
-            max_frame,
-            seen_newline: false,
-            finished: false,
-            projection: None,
-            _kind: PhantomData,
-        }
-    }
-
-    /// Decodes each object through `projection`; `None` (the default) decodes objects whole, with
-    /// the plain serde decode. Accepts an `Arc<Projection>` or an `Option` of one; skipping
-    /// managedFields only is `with_projection(Projection::managed_fields())`.
-    #[must_use]
-    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.projection = projection.into();
-        self
-    }
-
-    /// True after an error: further input is ignored.
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
-    /// Feeds one chunk; complete events (and at most one error) are appended to `out`.
-    pub fn decode(&mut self, chunk: &[u8], out: &mut VecDeque<Result<WatchEvent<K>>>) {
-        if self.finished || chunk.is_empty() {
-            return;
-        }
-        if self.buf.is_empty() {
-            // Fast path: decode straight from the chunk and keep only its incomplete tail.
-            let consumed = self.scan(chunk, 0, out);
-            if let Some(consumed) = consumed {
-                if chunk.len() - consumed > self.max_frame {
-                    // Not even copied: the tail alone is over the limit.
-                    self.fail(out, too_large("a watch event", self.max_frame));
-                    return;
-                }
-                self.buf.extend_from_slice(&chunk[consumed..]);
-                self.scanned = chunk.len() - consumed;
-            }
-        } else {
-            let from = self.scanned;
-            self.buf.extend_from_slice(chunk);
-            let data = std::mem::take(&mut self.buf);
-            let consumed = self.scan(&data, from, out);
-            self.buf = data;
-            if let Some(consumed) = consumed {
-                self.buf.advance(consumed);
-                self.scanned = self.buf.len();
-            }
-        }
-        // What stays buffered is one incomplete event: at most `max_frame` bytes survive a call,
-        // so the buffer never holds more than the limit plus one chunk.
-        if !self.finished && self.buf.len() > self.max_frame {
-            self.fail(out, too_large("a watch event", self.max_frame));
-        }
-    }
-
-    /// Ends the input: a trailing event without a newline is decoded; a cut-off event is an error.
-    pub fn finish(&mut self, out: &mut VecDeque<Result<WatchEvent<K>>>) {
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        let data = std::mem::take(&mut self.buf);
-        if data.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        match parse(self.projection.as_deref(), &data, out) {
-            Scan::Consumed(n) if data[n..].iter().all(u8::is_ascii_whitespace) => {}
-            Scan::Consumed(_) => out.push_back(Err(Error::new(
-                Kind::Transport,
-                "the watch stream ended in the middle of an event",
-            ))),
-            Scan::Malformed(e) => out.push_back(Err(malformed(e))),
-        }
-    }
-
-    fn fail(&mut self, out: &mut VecDeque<Result<WatchEvent<K>>>, err: Error) {
-        self.finished = true;
-        self.buf = BytesMut::new();
-        out.push_back(Err(err));
-    }
-
-    /// Decodes every complete event in `data`, searching for newlines from `from`. Returns how
-    /// many bytes were consumed, or `None` after a malformed event.
-    fn scan(
-        &mut self,
-        data: &[u8],
-        mut from: usize,
-        out: &mut VecDeque<Result<WatchEvent<K>>>,
-    ) -> Option<usize> {
-        let mut consumed = 0;
-        while let Some(rel) = memchr::memchr(b'\n', &data[from..]) {
-            self.seen_newline = true;
-            let end = from + rel + 1;
-            // One event per line, as servers write them: a longer line is rejected however the
-            // chunks fell, before it is decoded.
-            if data[consumed..end].trim_ascii().len() > self.max_frame {
-                self.fail(out, too_large("a watch event", self.max_frame));
-                return None;
-            }
-            match parse(self.projection.as_deref(), &data[consumed..end], out) {
-                Scan::Consumed(n) => consumed += n,
-                Scan::Malformed(e) => {
-                    self.fail(out, malformed(e));
-                    return None;
-                }
-            }
-            from = end;
-        }
-        // A producer that never writes newlines: try when the data ends like an object does.
-        if !self.seen_newline && data[consumed..].trim_ascii_end().ends_with(b"}") {
-            if data[consumed..].trim_ascii().len() > self.max_frame {
-                self.fail(out, too_large("a watch event", self.max_frame));
-                return None;
-            }
-            match parse(self.projection.as_deref(), &data[consumed..], out) {
-                Scan::Consumed(n) => consumed += n,
-                Scan::Malformed(e) => {
-                    self.fail(out, malformed(e));
-                    return None;
-                }
-            }
-        }
-        Some(consumed)
-    }
 }
 
 /// Decodes the complete JSON values at the start of `window`, each object through `projection`.
@@ -231,12 +141,9 @@ fn malformed(e: serde_json::Error) -> Error {
     .with_source(e)
 }
 
-impl<K> fmt::Debug for WatchDecoder<K> {
+impl<K> fmt::Debug for JsonCodec<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WatchDecoder")
-            .field("buffered", &self.buf.len())
-            .field("max_frame", &self.max_frame)
-            .field("finished", &self.finished)
+        f.debug_struct("JsonCodec")
             .field("projection", &self.projection.is_some())
             .finish()
     }

@@ -47,6 +47,16 @@ pub(crate) struct ListMeta {
     pub(crate) remaining_item_count: Option<i64>,
 }
 
+impl ListMeta {
+    /// The list of `items` this metadata describes: what every list decoder ends with.
+    pub(crate) fn into_list<K>(self, items: Vec<Arc<K>>) -> ObjectList<K> {
+        let mut list = ObjectList::new(self.resource_version.unwrap_or_default(), items)
+            .with_continue(self.continue_token);
+        list.remaining_item_count = self.remaining_item_count;
+        list
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(field_identifier, rename_all = "lowercase")]
 enum Field {
@@ -85,10 +95,7 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for ListSeed<K> {
                 }
             }
         }
-        let mut list = ObjectList::new(meta.resource_version.unwrap_or_default(), items)
-            .with_continue(meta.continue_token);
-        list.remaining_item_count = meta.remaining_item_count;
-        Ok(list)
+        Ok(meta.into_list(items))
     }
 }
 

@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use kinformer_core::{ObjectList, Projection};
+use kinformer_core::{Fields, ObjectList, Projection};
 use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
@@ -98,12 +98,12 @@ impl<K: DeserializeOwned> ListDecoder<K> {
         }
     }
 
-    /// Decodes each item through `projection`; `None` (the default) decodes items whole, with
-    /// the plain serde decode. Accepts an `Arc<Projection>` or an `Option` of one; skipping
-    /// managedFields only is `with_projection(Projection::managed_fields())`.
+    /// Decodes `fields` of each item: [`Fields::All`] (the default) is the plain serde decode;
+    /// the others go through their projection, whose skipped fields the parser scans past
+    /// without building them.
     #[must_use]
-    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.projection = projection.into();
+    pub fn with_fields(mut self, fields: Fields) -> Self {
+        self.projection = fields.projection();
         self
     }
 
@@ -173,10 +173,7 @@ impl<K: DeserializeOwned> ListDecoder<K> {
         if self.phase != Phase::Done || !rest.iter().all(u8::is_ascii_whitespace) {
             return Err(malformed("the body ended before the list did"));
         }
-        let mut list = ObjectList::new(self.meta.resource_version.unwrap_or_default(), self.items)
-            .with_continue(self.meta.continue_token);
-        list.remaining_item_count = self.meta.remaining_item_count;
-        Ok(list)
+        Ok(self.meta.into_list(self.items))
     }
 
     /// Decodes the item starting at `start` straight from the buffer: one pass, no separate

@@ -9,20 +9,19 @@ mod list_stream;
 mod media;
 mod projection;
 mod protobuf;
-mod skip_managed_fields;
 mod stream;
+mod watch;
 
-pub use frame::WatchDecoder;
+pub use frame::JsonCodec;
 pub(crate) use limits::Limits;
 pub use limits::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 pub use list::decode_list;
 pub use list_stream::ListDecoder;
 pub(crate) use media::Media;
 pub use projection::ProjectionSeed;
-pub use protobuf::{ProtobufListDecoder, ProtobufWatchDecoder, protobuf_decodes_exactly_sized};
-pub(crate) use protobuf::{decode_body, status_from_body};
-pub use skip_managed_fields::{WithoutManagedFields, deserialize_without_managed_fields};
+pub use protobuf::{ProtobufCodec, ProtobufListDecoder, protobuf_decodes_exactly_sized};
 pub use stream::{ByteStream, WatchStream};
+pub use watch::{WatchCodec, WatchDecoder};
 
 #[cfg(test)]
 mod tests;

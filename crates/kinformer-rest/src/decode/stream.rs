@@ -3,18 +3,17 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
 use futures_core::Stream;
 use http_body::Body as _;
-use kinformer_core::{Projection, WatchEvent};
+use kinformer_core::WatchEvent;
 use serde::de::DeserializeOwned;
 
-use super::frame::WatchDecoder;
-use super::media::Media;
-use super::protobuf::ProtobufWatchDecoder;
+use super::frame::JsonCodec;
+use super::protobuf::ProtobufCodec;
+use super::watch::WatchDecoder;
 use crate::body::ResponseBody;
 use crate::error::{BoxError, Error, Kind, Result};
 
@@ -23,18 +22,18 @@ use crate::error::{BoxError, Error, Kind, Result};
 ///
 /// Yields `Ok` events (including `ERROR` events, as [`WatchEvent::Error`]) until the server ends
 /// the watch; a broken connection or a malformed event yields one `Err` and ends the stream.
-/// Dropping the stream closes the watch. Objects are decoded through the request's
-/// [`projection`](crate::Request::projection), or whole without one.
+/// Dropping the stream closes the watch. Objects are decoded as the request's
+/// [`fields`](crate::Request::fields) say.
 pub struct WatchStream<K> {
     body: Option<ResponseBody>,
     decoder: Frames<K>,
     ready: VecDeque<Result<WatchEvent<K>>>,
 }
 
-/// The decoder of the stream's encoding.
-enum Frames<K> {
-    Json(WatchDecoder<K>),
-    Protobuf(ProtobufWatchDecoder<K>),
+/// A watch stream's decoder, of the response's encoding.
+pub(crate) enum Frames<K> {
+    Json(WatchDecoder<K, JsonCodec<K>>),
+    Protobuf(WatchDecoder<K, ProtobufCodec<K>>),
 }
 
 impl<K: DeserializeOwned + 'static> Frames<K> {
@@ -70,20 +69,8 @@ impl<K> fmt::Debug for Frames<K> {
 }
 
 impl<K: DeserializeOwned + 'static> WatchStream<K> {
-    /// The watch of `body`, encoded as `media`, decoding objects through `projection` (whole
-    /// without one).
-    pub(crate) fn new(
-        body: ResponseBody,
-        media: Media,
-        max_frame: usize,
-        projection: Option<Arc<Projection>>,
-    ) -> Self {
-        let decoder = match media {
-            Media::Json => Frames::Json(WatchDecoder::new(max_frame).with_projection(projection)),
-            Media::Protobuf => {
-                Frames::Protobuf(ProtobufWatchDecoder::new(max_frame).with_projection(projection))
-            }
-        };
+    /// The watch of `body`, read by `decoder`.
+    pub(crate) fn new(body: ResponseBody, decoder: Frames<K>) -> Self {
         Self {
             body: Some(body),
             decoder,

@@ -10,10 +10,10 @@ use std::sync::{Arc, LazyLock};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{DynamicObject, Projection};
+use kinformer_core::{DynamicObject, Fields, Projection};
 use kinformer_sim::{ManagedFieldsShape, Sim};
 use proptest::prelude::*;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde_json::value::RawValue;
 use tower::ServiceExt;
 
@@ -136,22 +136,25 @@ proptest! {
             .map(|item| serde_json::from_str(item.get()).unwrap())
             .collect();
         prop_assert_eq!(&list(ListDecoder::<Pod>::new(), body, chunk), &whole);
-        let skip = Projection::managed_fields;
         let pods = expected::<Pod>(body, strip_pod);
-        prop_assert_eq!(&list(ListDecoder::<Pod>::new().with_projection(skip()), body, chunk), &pods);
+        prop_assert_eq!(&list(ListDecoder::<Pod>::new().with_fields(Fields::WithoutManagedFields), body, chunk), &pods);
         let dynamic = expected::<DynamicObject>(body, strip_dynamic);
         prop_assert_eq!(
-            &list(ListDecoder::<DynamicObject>::new().with_projection(skip()), body, chunk),
+            &list(ListDecoder::<DynamicObject>::new().with_fields(Fields::WithoutManagedFields), body, chunk),
             &dynamic
         );
         let events = watch_body(body);
         prop_assert_eq!(
-            &watch(WatchDecoder::new(1 << 20).with_projection(skip()), &events, chunk),
+            &watch(WatchDecoder::new(1 << 20).with_fields(Fields::WithoutManagedFields), &events, chunk),
             &pods
         );
         let one_by_one: Vec<Pod> = items(body)
             .iter()
-            .map(|item| serde_json::from_str::<WithoutManagedFields<Pod>>(item.get()).unwrap().0)
+            .map(|item| {
+                let skip = Projection::managed_fields();
+                let mut de = serde_json::Deserializer::from_str(item.get());
+                ProjectionSeed::<Pod>::new(&skip).deserialize(&mut de).unwrap()
+            })
             .collect();
         prop_assert_eq!(&one_by_one, &pods);
     }
@@ -160,7 +163,7 @@ proptest! {
 #[test]
 fn a_decoder_keeps_its_projection_when_moved_to_another_thread() {
     let body = &BODIES[0];
-    let drop = Arc::new(Projection::drop(["status", "spec.containers"]).unwrap());
+    let drop = Fields::projected(Projection::drop(["status", "spec.containers"]).unwrap());
     let projected = |pod: &Pod| {
         pod.status.is_none()
             && pod.spec.as_ref().is_some_and(|s| s.containers.is_empty())
@@ -168,7 +171,7 @@ fn a_decoder_keeps_its_projection_when_moved_to_another_thread() {
             && pod.metadata.name.is_some()
     };
     let (first, rest) = body.split_at(body.len() / 2);
-    let mut decoder = ListDecoder::<Pod>::new().with_projection(Arc::clone(&drop));
+    let mut decoder = ListDecoder::<Pod>::new().with_fields(drop.clone());
     decoder.decode(first).unwrap();
     let list = std::thread::spawn(move || {
         decoder.decode(rest).unwrap();
@@ -181,7 +184,7 @@ fn a_decoder_keeps_its_projection_when_moved_to_another_thread() {
 
     let events = watch_body(body);
     let (first, rest) = events.split_at(events.len() / 2);
-    let mut decoder = WatchDecoder::<Pod>::new(1 << 20).with_projection(drop);
+    let mut decoder = WatchDecoder::<Pod>::new(1 << 20).with_fields(drop);
     let mut ready = VecDeque::new();
     decoder.decode(first, &mut ready);
     let rest = rest.to_vec();

@@ -22,7 +22,7 @@ const DOUBLING: Backoff = match Backoff::constant(Duration::ZERO).with_factor(2.
 /// ```
 /// use std::time::Duration;
 ///
-/// use kinformer_rest::UrlBackoff;
+/// use kinformer_rest::stack::UrlBackoff;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let backoff = UrlBackoff::new(Duration::from_secs(1), Duration::from_secs(200));

@@ -19,7 +19,7 @@ use crate::request::WatchRequest;
 ///
 /// # Examples
 /// ```
-/// use kinformer_rest::ClientRateLimiter;
+/// use kinformer_rest::stack::ClientRateLimiter;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let limiter = ClientRateLimiter::new(5.0, 10);

@@ -5,43 +5,18 @@ use http::HeaderValue;
 use http::Method;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http_body_util::BodyExt;
-use kinformer_core::ObjectList;
+use kinformer_core::{Fields, ObjectList};
 use serde::de::DeserializeOwned;
 
 use super::{MaxRetries, NoTransportRetry, Request, WatchRequest};
 use crate::body::{Body, ResponseBody};
 use crate::client::Client;
-use crate::content_type::{ContentType, PROTOBUF_ACCEPT, is_built_in};
-use crate::decode::{
-    ByteStream, ListDecoder, Media, ProtobufListDecoder, WatchStream, decode_body,
-};
+use crate::decode::{ByteStream, Media, WatchStream};
 use crate::error::{Error, Kind, Result};
 use crate::response::{error_from_response, read_body, read_error_body};
 
 /// client-go's default `Accept`: `<ContentType>, */*`.
 const JSON_OR_ANY: &str = "application/json, */*";
-
-/// The list decoder of the response's encoding.
-enum Items<K> {
-    Json(ListDecoder<K>),
-    Protobuf(ProtobufListDecoder<K>),
-}
-
-impl<K: DeserializeOwned + 'static> Items<K> {
-    fn decode(&mut self, chunk: &[u8]) -> Result<()> {
-        match self {
-            Self::Json(d) => d.decode(chunk),
-            Self::Protobuf(d) => d.decode(chunk),
-        }
-    }
-
-    fn finish(self) -> Result<ObjectList<K>> {
-        match self {
-            Self::Json(d) => d.finish(),
-            Self::Protobuf(d) => d.finish(),
-        }
-    }
-}
 
 impl Request {
     fn take_error(&mut self) -> Result<()> {
@@ -70,14 +45,10 @@ impl Request {
         Ok(())
     }
 
-    /// The `Accept` of a typed read (`into`, `list`, `watch`): protobuf first when the client
-    /// prefers it and this is a GET of a built-in group-version, as client-go's clientsets ask;
-    /// `json` otherwise (custom resources have no protobuf form).
+    /// The `Accept` of a typed read (`into`, `list`, `watch`), as [`Media::for_read`] decides;
+    /// `json` is the call's JSON form.
     fn read_accept(&self, json: &'static str) -> &'static str {
-        let protobuf = self.client.content_type() == ContentType::Protobuf
-            && self.method == Method::GET
-            && is_built_in(&self.base_path);
-        if protobuf { PROTOBUF_ACCEPT } else { json }
+        Media::for_read(self.client.content_type(), &self.method, &self.base_path).accept(json)
     }
 
     fn into_http(self, accept: &'static str) -> Result<(Client, http::Request<Body>)> {
@@ -160,7 +131,7 @@ impl Request {
     }
 
     /// Sends the request and decodes the body into `T`: JSON, or protobuf when the client
-    /// prefers it ([`ContentType::Protobuf`]) for a GET of a built-in type and the server
+    /// prefers it ([`ContentType::Protobuf`](crate::ContentType::Protobuf)) for a GET of a built-in type and the server
     /// answers with it.
     ///
     /// # Errors
@@ -172,12 +143,7 @@ impl Request {
         let accept = self.read_accept(JSON_OR_ANY);
         self.execute(accept, |body, media| async move {
             let body = read_body(body).await?;
-            match media {
-                Media::Json => serde_json::from_slice(&body).map_err(|e| {
-                    Error::new(Kind::Decode, "cannot decode the response body").with_source(e)
-                }),
-                Media::Protobuf => decode_body(kinformer_protobuf::Schema::kubernetes(), &body),
-            }
+            media.decode_body(&body)
         })
         .await
     }
@@ -185,8 +151,8 @@ impl Request {
     /// Sends a list request and decodes the items one by one into `Arc<K>` as the body arrives
     /// (no intermediate JSON tree, and never the whole body in memory next to its objects), with
     /// the list's resourceVersion, continue token and remaining item count. Each item is decoded
-    /// through the request's [`projection`](Self::projection), or whole without one. The body is
-    /// JSON or protobuf, as its `Content-Type` says (see [`ContentType`]).
+    /// as the request's [`fields`](Self::fields) say. The body is
+    /// JSON or protobuf, as its `Content-Type` says (see [`ContentType`](crate::ContentType)).
     ///
     /// # Errors
     /// As [`into`](Self::into), plus an item or body over its limit
@@ -196,23 +162,10 @@ impl Request {
     /// Dropping the future abandons the request.
     pub async fn list<K: DeserializeOwned + 'static>(mut self) -> Result<ObjectList<K>> {
         let limits = self.limits;
-        let projection = self.projection.take();
+        let fields = std::mem::replace(&mut self.fields, Fields::All);
         let accept = self.read_accept(JSON_OR_ANY);
         self.execute(accept, |mut body, media| async move {
-            let mut decoder = match media {
-                Media::Json => Items::Json(
-                    ListDecoder::<K>::new()
-                        .with_projection(projection)
-                        .with_max_item(limits.list_item)
-                        .with_max_body(limits.list_body),
-                ),
-                Media::Protobuf => Items::Protobuf(
-                    ProtobufListDecoder::<K>::new()
-                        .with_projection(projection)
-                        .with_max_item(limits.list_item)
-                        .with_max_body(limits.list_body),
-                ),
-            };
+            let mut decoder = media.list_decoder::<K>(fields, limits);
             while let Some(frame) = body.frame().await {
                 let frame = frame.map_err(crate::client::error_from_service)?;
                 if let Ok(data) = frame.into_data() {
@@ -225,13 +178,13 @@ impl Request {
     }
 
     /// Opens a watch (adds `watch=true`) and returns its events as a stream: JSON events or
-    /// protobuf frames, as the response's `Content-Type` says (see [`ContentType`]).
+    /// protobuf frames, as the response's `Content-Type` says (see [`ContentType`](crate::ContentType)).
     ///
     /// Only 200 opens a watch; any other status is an error carrying the server's `Status`.
     /// An `ERROR` event is yielded as [`WatchEvent::Error`](kinformer_core::WatchEvent::Error); a
     /// malformed event, or one over [`max_watch_frame`](Self::max_watch_frame), yields one error
-    /// and ends the stream. Each object is decoded through the request's
-    /// [`projection`](Self::projection), or whole without one.
+    /// and ends the stream. Each object is decoded as the request's
+    /// [`fields`](Self::fields) say.
     ///
     /// A connection that breaks or times out before the response is retried (any method, as
     /// client-go's `Watch`). When the last retry fails too, the transport error is returned,
@@ -251,18 +204,13 @@ impl Request {
             self.params.push(("watch".to_owned(), "true".to_owned()));
         }
         let limits = self.limits;
-        let projection = self.projection.take();
+        let fields = std::mem::replace(&mut self.fields, Fields::All);
         let accept = self.read_accept("application/json");
         let (client, mut request) = self.into_http(accept)?;
         request.extensions_mut().insert(WatchRequest);
         let response = open_stream(&client, request, true, limits.list_item).await?;
-        let media = Media::of(response.headers());
-        Ok(WatchStream::new(
-            response.into_body(),
-            media,
-            limits.watch_frame,
-            projection,
-        ))
+        let decoder = Media::of(response.headers()).watch_decoder(fields, limits.watch_frame);
+        Ok(WatchStream::new(response.into_body(), decoder))
     }
 
     /// Sends the request and returns the live response body as a byte stream (client-go

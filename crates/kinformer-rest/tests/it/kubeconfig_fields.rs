@@ -356,7 +356,7 @@ fn removed_auth_providers_are_refused_naming_the_field() {
         "the error points to exec plugins"
     );
     let oidc = load(&dir, &doc, "oidc").unwrap();
-    let kinformer_rest::Auth::Oidc(oidc) = &oidc.auth else {
+    let kinformer_rest::auth::Auth::Oidc(oidc) = &oidc.auth else {
         panic!("not oidc: {:?}", oidc.auth)
     };
     assert_eq!(oidc.issuer_url, "https://idp");

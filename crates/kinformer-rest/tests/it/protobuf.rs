@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kinformer_core::{DynamicObject, ListOptions, PartialObjectMetadata, Projection};
+use kinformer_core::{DynamicObject, Fields, ListOptions, PartialObjectMetadata};
 use kinformer_rest::{Client, ContentType, RestClient, WatchStream};
 use kinformer_sim::{ObjectOp, OpKind, Sim, SimHandle};
 use serde::de::DeserializeOwned;
@@ -38,14 +38,14 @@ async fn list<K: DeserializeOwned + Clone + 'static>(
     rest: &RestClient,
     resource: &str,
     options: &ListOptions,
-    projection: Option<Arc<Projection>>,
+    fields: Fields,
     accept: Option<&str>,
 ) -> (String, Option<String>, Vec<K>) {
     let mut request = rest
         .get()
         .resource(resource)
         .versioned_params(options)
-        .projection(projection);
+        .fields(fields);
     if let Some(accept) = accept {
         request = request.header("accept", accept);
     }
@@ -112,34 +112,31 @@ async fn lists_and_gets_of_realistic_pods_are_equal_in_both_encodings() {
     let (json, _) = client(&sim, ContentType::Json);
     let (protobuf, seen) = client(&sim, ContentType::Protobuf);
     let all = ListOptions::default().resource_version("0");
-    for projection in [None, Some(Projection::managed_fields())] {
-        let expected = list::<Pod>(&json, "pods", &all, projection.clone(), None).await;
+    for fields in [Fields::All, Fields::WithoutManagedFields] {
+        let expected = list::<Pod>(&json, "pods", &all, fields.clone(), None).await;
         assert_eq!(expected.2.len(), 60);
-        let got = list::<Pod>(&protobuf, "pods", &all, projection.clone(), None).await;
-        assert!(
-            got == expected,
-            "lists differ with projection {projection:?}"
-        );
+        let got = list::<Pod>(&protobuf, "pods", &all, fields.clone(), None).await;
+        assert!(got == expected, "lists differ with fields {fields:?}");
     }
     // Dynamic objects too (list items carry no apiVersion or kind in either encoding). A zero
     // time that JSON writes as `null` (a condition's lastProbeTime) is left out by the protobuf
     // decoder: typed objects are equal either way, so the JSON values are compared without nulls.
-    let expected = list::<DynamicObject>(&json, "pods", &all, None, None).await;
-    let got = list::<DynamicObject>(&protobuf, "pods", &all, None, None).await;
+    let expected = list::<DynamicObject>(&json, "pods", &all, Fields::All, None).await;
+    let got = list::<DynamicObject>(&protobuf, "pods", &all, Fields::All, None).await;
     assert_eq!((&got.0, &got.1), (&expected.0, &expected.1));
     assert_eq!(without_nulls(&got.2), without_nulls(&expected.2));
     // Pages: the same continue tokens, the same items.
     let mut options = ListOptions::default().limit(25);
     loop {
-        let expected = list::<Pod>(&json, "pods", &options, None, None).await;
-        let got = list::<Pod>(&protobuf, "pods", &options, None, None).await;
+        let expected = list::<Pod>(&json, "pods", &options, Fields::All, None).await;
+        let got = list::<Pod>(&protobuf, "pods", &options, Fields::All, None).await;
         assert!(got == expected, "pages differ");
         match expected.1 {
             Some(token) => options = options.continue_token(&token),
             None => break,
         }
     }
-    let name = list::<Pod>(&json, "pods", &all, None, None).await.2[7].clone();
+    let name = list::<Pod>(&json, "pods", &all, Fields::All, None).await.2[7].clone();
     let (namespace, name) = (
         name.metadata.namespace.unwrap(),
         name.metadata.name.unwrap(),
@@ -177,10 +174,16 @@ async fn metadata_only_lists_are_equal_in_both_encodings() {
     let all = ListOptions::default();
     for resource in ["pods", "configmaps"] {
         let expected =
-            list::<PartialObjectMetadata>(&json, resource, &all, None, Some(json_form)).await;
-        let got =
-            list::<PartialObjectMetadata>(&protobuf, resource, &all, None, Some(protobuf_form))
+            list::<PartialObjectMetadata>(&json, resource, &all, Fields::All, Some(json_form))
                 .await;
+        let got = list::<PartialObjectMetadata>(
+            &protobuf,
+            resource,
+            &all,
+            Fields::All,
+            Some(protobuf_form),
+        )
+        .await;
         assert!(!expected.2.is_empty());
         assert!(got == expected, "{resource}");
     }
@@ -218,9 +221,15 @@ async fn watches_and_streaming_lists_are_equal_in_both_encodings() {
     assert!(got == expected, "streaming lists differ");
 
     // A watch of ConfigMaps from a list's revision, through writes.
-    let rv = list::<ConfigMap>(&json, "configmaps", &ListOptions::default(), None, None)
-        .await
-        .0;
+    let rv = list::<ConfigMap>(
+        &json,
+        "configmaps",
+        &ListOptions::default(),
+        Fields::All,
+        None,
+    )
+    .await
+    .0;
     let from = ListOptions::default()
         .resource_version(&rv)
         .timeout_seconds(60);

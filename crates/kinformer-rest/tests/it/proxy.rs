@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::ListOptions;
-use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, ProxyEnv, RestClient};
+use kinformer_rest::stack::ProxyEnv;
+use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
 use kinformer_sim::{Sim, SimHandle};
 
 use kinformer_sim::proxy::{HttpProxy, PROXY_ONLY_HOST, ProxyHandle, Socks5Proxy};

@@ -7,11 +7,8 @@ use std::path::Path;
 use base64::Engine as _;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer_core::ListOptions;
-use kinformer_rest::stack::AuthLayer;
-use kinformer_rest::{
-    Auth, Client, Config, ExecConfig, Identity, InteractiveMode, Kubeconfig, KubeconfigOptions,
-    RestClient, Secret,
-};
+use kinformer_rest::auth::{Auth, AuthLayer, ExecConfig, Identity, InteractiveMode, Secret};
+use kinformer_rest::{Client, Config, Kubeconfig, KubeconfigOptions, RestClient};
 use kinformer_sim::{Fault, FaultKind, Sim};
 
 use crate::capture::capture;

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use kinformer_rest::{Body, Client, ClientRateLimiter, Config, RestClient, WarningHandler};
+use kinformer_rest::stack::{ClientRateLimiter, WarningHandler};
+use kinformer_rest::{Body, Client, Config, RestClient};
 use tokio::time::Instant;
 
 fn ok_service(
@@ -156,7 +157,7 @@ async fn impersonation_and_user_agent_headers() {
         async move { Ok::<_, Infallible>(http::Response::new(Full::new(Bytes::from_static(b"{}")))) }
     });
     let mut config = Config::new("http://sim.local".parse().unwrap());
-    let mut who = kinformer_rest::Impersonate::user("jane");
+    let mut who = kinformer_rest::auth::Impersonate::user("jane");
     who.groups = vec!["dev".into(), "ops".into()];
     config.impersonate = Some(who);
     config.user_agent = "my-controller/1.0".into();

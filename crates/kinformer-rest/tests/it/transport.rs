@@ -8,7 +8,8 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kinformer_core::{ListOptions, WatchEvent};
-use kinformer_rest::{Auth, Client, Config, Identity, RestClient, Secret};
+use kinformer_rest::auth::{Auth, Identity, Secret};
+use kinformer_rest::{Client, Config, RestClient};
 
 use crate::server::{Handler, Options, Pki, respond, serve, streaming};
 
@@ -282,9 +283,10 @@ async fn exec_plugin_client_certificate() {
         "status": {"clientCertificateData": cert, "clientKeyData": key},
     });
     std::fs::write(dir.join("cred.json"), credential.to_string()).unwrap();
-    let mut exec = kinformer_rest::ExecConfig::new("client.authentication.k8s.io/v1", "/bin/cat");
+    let mut exec =
+        kinformer_rest::auth::ExecConfig::new("client.authentication.k8s.io/v1", "/bin/cat");
     exec.args = vec![dir.join("cred.json").display().to_string()];
-    exec.interactive_mode = kinformer_rest::InteractiveMode::Never;
+    exec.interactive_mode = kinformer_rest::auth::InteractiveMode::Never;
     let mut config = tls_config(server.url("https"), &pki.ca_pem);
     config.auth = Auth::Exec(Box::new(exec));
     get_cm(&config).await.unwrap();

@@ -135,7 +135,7 @@ mod tests {
                 u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize,
                 frame.len() - 4
             );
-            let event = envelope::decode_watch_event(&frame[4..]).unwrap();
+            let event = envelope::decode_watch_frame(&frame[4..]).unwrap();
             assert_eq!(event.event_type, "BOOKMARK");
             let object = envelope::decode(event.object).unwrap();
             assert_eq!(object.kind, kind);
@@ -153,7 +153,7 @@ mod tests {
     fn errors_are_status_objects_typed_v1() {
         let e = ApiError::expired("too old resource version: 3 (5)");
         let frame = form(Shape::Object, Encoding::Protobuf).error(&e);
-        let event = envelope::decode_watch_event(&frame[4..]).unwrap();
+        let event = envelope::decode_watch_frame(&frame[4..]).unwrap();
         assert_eq!(event.event_type, "ERROR");
         let object = envelope::decode(event.object).unwrap();
         assert_eq!((object.api_version, object.kind), ("v1", "Status"));
@@ -168,6 +168,6 @@ mod tests {
         );
 
         let malformed = form(Shape::Object, Encoding::Protobuf).malformed();
-        assert!(envelope::decode_watch_event(&malformed[4..]).is_err());
+        assert!(envelope::decode_watch_frame(&malformed[4..]).is_err());
     }
 }

@@ -63,7 +63,7 @@ impl Frames {
     /// The next event, its object decoded as `T`.
     async fn next<T: DeserializeOwned>(&mut self) -> Frame<T> {
         let raw = self.raw().await.expect("an event");
-        let event = envelope::decode_watch_event(&raw).unwrap();
+        let event = envelope::decode_watch_frame(&raw).unwrap();
         let (api_version, kind, object) = decode(event.object);
         (event.event_type.to_owned(), api_version, kind, object)
     }

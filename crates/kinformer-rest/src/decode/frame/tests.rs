@@ -4,6 +4,7 @@ use k8s_openapi::api::core::v1::Pod;
 use proptest::prelude::*;
 
 use super::*;
+use crate::decode::WatchDecoder;
 
 fn event(ty: &str, name: &str, rv: u32) -> String {
     format!(

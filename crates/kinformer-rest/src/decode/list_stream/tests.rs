@@ -136,7 +136,7 @@ fn the_managed_fields_projection_drops_them_from_every_item() {
         {"metadata":{"name":"b"}}]}"#;
     for chunk in [1, 7, body.len()] {
         let mut d = ListDecoder::<ConfigMap>::new()
-            .with_projection(kinformer_core::Projection::managed_fields());
+            .with_fields(kinformer_core::Fields::WithoutManagedFields);
         for c in body.chunks(chunk) {
             d.decode(c).unwrap();
         }

@@ -144,3 +144,61 @@ fn many_named_fields_are_looked_up_as_few_are() {
     assert!(spec.node_name.is_none() && spec.restart_policy.is_none());
     assert_eq!(spec.containers.len(), 2);
 }
+
+/// Decodes `json` skipping managedFields only, the plain decode's error as text on failure.
+fn without_managed_fields<K: serde::de::DeserializeOwned>(json: &str) -> Result<K, String> {
+    let skip = Projection::managed_fields();
+    let mut de = serde_json::Deserializer::from_str(json);
+    ProjectionSeed::new(&skip)
+        .deserialize(&mut de)
+        .and_then(|k| de.end().map(|()| k))
+        .map_err(|e| e.to_string())
+}
+
+const POD: &str = r#"{"kind":"Pod","metadata":{"name":"p","namespace":"ns","labels":{"a":"b"},
+    "managedFields":[{"manager":"kubelet","operation":"Update","fieldsV1":{"f:status":{}}}],
+    "resourceVersion":"7"},
+    "spec":{"containers":[{"name":"c","image":"i","env":[{"name":"managedFields","value":"x"}]}]},
+    "status":{"phase":"Running"}}"#;
+
+#[test]
+fn skipping_managed_fields_equals_decoding_then_stripping() {
+    let mut full: Pod = serde_json::from_str(POD).unwrap();
+    assert!(full.metadata.managed_fields.is_some());
+    full.metadata.managed_fields = None;
+    let skipped: Pod = without_managed_fields(POD).unwrap();
+    assert_eq!(skipped, full);
+}
+
+#[test]
+fn skipping_managed_fields_keeps_nested_fields_of_the_same_name() {
+    let json = r#"{"apiVersion":"x/v1","kind":"W","metadata":{"name":"w","managedFields":[]},
+        "spec":{"managedFields":[1,2]}}"#;
+    let obj: DynamicObject = without_managed_fields(json).unwrap();
+    assert!(obj.metadata.managed_fields.is_none());
+    assert_eq!(obj.data["spec"]["managedFields"], json!([1, 2]));
+    assert_eq!(obj.metadata.name.as_deref(), Some("w"));
+}
+
+#[test]
+fn escaped_keys_and_null_metadata_decode_as_the_plain_decode_does() {
+    let json = r#"{"metadata":{"na\u006de":"e","managedFields":null}}"#;
+    let pod: Pod = without_managed_fields(json).unwrap();
+    assert_eq!(pod.metadata.name.as_deref(), Some("e"));
+    for json in [r#"{"metadata":null}"#, r#"{"metadata":{}}"#, "{}"] {
+        let plain = serde_json::from_str::<Pod>(json).map_err(|e| e.to_string());
+        assert_eq!(without_managed_fields::<Pod>(json), plain, "{json}");
+    }
+}
+
+#[test]
+fn malformed_input_is_an_error_not_a_panic() {
+    for bad in [
+        r#"{"metadata":{"managedFields":[}"#,
+        r#"{"metadata":7}"#,
+        "[",
+        "",
+    ] {
+        assert!(without_managed_fields::<Pod>(bad).is_err(), "{bad}");
+    }
+}

@@ -12,8 +12,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use kinformer_core::{ObjectList, Projection};
-use kinformer_protobuf::envelope::MAGIC;
+use kinformer_core::{Fields, ObjectList};
+use kinformer_protobuf::envelope::{MAGIC, Unknown};
 use kinformer_protobuf::{MessageId, Schema};
 use serde::de::DeserializeOwned;
 
@@ -25,7 +25,7 @@ use crate::error::{Error, Kind, Result};
 
 mod envelope;
 
-use envelope::{CONTENT_ENCODING, CONTENT_TYPE, ListTypes, RAW, TYPE_META, check_encoding};
+use envelope::ListTypes;
 
 /// Incremental decoder of a protobuf list body into [`ObjectList<K>`], the protobuf twin of
 /// [`ListDecoder`](crate::decoders::ListDecoder): the same limits, the same projection, the same
@@ -102,7 +102,8 @@ impl<K: DeserializeOwned + 'static> Default for ProtobufListDecoder<K> {
 }
 
 impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
-    /// A decoder for one list body with the built-in API's schema, decoding whole objects,
+    /// A decoder for one list body with the built-in API's schema, decoding whole objects
+    /// ([`Fields::All`]),
     /// accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a body of any size.
     ///
     /// [`DEFAULT_MAX_LIST_ITEM`]: crate::decoders::DEFAULT_MAX_LIST_ITEM
@@ -117,16 +118,17 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
             max_item: DEFAULT_MAX_LIST_ITEM,
             max_body: None,
             received: 0,
-            objects: Objects::new(None),
+            objects: Objects::new(Fields::All),
             _kind: PhantomData,
         }
     }
 
-    /// Decodes each item through `projection`; `None` (the default) decodes items whole.
-    /// Skipped fields cost nothing here: each is length-delimited, and jumped over.
+    /// Decodes `fields` of each item ([`Fields::All`], the default, decodes them whole): the
+    /// generated typed decoder serves all fields and all but managedFields, a projection goes
+    /// through serde. Skipped fields cost nothing here: each is length-delimited, and jumped over.
     #[must_use]
-    pub fn with_projection(mut self, projection: impl Into<Option<Arc<Projection>>>) -> Self {
-        self.objects = Objects::new(projection.into());
+    pub fn with_fields(mut self, fields: Fields) -> Self {
+        self.objects = Objects::new(fields);
         self
     }
 
@@ -177,10 +179,7 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
         if self.phase != Phase::Envelope || !self.buf.is_empty() {
             return Err(malformed("the body ended before the list did"));
         }
-        let mut list = ObjectList::new(self.meta.resource_version.unwrap_or_default(), self.items)
-            .with_continue(self.meta.continue_token);
-        list.remaining_item_count = self.meta.remaining_item_count;
-        Ok(list)
+        Ok(self.meta.into_list(self.items))
     }
 
     /// Decodes as much of `data` as is complete; how many bytes were consumed.
@@ -255,14 +254,14 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
             return Ok(Step::Consumed(header.size));
         }
         match header.number {
-            RAW => {
+            Unknown::RAW => {
                 if self.types.is_none() {
                     return Err(malformed("the list's bytes came before its type"));
                 }
                 self.phase = Phase::List { left: header.len };
                 Ok(Step::Consumed(header.size))
             }
-            TYPE_META | CONTENT_ENCODING | CONTENT_TYPE => {
+            Unknown::TYPE_META | Unknown::CONTENT_ENCODING | Unknown::CONTENT_TYPE => {
                 let Some(value) = self.whole(rest, &header)? else {
                     return Ok(Step::Wait);
                 };
@@ -280,10 +279,8 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
     }
 
     fn envelope_value(&mut self, number: u32, value: &[u8]) -> Result<()> {
-        if number == TYPE_META {
-            self.types = Some(ListTypes::of(self.schema, value)?);
-        } else {
-            check_encoding(number, value)?;
+        if let Some(types) = envelope::read_field(self.schema, number, value)? {
+            self.types = Some(types);
         }
         Ok(())
     }
@@ -356,7 +353,7 @@ impl<K> fmt::Debug for ProtobufListDecoder<K> {
             .field("buffered", &self.buf.len())
             .field("phase", &self.phase)
             .field("items", &self.items.len())
-            .field("projection", &self.objects.projects())
+            .field("fields", self.objects.fields())
             .finish()
     }
 }

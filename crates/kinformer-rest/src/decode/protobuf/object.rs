@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use kinformer_core::{Projection, Status};
-use kinformer_protobuf::envelope::{self, Unknown};
+use kinformer_core::{Fields, Projection, Status};
+use kinformer_protobuf::envelope;
 use kinformer_protobuf::{Deserializer, MessageId, Schema, TypedDecoder};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -11,22 +11,6 @@ use serde::de::DeserializeOwned;
 use super::type_meta::WithTypeMeta;
 use crate::decode::projection::decode_object;
 use crate::error::{Error, Kind, Result};
-
-/// The envelope's object, checked to be a plain protobuf message (the API server never
-/// compresses one or puts another encoding inside).
-pub(super) fn checked(unknown: Unknown<'_>) -> std::result::Result<Unknown<'_>, String> {
-    let plain_type = unknown.content_type.is_empty()
-        || unknown
-            .content_type
-            .eq_ignore_ascii_case(kinformer_protobuf::MEDIA_TYPE);
-    if !unknown.content_encoding.is_empty() || !plain_type {
-        return Err(format!(
-            "an object in {:?} encoded as {:?}, not plain protobuf",
-            unknown.content_type, unknown.content_encoding
-        ));
-    }
-    Ok(unknown)
-}
 
 /// The message of the last kind looked up: a watch stream's events are all of one kind, and two
 /// short comparisons cost less than hashing both names into the schema's tables per event.
@@ -77,44 +61,50 @@ pub(super) fn decode_message<'de, K: Deserialize<'de>>(
     }
 }
 
-/// How one decoder's objects become `K`: by the generated typed decoder when `K` has one and the
-/// projection is none or managedFields alone (what a list-watch asks by default), through serde
-/// otherwise (custom types, metadata-only, other projections).
+/// How one decoder's objects become `K`, as the [`Fields`] it decodes say: by the generated
+/// typed decoder when `K` has one and the fields are ones it serves ([`Fields::All`],
+/// [`Fields::WithoutManagedFields`]: [`TypedDecoder::new`] decides), through serde and the
+/// fields' projection otherwise (custom types, metadata-only, [`Fields::Projected`]).
 pub(super) struct Objects<K> {
+    fields: Fields,
+    /// What the serde path decodes through: the fields' projection.
     projection: Option<Arc<Projection>>,
     typed: Option<TypedDecoder<K>>,
 }
 
 impl<K> Objects<K> {
-    /// Whether objects go through a projection.
-    pub(super) fn projects(&self) -> bool {
-        self.projection.is_some()
+    /// The fields each object is decoded with.
+    pub(super) fn fields(&self) -> &Fields {
+        &self.fields
     }
 }
 
-/// The generated typed decoder protobuf objects of `K` are decoded by through `projection`: one
-/// exists for k8s-openapi's types, and serves no projection or managedFields alone.
-fn typed_decoder<K: 'static>(projection: Option<&Projection>) -> Option<TypedDecoder<K>> {
-    match projection {
-        None => TypedDecoder::new(),
-        Some(p) if *p == *Projection::managed_fields() => {
-            TypedDecoder::new().map(|typed| typed.skip_managed_fields(true))
-        }
-        Some(_) => None,
-    }
-}
-
-/// Whether protobuf objects of `K` decoded through `projection` come exactly sized (each list
+/// Whether protobuf objects of `K` decoded with `fields` come exactly sized (each list
 /// allocated at its length, as the generated typed decoder builds them), so an exact copy of
-/// them would copy for nothing. JSON and the serde path leave lists with spare capacity.
-pub fn protobuf_decodes_exactly_sized<K: 'static>(projection: Option<&Projection>) -> bool {
-    typed_decoder::<K>(projection).is_some()
+/// them would copy for nothing: true when the typed decoder serves them
+/// ([`TypedDecoder::new`]). JSON and the serde path leave lists with spare capacity.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kinformer_core::{Fields, Projection};
+/// use kinformer_rest::decoders::protobuf_decodes_exactly_sized;
+///
+/// assert!(protobuf_decodes_exactly_sized::<Pod>(&Fields::WithoutManagedFields));
+/// let narrow = Fields::projected(Projection::keep(["status.phase"])?);
+/// assert!(!protobuf_decodes_exactly_sized::<Pod>(&narrow));
+/// # Ok::<(), kinformer_core::ProjectionError>(())
+/// ```
+pub fn protobuf_decodes_exactly_sized<K: 'static>(fields: &Fields) -> bool {
+    TypedDecoder::<K>::new(fields).is_some()
 }
 
 impl<K: DeserializeOwned + 'static> Objects<K> {
-    pub(super) fn new(projection: Option<Arc<Projection>>) -> Self {
-        let typed = typed_decoder(projection.as_deref());
-        Self { projection, typed }
+    pub(super) fn new(fields: Fields) -> Self {
+        Self {
+            typed: TypedDecoder::new(&fields),
+            projection: fields.projection(),
+            fields,
+        }
     }
 
     /// Decodes the message `bytes` of type `message` (see [`decode_message`]).
@@ -151,7 +141,9 @@ fn malformed(what: &str) -> Error {
 pub(crate) fn decode_body<T: DeserializeOwned>(schema: &Schema, body: &[u8]) -> Result<T> {
     let unknown =
         envelope::decode(body).map_err(|e| malformed("not a protobuf envelope").with_source(e))?;
-    let unknown = checked(unknown).map_err(|reason| malformed(&reason))?;
+    unknown
+        .check_plain()
+        .map_err(|e| malformed("not a plain object").with_source(e))?;
     let message = schema
         .message_for(unknown.api_version, unknown.kind)
         .map_err(|e| malformed("an unknown kind").with_source(e))?;
@@ -162,7 +154,8 @@ pub(crate) fn decode_body<T: DeserializeOwned>(schema: &Schema, body: &[u8]) -> 
 
 /// The `Status` of an error response in protobuf, if it is one.
 pub(crate) fn status_from_body(schema: &Schema, body: &[u8]) -> Option<Status> {
-    let unknown = checked(envelope::decode(body).ok()?).ok()?;
+    let unknown = envelope::decode(body).ok()?;
+    unknown.check_plain().ok()?;
     if unknown.kind != "Status" {
         return None;
     }

@@ -73,7 +73,8 @@ type Histograms = Family<VerbLabels, Histogram, fn() -> Histogram>;
 /// ```
 /// use std::sync::Arc;
 ///
-/// use kinformer_rest::{Client, Config, RestClient, RestClientMetrics};
+/// use kinformer_rest::stack::RestClientMetrics;
+/// use kinformer_rest::{Client, Config, RestClient};
 /// use prometheus_client::registry::Registry;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {

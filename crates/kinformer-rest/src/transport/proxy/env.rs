@@ -21,7 +21,8 @@ use super::url::ProxyUrl;
 ///
 /// # Examples
 /// ```
-/// use kinformer_rest::{Config, ProxyEnv};
+/// use kinformer_rest::Config;
+/// use kinformer_rest::stack::ProxyEnv;
 ///
 /// let env = ProxyEnv::from_vars([
 ///     ("HTTPS_PROXY", "http://proxy.corp:3128"),

@@ -1,19 +1,13 @@
-//! The envelope of a protobuf list body: its `runtime.Unknown` fields, and the list's messages
-//! its `typeMeta` names.
+//! The envelope of a protobuf list body: the list's messages its `typeMeta` names. The
+//! envelope's own fields are read by kinformer-protobuf's one `runtime.Unknown` reader
+//! ([`Unknown::read_field`]); only `raw` is streamed here.
 
 use kinformer_protobuf::envelope::Unknown;
-use kinformer_protobuf::wire::{Reader, WireValue};
+use kinformer_protobuf::wire::WireValue;
 use kinformer_protobuf::{FieldType, MessageId, Schema};
 
 use super::malformed;
-use crate::decode::protobuf::object::checked;
 use crate::error::Result;
-
-/// `runtime.Unknown`'s fields.
-pub(super) const TYPE_META: u32 = 1;
-pub(super) const RAW: u32 = 2;
-pub(super) const CONTENT_ENCODING: u32 = 3;
-pub(super) const CONTENT_TYPE: u32 = 4;
 
 /// What the list message's fields are: found by their JSON names, `items` (2 in every list but
 /// `meta.k8s.io/v1beta1`'s `PartialObjectMetadataList`, where it is 1) and `metadata`.
@@ -28,9 +22,8 @@ pub(super) struct ListTypes {
 }
 
 impl ListTypes {
-    /// The messages of the list whose `TypeMeta` message is `type_meta`.
-    pub(super) fn of(schema: &Schema, type_meta: &[u8]) -> Result<Self> {
-        let (api_version, kind) = read_type_meta(type_meta)?;
+    /// The messages of the list of `api_version` and `kind`.
+    fn of(schema: &Schema, api_version: &str, kind: &str) -> Result<Self> {
         let list = schema
             .message_for(api_version, kind)
             .map_err(|e| malformed("an unknown kind").with_source(e))?;
@@ -52,42 +45,18 @@ impl ListTypes {
     }
 }
 
-/// Checks the envelope's `contentEncoding` or `contentType` (field `number`): the list must be
-/// plain protobuf.
-pub(super) fn check_encoding(number: u32, value: &[u8]) -> Result<()> {
-    let text = std::str::from_utf8(value).map_err(|_| malformed("the envelope is not UTF-8"))?;
-    let unknown = if number == CONTENT_ENCODING {
-        Unknown {
-            content_encoding: text,
-            ..Unknown::default()
-        }
-    } else {
-        Unknown {
-            content_type: text,
-            ..Unknown::default()
-        }
-    };
-    checked(unknown).map(|_| ()).map_err(malformed)
-}
-
-/// The apiVersion (1) and kind (2) of a `TypeMeta` message.
-fn read_type_meta(bytes: &[u8]) -> Result<(&str, &str)> {
-    let mut reader = Reader::new(bytes);
-    let (mut api_version, mut kind) = ("", "");
-    while let Some((number, value)) = reader
-        .field()
-        .map_err(|e| malformed("the envelope's typeMeta").with_source(e))?
-    {
-        let slot = match number {
-            1 => &mut api_version,
-            2 => &mut kind,
-            _ => continue,
-        };
-        let WireValue::Bytes(text) = value else {
-            return Err(malformed("the envelope's typeMeta"));
-        };
-        *slot = std::str::from_utf8(text)
-            .map_err(|_| malformed("the envelope's typeMeta is not UTF-8"))?;
+/// Reads the envelope's field `number` (any but `raw`), whole in `value`: the list's types when
+/// it is `typeMeta`, `None` for the other fields, which must say the list is plain protobuf.
+pub(super) fn read_field(schema: &Schema, number: u32, value: &[u8]) -> Result<Option<ListTypes>> {
+    let mut unknown = Unknown::default();
+    unknown
+        .read_field(number, WireValue::Bytes(value))
+        .map_err(|e| malformed("the envelope").with_source(e))?;
+    unknown
+        .check_plain()
+        .map_err(|e| malformed("the envelope").with_source(e))?;
+    if number != Unknown::TYPE_META {
+        return Ok(None);
     }
-    Ok((api_version, kind))
+    ListTypes::of(schema, unknown.api_version, unknown.kind).map(Some)
 }

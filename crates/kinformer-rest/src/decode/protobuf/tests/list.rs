@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kinformer_core::{ObjectList, PartialObjectMetadata, Projection};
+use kinformer_core::{Fields, ObjectList, PartialObjectMetadata, Projection};
 use kinformer_protobuf::envelope;
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -26,11 +26,8 @@ fn pb_body(list: &Value) -> Vec<u8> {
     enveloped("v1", "PodList", list)
 }
 
-fn from_json<K: DeserializeOwned + 'static>(
-    body: &[u8],
-    projection: Option<Arc<Projection>>,
-) -> ObjectList<K> {
-    let mut d = ListDecoder::<K>::new().with_projection(projection);
+fn from_json<K: DeserializeOwned + 'static>(body: &[u8], fields: Fields) -> ObjectList<K> {
+    let mut d = ListDecoder::<K>::new().with_fields(fields);
     d.decode(body).unwrap();
     d.finish().unwrap()
 }
@@ -38,9 +35,9 @@ fn from_json<K: DeserializeOwned + 'static>(
 fn from_pb<K: DeserializeOwned + 'static>(
     body: &[u8],
     chunk: usize,
-    projection: Option<Arc<Projection>>,
+    fields: Fields,
 ) -> Result<ObjectList<K>> {
-    let mut d = ProtobufListDecoder::<K>::new().with_projection(projection);
+    let mut d = ProtobufListDecoder::<K>::new().with_fields(fields);
     for c in body.chunks(chunk.max(1)) {
         d.decode(c)?;
     }
@@ -60,12 +57,12 @@ fn parts<K: Clone>(list: &ObjectList<K>) -> (String, Option<String>, Option<i64>
 #[test]
 fn a_list_decodes_as_its_json_does_in_every_chunking() {
     let list = pod_list(6);
-    let expected = parts(&from_json::<Pod>(&json_body(&list), None));
+    let expected = parts(&from_json::<Pod>(&json_body(&list), Fields::All));
     assert_eq!(expected.3.len(), 6);
     assert_eq!(expected.0, "4242");
     let body = pb_body(&list);
     for chunk in [1, 2, 3, 5, 7, 64, 1000, 4096, body.len()] {
-        let decoded = from_pb::<Pod>(&body, chunk, None).unwrap();
+        let decoded = from_pb::<Pod>(&body, chunk, Fields::All).unwrap();
         assert_eq!(parts(&decoded), expected, "chunk {chunk}");
     }
 }
@@ -73,7 +70,7 @@ fn a_list_decodes_as_its_json_does_in_every_chunking() {
 #[test]
 fn a_list_split_in_two_anywhere_decodes_the_same() {
     let list = pod_list(2);
-    let expected = parts(&from_json::<Pod>(&json_body(&list), None));
+    let expected = parts(&from_json::<Pod>(&json_body(&list), Fields::All));
     let body = pb_body(&list);
     for cut in 0..=body.len() {
         let mut d = ProtobufListDecoder::<Pod>::new();
@@ -89,14 +86,17 @@ fn projections_skip_what_they_leave_out_as_on_json() {
     let (json, pb) = (json_body(&list), pb_body(&list));
     let narrow =
         Projection::keep(["spec.nodeName", "status.phase", "spec.containers[].image"]).unwrap();
-    for projection in [Projection::managed_fields(), Arc::new(narrow)] {
-        let expected = parts(&from_json::<Pod>(&json, Some(projection.clone())));
+    for fields in [
+        Fields::WithoutManagedFields,
+        Fields::Projected(Arc::new(narrow)),
+    ] {
+        let expected = parts(&from_json::<Pod>(&json, fields.clone()));
         for chunk in [1, 9, pb.len()] {
-            let decoded = from_pb::<Pod>(&pb, chunk, Some(projection.clone())).unwrap();
-            assert_eq!(parts(&decoded), expected, "{projection:?} chunk {chunk}");
+            let decoded = from_pb::<Pod>(&pb, chunk, fields.clone()).unwrap();
+            assert_eq!(parts(&decoded), expected, "{fields:?} chunk {chunk}");
         }
     }
-    let lean = from_pb::<Pod>(&pb, 100, Some(Projection::managed_fields())).unwrap();
+    let lean = from_pb::<Pod>(&pb, 100, Fields::WithoutManagedFields).unwrap();
     assert!(
         lean.items
             .iter()
@@ -113,16 +113,16 @@ fn metadata_only_lists_decode_from_either_list_message() {
     let list = json!({"metadata": {"resourceVersion": "9"}, "items": items});
     let expected = parts(&from_json::<PartialObjectMetadata>(
         &serde_json::to_vec(&list).unwrap(),
-        None,
+        Fields::All,
     ));
     // v1 has items = 2, v1beta1 items = 1 and metadata = 2: fields are found by name.
     for api_version in ["meta.k8s.io/v1", "meta.k8s.io/v1beta1"] {
         let body = enveloped(api_version, "PartialObjectMetadataList", &list);
-        let decoded = from_pb::<PartialObjectMetadata>(&body, 11, None).unwrap();
+        let decoded = from_pb::<PartialObjectMetadata>(&body, 11, Fields::All).unwrap();
         assert_eq!(parts(&decoded), expected, "{api_version}");
     }
     // A full object's message reads as its metadata too.
-    let pods = from_pb::<PartialObjectMetadata>(&pb_body(&pod_list(3)), 50, None).unwrap();
+    let pods = from_pb::<PartialObjectMetadata>(&pb_body(&pod_list(3)), 50, Fields::All).unwrap();
     assert_eq!(pods.items[2].metadata.name.as_deref(), Some("web-2"));
 }
 
@@ -133,7 +133,7 @@ fn empty_lists_and_unread_fields() {
         "ConfigMapList",
         &json!({"metadata": {"resourceVersion": "3"}}),
     );
-    let list = from_pb::<ConfigMap>(&empty, 1, None).unwrap();
+    let list = from_pb::<ConfigMap>(&empty, 1, Fields::All).unwrap();
     assert_eq!((list.resource_version.as_str(), list.items.len()), ("3", 0));
     assert_eq!(list.continue_token, None);
 
@@ -154,7 +154,7 @@ fn empty_lists_and_unread_fields() {
     // An empty field nobody reads may end the body.
     kinformer_protobuf::wire::put_bytes(&mut body, 16, b"");
     for chunk in [1, 4, 100, body.len()] {
-        let list = from_pb::<ConfigMap>(&body, chunk, None).unwrap();
+        let list = from_pb::<ConfigMap>(&body, chunk, Fields::All).unwrap();
         assert_eq!(list.resource_version, "5");
         assert_eq!(list.items[0].metadata.name.as_deref(), Some("a"));
     }
@@ -229,7 +229,7 @@ fn a_bad_item_is_a_decode_error_naming_it() {
     raw[second] = 0x08;
     let mut body = Vec::new();
     envelope::encode("v1", "PodList", &raw, &mut body);
-    let err = from_pb::<Pod>(&body, 33, None).unwrap_err();
+    let err = from_pb::<Pod>(&body, 33, Fields::All).unwrap_err();
     assert!(err.is_decode());
     assert!(format!("{err}").contains("item 1"), "{err}");
 }

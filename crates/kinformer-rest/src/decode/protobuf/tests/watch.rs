@@ -2,14 +2,14 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{DynamicObject, Projection, WatchEvent};
+use kinformer_core::{DynamicObject, Fields, Projection, WatchEvent};
 use kinformer_protobuf::envelope;
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{enveloped, pod, typed};
-use crate::decode::{ProtobufWatchDecoder, WatchDecoder};
+use crate::decode::{ProtobufCodec, WatchDecoder};
 use crate::error::Result;
 
 /// One event: its type, the apiVersion and kind of its object, and the object's JSON form.
@@ -65,11 +65,8 @@ fn summary<K: std::fmt::Debug>(events: VecDeque<Result<WatchEvent<K>>>) -> Vec<S
         .collect()
 }
 
-fn from_json<K: DeserializeOwned + std::fmt::Debug>(
-    bytes: &[u8],
-    projection: Option<Arc<Projection>>,
-) -> Vec<String> {
-    let mut d = WatchDecoder::<K>::new(1 << 20).with_projection(projection);
+fn from_json<K: DeserializeOwned + std::fmt::Debug>(bytes: &[u8], fields: Fields) -> Vec<String> {
+    let mut d = WatchDecoder::<K>::new(1 << 20).with_fields(fields);
     let mut out = VecDeque::new();
     d.decode(bytes, &mut out);
     d.finish(&mut out);
@@ -79,9 +76,9 @@ fn from_json<K: DeserializeOwned + std::fmt::Debug>(
 fn from_pb<K: DeserializeOwned + std::fmt::Debug + 'static>(
     chunks: &[&[u8]],
     max: usize,
-    projection: Option<Arc<Projection>>,
+    fields: Fields,
 ) -> Vec<String> {
-    let mut d = ProtobufWatchDecoder::<K>::new(max).with_projection(projection);
+    let mut d = WatchDecoder::<K, ProtobufCodec<K>>::new(max).with_fields(fields);
     let mut out = VecDeque::new();
     for c in chunks {
         d.decode(c, &mut out);
@@ -93,7 +90,7 @@ fn from_pb<K: DeserializeOwned + std::fmt::Debug + 'static>(
 #[test]
 fn a_stream_decodes_as_its_json_does_split_anywhere() {
     let events = events();
-    let expected = from_json::<Pod>(&json_stream(&events), None);
+    let expected = from_json::<Pod>(&json_stream(&events), Fields::All);
     assert_eq!(expected.len(), 8);
     assert!(
         expected[6].contains("initial_events_end: true"),
@@ -102,14 +99,14 @@ fn a_stream_decodes_as_its_json_does_split_anywhere() {
     );
     assert!(expected[7].contains("Expired"), "{}", expected[7]);
     let bytes = pb_stream(&events);
-    assert_eq!(from_pb::<Pod>(&[&bytes], 1 << 20, None), expected);
+    assert_eq!(from_pb::<Pod>(&[&bytes], 1 << 20, Fields::All), expected);
     let ones: Vec<&[u8]> = bytes.chunks(1).collect();
-    assert_eq!(from_pb::<Pod>(&ones, 1 << 20, None), expected);
+    assert_eq!(from_pb::<Pod>(&ones, 1 << 20, Fields::All), expected);
     // Frames straddling many chunks, their length prefixes split too.
     for size in [2, 3, 5, 7, 64, 1000] {
         let chunks: Vec<&[u8]> = bytes.chunks(size).collect();
         assert_eq!(
-            from_pb::<Pod>(&chunks, 1 << 20, None),
+            from_pb::<Pod>(&chunks, 1 << 20, Fields::All),
             expected,
             "chunks of {size}"
         );
@@ -117,7 +114,7 @@ fn a_stream_decodes_as_its_json_does_split_anywhere() {
     for cut in (0..=bytes.len()).step_by(13) {
         let (a, b) = bytes.split_at(cut);
         assert_eq!(
-            from_pb::<Pod>(&[a, b], 1 << 20, None),
+            from_pb::<Pod>(&[a, b], 1 << 20, Fields::All),
             expected,
             "cut at {cut}"
         );
@@ -136,17 +133,17 @@ fn dynamic_objects_and_projections_match_json() {
     }
     let (json, pb) = (json_stream(&events), pb_stream(&events));
     // DynamicObject keeps apiVersion and kind: the protobuf decoder puts them back.
-    let dynamic = from_pb::<DynamicObject>(&[&pb], 1 << 20, None);
-    assert_eq!(dynamic, from_json::<DynamicObject>(&json, None));
+    let dynamic = from_pb::<DynamicObject>(&[&pb], 1 << 20, Fields::All);
+    assert_eq!(dynamic, from_json::<DynamicObject>(&json, Fields::All));
     assert!(dynamic[0].contains("kind: \"Pod\""), "{}", dynamic[0]);
-    let narrow = Arc::new(Projection::keep(["status.phase"]).unwrap());
-    for projection in [Projection::managed_fields(), narrow] {
-        let expected = from_json::<Pod>(&json, Some(projection.clone()));
+    let narrow = Fields::Projected(Arc::new(Projection::keep(["status.phase"]).unwrap()));
+    for fields in [Fields::WithoutManagedFields, narrow] {
+        let expected = from_json::<Pod>(&json, fields.clone());
         let chunks: Vec<&[u8]> = pb.chunks(97).collect();
-        assert_eq!(from_pb::<Pod>(&chunks, 1 << 20, Some(projection)), expected);
+        assert_eq!(from_pb::<Pod>(&chunks, 1 << 20, fields), expected);
     }
     assert!(
-        !from_pb::<Pod>(&[&pb], 1 << 20, Some(Projection::managed_fields()))[0]
+        !from_pb::<Pod>(&[&pb], 1 << 20, Fields::WithoutManagedFields)[0]
             .contains("kube-controller-manager")
     );
 }
@@ -162,7 +159,7 @@ fn a_frame_over_the_limit_ends_the_stream_from_its_length() {
         at += 4 + len as usize;
     }
     // Only the first length has arrived: the frame is refused before it is buffered.
-    let events = from_pb::<Pod>(&[&bytes[..4], &bytes[4..]], lengths[0] - 1, None);
+    let events = from_pb::<Pod>(&[&bytes[..4], &bytes[4..]], lengths[0] - 1, Fields::All);
     assert_eq!(events, ["too large"]);
     // The same when the length itself comes in pieces, behind frames that fit: the first frame
     // larger than every one before it, with the limit just under it.
@@ -176,12 +173,12 @@ fn a_frame_over_the_limit_ends_the_stream_from_its_length() {
         &bytes[at + 2..at + 3],
         &bytes[at + 3..],
     ];
-    let events = from_pb::<Pod>(&pieces, lengths[over] - 1, None);
+    let events = from_pb::<Pod>(&pieces, lengths[over] - 1, Fields::All);
     assert_eq!(events.len(), over + 1, "{events:?}");
     assert_eq!(events[over], "too large");
     let largest = lengths.iter().copied().max().unwrap();
-    assert_eq!(from_pb::<Pod>(&[&bytes], largest, None).len(), 3);
-    let events = from_pb::<Pod>(&[&bytes], largest - 1, None);
+    assert_eq!(from_pb::<Pod>(&[&bytes], largest, Fields::All).len(), 3);
+    let events = from_pb::<Pod>(&[&bytes], largest - 1, Fields::All);
     assert_eq!(events.last().map(String::as_str), Some("too large"));
 }
 
@@ -190,7 +187,7 @@ fn cut_garbled_and_unknown_frames_are_typed_errors() {
     let good = pb_stream(&events()[..1]);
     let mut cut = good.clone();
     cut.truncate(good.len() - 1);
-    let cut_events = from_pb::<Pod>(&[&cut], 1 << 20, None);
+    let cut_events = from_pb::<Pod>(&[&cut], 1 << 20, Fields::All);
     assert_eq!(cut_events.len(), 1);
     assert!(
         cut_events[0].contains("ended in the middle of an event"),
@@ -218,15 +215,15 @@ fn cut_garbled_and_unknown_frames_are_typed_errors() {
     let garbage = [0, 0, 0, 3, 0xff, 0xff, 0xff];
     for bad in [&invalid_type[..], &no_envelope, &unknown_kind, &garbage] {
         // A good event first, then the bad one, then a good one nobody sees.
-        let events = from_pb::<Pod>(&[&good, bad, &good], 1 << 20, None);
+        let events = from_pb::<Pod>(&[&good, bad, &good], 1 << 20, Fields::All);
         assert_eq!(events.len(), 2, "{events:?}");
         assert_eq!(events[1], "decode error", "{bad:?}");
     }
     // A Status is no Pod: the Pod refuses its kind, as it does on JSON.
-    let wrong = from_pb::<Pod>(&[&wrong_object], 1 << 20, None);
+    let wrong = from_pb::<Pod>(&[&wrong_object], 1 << 20, Fields::All);
     assert_eq!(wrong, ["decode error"]);
     let json = br#"{"type":"ADDED","object":{"apiVersion":"v1","kind":"Status","code":1}}"#;
-    assert_eq!(wrong, from_json::<Pod>(json, None));
+    assert_eq!(wrong, from_json::<Pod>(json, Fields::All));
 }
 
 /// Events come first; an error, if any, is the one last item (errors print in lower case,
@@ -250,7 +247,7 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400), chunk in 1usize..40) {
         let chunks: Vec<&[u8]> = bytes.chunks(chunk).collect();
-        let events = from_pb::<Pod>(&chunks, 1 << 12, None);
+        let events = from_pb::<Pod>(&chunks, 1 << 12, Fields::All);
         prop_assert!(at_most_one_error_last(&events), "{events:?}");
     }
 
@@ -261,7 +258,7 @@ proptest! {
         let at = at % bytes.len();
         bytes[at] = to;
         let chunks: Vec<&[u8]> = bytes.chunks(chunk).collect();
-        let events = from_pb::<Pod>(&chunks, 1 << 20, None);
+        let events = from_pb::<Pod>(&chunks, 1 << 20, Fields::All);
         prop_assert!(at_most_one_error_last(&events), "{events:?}");
     }
 }

@@ -7,8 +7,9 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use prometheus_client::registry::Registry;
 
+use crate::stack::RestClientMetrics;
 use crate::test_util::{Answer, scripted};
-use crate::{Client, Config, RestClient, RestClientMetrics};
+use crate::{Client, Config, RestClient};
 
 /// A client at `http://h:1` on a transport answering `answers` (see [`scripted`]), reporting
 /// to a fresh registry.
