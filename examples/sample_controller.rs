@@ -3,9 +3,10 @@
 //! Deployment, keeps it as asked, and reports its available replicas in the Foo's status.
 //!
 //! Built as a production controller is: informers for the primary (Foo) and the owned
-//! (Deployment) objects, a rate-limited workqueue, server-side apply through the typed `Api`,
-//! leader election on a Lease so that of several replicas exactly one acts, and Events that
-//! `kubectl describe foo` shows. The controller itself is in `src/sample.rs`.
+//! (Deployment) objects joined by the controller runtime (`kinformer::runtime::Controller`
+//! with `owns`: one work queue, backoff, bounded workers), server-side apply through the typed
+//! `Api`, leader election on a Lease so that of several replicas exactly one acts, and Events
+//! that `kubectl describe foo` shows. The controller itself is in `src/sample.rs`.
 //!
 //! Alone, it starts the embedded server with three Foos and runs two replicas, `replica-a` and
 //! `replica-b`, each with its own client: `replica-a` leads and reconciles; then it stops and

@@ -2,6 +2,7 @@
 //! leader of the replicas makes it so.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -9,18 +10,16 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, ObjectReference, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kinformer::api::{Api, Patch, PatchParams};
-use kinformer::core::{
-    ApiResource, DeletedState, DynamicObject, Object, ObjectMeta, Scope, StoreRead as _, object_key,
-};
+use kinformer::core::{ApiResource, DynamicObject, Object, ObjectMeta, Scope, StoreRead as _};
 use kinformer::events::{EventType, Recorder, Reporter};
-use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
+use kinformer::informer::{Config, SharedIndexInformer};
 use kinformer::leaderelection::{
     Callbacks, Config as ElectionConfig, LeaderElector, RestLeaseLock,
 };
 use kinformer::listwatch::ListWatch;
 use kinformer::rest::Client;
+use kinformer::runtime::{Action, Controller, ControllerConfig};
 use kinformer::sim::CustomResource;
-use kinformer::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -30,7 +29,7 @@ pub const CONTROLLER: &str = "sample-controller";
 const GROUP: &str = "samplecontroller.k8s.io";
 const VERSION: &str = "v1alpha1";
 /// Workers per leader, as sample-controller's default `threadiness`.
-const WORKERS: usize = 2;
+const WORKERS: NonZeroUsize = NonZeroUsize::new(2).expect("2 is not zero");
 
 /// The `Foo` resource.
 pub fn foo_resource() -> ApiResource {
@@ -60,7 +59,7 @@ pub fn deployment_name(foo_name: &str) -> String {
     format!("{foo_name}-nginx")
 }
 
-/// One replica of the controller: its caches, its queue, its recorder, and its candidacy.
+/// One replica of the controller: its caches, its recorder, and its candidacy.
 #[derive(Debug)]
 pub struct Replica {
     elector: LeaderElector<RestLeaseLock>,
@@ -75,14 +74,50 @@ impl Replica {
     /// # Errors
     /// An identity that the event recorder or leader election refuses.
     pub fn start(client: Client, identity: &str, election: ElectionConfig) -> anyhow::Result<Self> {
-        let controller = Controller::new(client.clone(), identity)?;
-        let reconciled = Arc::clone(&controller.reconciled);
+        let foos = SharedIndexInformer::new(
+            ListWatch::<DynamicObject, _>::from_client(client.clone(), foo_resource()),
+            Config::default().with_name("foos"),
+        );
+        let deployments = SharedIndexInformer::new(
+            ListWatch::<Deployment, _>::for_type(client.clone()),
+            Config::default().with_name("deployments"),
+        );
+        let reporter = Reporter::new(CONTROLLER)?.with_instance(identity)?;
+        let sample = Arc::new(Sample {
+            recorder: Recorder::new(client.clone(), reporter),
+            client: client.clone(),
+            deployments: deployments.clone(),
+            reconciled: Arc::default(),
+        });
+        let reconciled = Arc::clone(&sample.reconciled);
+        let (leader_foos, leader_deployments, ctx) =
+            (foos.clone(), deployments.clone(), sample.clone());
+        // Each term of leadership runs a controller over the warm caches; when the term ends it
+        // stops at once, and reconciles under way are dropped.
+        let callbacks = Callbacks::new(move |leading: CancellationToken| {
+            let config = ControllerConfig::default()
+                .with_name(CONTROLLER)
+                .with_concurrency(WORKERS);
+            let controller = Controller::new(leader_foos.clone(), foo_resource(), config)
+                .owns(&leader_deployments);
+            let ctx = ctx.clone();
+            async move {
+                tokio::select! {
+                    () = leading.cancelled() => {}
+                    () = controller.run(reconcile, |_, _, _| Action::backoff(), ctx) => {}
+                }
+            }
+        });
         let lock = RestLeaseLock::new(client, "default", CONTROLLER)?;
-        let leader_work = controller.clone();
-        let callbacks = Callbacks::new(move |token| leader_work.clone().lead(token));
         let elector = LeaderElector::new(lock, identity, election, callbacks)?;
         let stop = CancellationToken::new();
-        let task = tokio::spawn(controller.run(elector.clone(), stop.clone()));
+        let task = tokio::spawn(run(
+            foos,
+            deployments,
+            sample,
+            elector.clone(),
+            stop.clone(),
+        ));
         Ok(Self {
             elector,
             stop,
@@ -117,216 +152,103 @@ impl Replica {
     }
 }
 
-#[derive(Clone)]
-struct Controller {
+/// What every reconcile reads and writes through.
+struct Sample {
     client: Client,
-    foos: SharedIndexInformer<DynamicObject>,
     deployments: SharedIndexInformer<Deployment>,
-    queue: RateLimitingQueue<String>,
     recorder: Recorder,
     reconciled: Arc<AtomicUsize>,
 }
 
-impl Controller {
-    fn new(client: Client, identity: &str) -> anyhow::Result<Self> {
-        let foos = SharedIndexInformer::new(
-            ListWatch::<DynamicObject, _>::from_client(client.clone(), foo_resource()),
-            Config::default().with_name("foos"),
-        );
-        let deployments = SharedIndexInformer::new(
-            ListWatch::<Deployment, _>::for_type(client.clone()),
-            Config::default().with_name("deployments"),
-        );
-        let queue = RateLimitingQueue::with_rate_limiter(
-            default_controller_rate_limiter(),
-            QueueConfig::default().with_name("foos"),
-        );
-        let (add, update, delete) = (queue.clone(), queue.clone(), queue.clone());
-        foos.add_event_handler(
-            HandlerFns::new()
-                .add_fn(move |primary: &Arc<DynamicObject>, _| {
-                    add.add(object_key(primary.as_ref()))
-                })
-                .update_fn(
-                    move |_: &Arc<DynamicObject>, primary: &Arc<DynamicObject>| {
-                        update.add(object_key(primary.as_ref()));
-                    },
-                )
-                .delete_fn(move |gone: &DeletedState<DynamicObject>| {
-                    delete.add(object_key(gone.object().as_ref()));
-                }),
-        )?;
-        // A change to an owned Deployment (someone scaled it by hand) requeues its Foo.
-        let (add, update, delete) = (queue.clone(), queue.clone(), queue.clone());
-        deployments.add_event_handler(
-            HandlerFns::new()
-                .add_fn(move |d: &Arc<Deployment>, _| enqueue_owner(&add, d))
-                .update_fn(move |_: &Arc<Deployment>, d: &Arc<Deployment>| {
-                    enqueue_owner(&update, d)
-                })
-                .delete_fn(move |gone: &DeletedState<Deployment>| {
-                    enqueue_owner(&delete, gone.object());
-                }),
-        )?;
-        let reporter = Reporter::new(CONTROLLER)?.with_instance(identity)?;
-        Ok(Self {
-            recorder: Recorder::new(client.clone(), reporter),
-            client,
-            foos,
-            deployments,
-            queue,
-            reconciled: Arc::new(AtomicUsize::new(0)),
-        })
+/// Runs the caches on every replica (a new leader starts warm), and the candidacy until
+/// `stop`; leadership lost (renewals failed) is not the end: the replica stands again.
+async fn run(
+    foos: SharedIndexInformer<DynamicObject>,
+    deployments: SharedIndexInformer<Deployment>,
+    sample: Arc<Sample>,
+    elector: LeaderElector<RestLeaseLock>,
+    stop: CancellationToken,
+) -> anyhow::Result<()> {
+    let primaries = tokio::spawn({
+        let informer = foos.clone();
+        async move { informer.run().await }
+    });
+    let owned = tokio::spawn({
+        let informer = deployments.clone();
+        async move { informer.run().await }
+    });
+    while !stop.is_cancelled() {
+        elector.run(stop.clone()).await;
     }
-
-    /// Runs the caches on every replica (a new leader starts warm), and the candidacy until
-    /// `stop`.
-    async fn run(
-        self,
-        elector: LeaderElector<RestLeaseLock>,
-        stop: CancellationToken,
-    ) -> anyhow::Result<()> {
-        let foos = tokio::spawn({
-            let informer = self.foos.clone();
-            async move { informer.run().await }
-        });
-        let deployments = tokio::spawn({
-            let informer = self.deployments.clone();
-            async move { informer.run().await }
-        });
-        let synced = tokio::select! {
-            () = stop.cancelled() => false,
-            synced = async {
-                tokio::try_join!(self.foos.wait_for_cache_sync(), self.deployments.wait_for_cache_sync())
-            } => synced.is_ok(),
-        };
-        // Leadership lost (renewals failed) is not the end: the replica stands again.
-        while synced && !stop.is_cancelled() {
-            elector.run(stop.clone()).await;
-        }
-        self.queue.shutdown();
-        self.foos.shutdown();
-        self.deployments.shutdown();
-        foos.await??;
-        deployments.await??;
-        let stats = self.recorder.shutdown().await;
-        tracing::info!(?stats, "events");
-        Ok(())
-    }
-
-    /// The leader's work: workers drain the queue until leadership ends.
-    async fn lead(self, leading: CancellationToken) {
-        let workers: Vec<_> = (0..WORKERS)
-            .map(|_| tokio::spawn(self.clone().worker(leading.clone())))
-            .collect();
-        for worker in workers {
-            if let Err(error) = worker.await {
-                tracing::error!(%error, "worker failed");
-            }
-        }
-    }
-
-    async fn worker(self, leading: CancellationToken) {
-        loop {
-            let key = tokio::select! {
-                biased;
-                () = leading.cancelled() => return,
-                key = self.queue.get() => match key {
-                    Some(key) => key,
-                    None => return,
-                },
-            };
-            match self.reconcile(&key).await {
-                Ok(()) => self.queue.forget(&key),
-                Err(error) => {
-                    tracing::warn!(%key, error = %error, "reconcile failed; retrying");
-                    self.queue.add_rate_limited(key.clone());
-                }
-            }
-            self.queue.done(&key);
-            self.reconciled.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// sample-controller's `syncHandler`: the Deployment as the Foo asks, then the Foo's status.
-    async fn reconcile(&self, key: &str) -> anyhow::Result<()> {
-        let Some(primary) = self.foos.indexer().get_by_key(key) else {
-            return Ok(()); // deleted: the garbage collector removes what it owned
-        };
-        let namespace = primary.namespace().unwrap_or("default");
-        let Some(name) = primary.data["spec"]["deploymentName"].as_str() else {
-            self.recorder.event(
-                reference(&primary),
-                EventType::Warning,
-                "InvalidSpec",
-                "Reconciling",
-                "spec.deploymentName must be set",
-            );
-            return Ok(());
-        };
-        let replicas = primary.data["spec"]["replicas"]
-            .as_i64()
-            .and_then(|r| i32::try_from(r).ok())
-            .unwrap_or(1);
-        let cached = self
-            .deployments
-            .indexer()
-            .get_by_key(&format!("{namespace}/{name}"));
-        if let Some(existing) = cached
-            && !controlled_by(&existing.metadata, &primary)
-        {
-            self.recorder.event(
-                reference(&primary),
-                EventType::Warning,
-                "ErrResourceExists",
-                "Reconciling",
-                format!("Resource {name} already exists and is not managed by Foo"),
-            );
-            return Ok(());
-        }
-        // The apply states every field this controller owns; an unchanged apply changes nothing.
-        let deployments: Api<Deployment> = Api::namespaced(self.client.clone(), namespace);
-        let applied = deployments
-            .patch(
-                name,
-                &PatchParams::apply(CONTROLLER).force(),
-                &Patch::Apply(&desired_deployment(&primary, name, replicas)),
-            )
-            .await?;
-        let available = applied
-            .status
-            .and_then(|s| s.available_replicas)
-            .unwrap_or(0);
-        if primary.data["status"]["availableReplicas"].as_i64() != Some(i64::from(available)) {
-            foos(&self.client, namespace)
-                .patch_status(
-                    primary.name(),
-                    &PatchParams::default(),
-                    &Patch::Merge(json!({"status": {"availableReplicas": available}})),
-                )
-                .await?;
-        }
-        self.recorder.event(
-            reference(&primary),
-            EventType::Normal,
-            "Synced",
-            "Reconciling",
-            "Foo synced successfully",
-        );
-        Ok(())
-    }
+    foos.shutdown();
+    deployments.shutdown();
+    primaries.await??;
+    owned.await??;
+    let stats = sample.recorder.shutdown().await;
+    tracing::info!(?stats, "events");
+    Ok(())
 }
 
-fn enqueue_owner(queue: &RateLimitingQueue<String>, deployment: &Deployment) {
-    let owner = deployment
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true) && o.kind == "Foo" && o.api_version == api_version());
-    if let (Some(owner), Some(namespace)) = (owner, deployment.metadata.namespace.as_deref()) {
-        queue.add(format!("{namespace}/{}", owner.name));
+/// sample-controller's `syncHandler`: the Deployment as the Foo asks, then the Foo's status.
+async fn reconcile(primary: Arc<DynamicObject>, sample: Arc<Sample>) -> anyhow::Result<Action> {
+    sample.reconciled.fetch_add(1, Ordering::Relaxed);
+    let namespace = primary.namespace().unwrap_or("default");
+    let event = |kind, reason: &str, note: String| {
+        sample
+            .recorder
+            .event(reference(&primary), kind, reason, "Reconciling", note);
+    };
+    let Some(name) = primary.data["spec"]["deploymentName"].as_str() else {
+        event(
+            EventType::Warning,
+            "InvalidSpec",
+            "spec.deploymentName must be set".into(),
+        );
+        return Ok(Action::await_change());
+    };
+    let replicas = primary.data["spec"]["replicas"]
+        .as_i64()
+        .and_then(|r| i32::try_from(r).ok())
+        .unwrap_or(1);
+    let cached = sample
+        .deployments
+        .indexer()
+        .get_by_key(&format!("{namespace}/{name}"));
+    if let Some(existing) = cached
+        && !controlled_by(&existing.metadata, &primary)
+    {
+        let note = format!("Resource {name} already exists and is not managed by Foo");
+        event(EventType::Warning, "ErrResourceExists", note);
+        return Ok(Action::await_change());
     }
+    // The apply states every field this controller owns; an unchanged apply changes nothing.
+    let deployments: Api<Deployment> = Api::namespaced(sample.client.clone(), namespace);
+    let applied = deployments
+        .patch(
+            name,
+            &PatchParams::apply(CONTROLLER).force(),
+            &Patch::Apply(&desired_deployment(&primary, name, replicas)),
+        )
+        .await?;
+    let available = applied
+        .status
+        .and_then(|s| s.available_replicas)
+        .unwrap_or(0);
+    if primary.data["status"]["availableReplicas"].as_i64() != Some(i64::from(available)) {
+        foos(&sample.client, namespace)
+            .patch_status(
+                primary.name(),
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"availableReplicas": available}})),
+            )
+            .await?;
+    }
+    event(
+        EventType::Normal,
+        "Synced",
+        "Foo synced successfully".into(),
+    );
+    Ok(Action::await_change())
 }
 
 fn controlled_by(meta: &ObjectMeta, primary: &DynamicObject) -> bool {

@@ -1,6 +1,7 @@
 //! [`Controller`]: a primary resource's informer, the informers mapped to it, one work queue,
 //! and the workers that reconcile what the queue hands out.
 
+use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -200,7 +201,7 @@ impl<K: Object + Clone> Controller<K> {
     ) -> ResultStream<E>
     where
         C: Send + Sync + 'static,
-        E: std::error::Error + Send + Sync + 'static,
+        E: fmt::Debug + fmt::Display + Send + Sync + 'static,
         R: Fn(Arc<K>, Arc<C>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
         P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
@@ -278,7 +279,7 @@ impl<K: Object + Clone> Controller<K> {
     pub async fn run<C, E, R, Fut, P>(self, reconcile: R, error_policy: P, context: Arc<C>)
     where
         C: Send + Sync + 'static,
-        E: std::error::Error + Send + Sync + 'static,
+        E: fmt::Debug + fmt::Display + Send + Sync + 'static,
         R: Fn(Arc<K>, Arc<C>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
         P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
@@ -301,7 +302,7 @@ impl<K: Object + Clone> Controller<K> {
         stop: impl Future<Output = ()>,
     ) where
         C: Send + Sync + 'static,
-        E: std::error::Error + Send + Sync + 'static,
+        E: fmt::Debug + fmt::Display + Send + Sync + 'static,
         R: Fn(Arc<K>, Arc<C>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
         P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
@@ -315,11 +316,7 @@ impl<K: Object + Clone> Controller<K> {
                 () = &mut stop => break,
                 outcome = results.next() => match outcome {
                     None => return,
-                    Some(Err(error)) => tracing::warn!(
-                        controller = %name,
-                        error = &error as &dyn std::error::Error,
-                        "reconcile failed"
-                    ),
+                    Some(Err(error)) => tracing::warn!(controller = %name, %error, "reconcile failed"),
                     Some(Ok(_)) => {}
                 },
             }
@@ -328,8 +325,8 @@ impl<K: Object + Clone> Controller<K> {
     }
 }
 
-impl<K> std::fmt::Debug for Controller<K> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl<K> fmt::Debug for Controller<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Controller")
             .field("resource", &self.resource)
             .field("config", &self.config)

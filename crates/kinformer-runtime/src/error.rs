@@ -7,13 +7,14 @@ use crate::ObjectRef;
 #[derive(Debug, thiserror::Error)]
 pub enum Error<E> {
     /// The reconcile of `object` failed; the controller retries it as its error policy says.
-    #[error("reconciling {object} failed")]
+    /// The reconcile's error is any `Debug + Display` type (an `anyhow::Error` too), so it is
+    /// carried and shown, not chained as a `source`.
+    #[error("reconciling {object} failed: {error}")]
     Reconcile {
         /// The object.
         object: ObjectRef,
         /// What the reconcile returned.
-        #[source]
-        source: E,
+        error: E,
     },
     /// An informer the controller reads stopped before its cache synced; nothing was
     /// reconciled.

@@ -1,6 +1,7 @@
 //! One worker: takes a key from the queue, reconciles the cache's latest state of it, and
 //! schedules what the reconcile (or the error policy) asked for.
 
+use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -32,7 +33,7 @@ impl<K, C, E, R, Fut, P> Worker<K, C, E, R, P>
 where
     K: Object + Clone,
     C: Send + Sync + 'static,
-    E: std::error::Error + Send + Sync + 'static,
+    E: fmt::Debug + fmt::Display + Send + Sync + 'static,
     R: Fn(Arc<K>, Arc<C>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
     P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
@@ -75,15 +76,15 @@ where
                 span.in_scope(|| tracing::debug!(?action, "reconciled"));
                 Ok((object.clone(), action))
             }
-            Err(source) => {
+            Err(error) => {
                 self.metrics
                     .reconcile_finished(ReconcileResult::Error, took);
-                let action = (self.error_policy)(current, &source, Arc::clone(&self.context));
+                let action = (self.error_policy)(current, &error, Arc::clone(&self.context));
                 self.schedule(object, action);
-                span.in_scope(|| tracing::debug!(?action, error = %source, "reconcile failed"));
+                span.in_scope(|| tracing::debug!(?action, %error, "reconcile failed"));
                 Err(Error::Reconcile {
                     object: object.clone(),
-                    source,
+                    error,
                 })
             }
         })
