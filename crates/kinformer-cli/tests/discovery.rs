@@ -29,6 +29,18 @@ async fn watch_until_shown(dir: &Dir, args: &[&str], key: &str) -> Finished {
     watch.stop().await
 }
 
+/// Creates the Deployment `shop/web`.
+async fn create_web_deployment(sim: &SimHandle) {
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}},
+    });
+    sim.apply(ObjectOp::new(OpKind::Create, "deployments", deployment))
+        .await
+        .unwrap();
+}
+
 fn cache_dir(dir: &Path, sim: &SimHandle) -> PathBuf {
     let host = sim.url().trim_start_matches("https://").replace(':', "_");
     dir.join("cache").join("discovery").join(host)
@@ -42,14 +54,7 @@ async fn watch_resolves_short_names_and_custom_resources() {
         .start()
         .await
         .unwrap();
-    let deployment = json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}},
-    });
-    sim.apply(ObjectOp::new(OpKind::Create, "deployments", deployment))
-        .await
-        .unwrap();
+    create_web_deployment(&sim).await;
     let dir = Dir::with_kubeconfig("discovery", &sim);
 
     let out = watch_until_shown(&dir, &["deploy", "-A"], "shop/web").await;
@@ -116,14 +121,7 @@ async fn mirror_and_watch_resolve_names_on_a_legacy_discovery_server() {
         let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(report["objects"], 12, "{name}: {report}");
     }
-    let deployment = json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}},
-    });
-    sim.apply(ObjectOp::new(OpKind::Create, "deployments", deployment))
-        .await
-        .unwrap();
+    create_web_deployment(&sim).await;
     let out = watch_until_shown(&dir, &["deployments.v1.apps", "-A"], "shop/web").await;
     assert!(out.status.success(), "{}", out.stderr);
     assert!(out.stdout.contains("shop/web"), "{}", out.stdout);
