@@ -11,7 +11,7 @@ use crate::error::CliError;
 /// The resource `name` names on the cluster behind `client`.
 pub(crate) async fn resolve(client: &Client, name: &str) -> Result<ApiResource, CliError> {
     Discovery::new(client.clone())
-        .default_cache_dir()
+        .with_default_cache_dir()
         .resolve(name)
         .await
         .map_err(|e| match e {

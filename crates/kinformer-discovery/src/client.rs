@@ -1,7 +1,7 @@
 //! [`Discovery`]: the server's resources, cached in memory and on disk, and names resolved
 //! against them with one refresh when a name is not found.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -97,31 +97,49 @@ impl Discovery {
     /// `cache_dir/discovery/<host_port>/...`. Clients without a server URL (an in-process
     /// service) have no disk cache.
     #[must_use]
-    pub fn cache_dir(mut self, cache_dir: impl Into<PathBuf>) -> Self {
+    pub fn with_cache_dir(mut self, cache_dir: impl Into<PathBuf>) -> Self {
         self.cache_dir = Some(cache_dir.into());
         self
     }
 
-    /// Caches on disk in kubectl's default directory ([`default_cache_dir`]), if there is one.
+    /// Caches on disk in kubectl's default directory ([`default_cache_dir`]: `$KUBECACHEDIR`,
+    /// else `~/.kube/cache`); without a home directory, in memory only.
     #[must_use]
-    pub fn default_cache_dir(mut self) -> Self {
+    pub fn with_default_cache_dir(mut self) -> Self {
         self.cache_dir = default_cache_dir();
         self
     }
 
-    /// How long files in the disk cache are trusted after they were written (default: six
-    /// hours, as kubectl).
+    /// The directory the disk cache is under, if any (the server's own is
+    /// [`server_cache_dir`](Self::server_cache_dir)).
+    pub fn cache_dir(&self) -> Option<&Path> {
+        self.cache_dir.as_deref()
+    }
+
+    /// Sets how long files in the disk cache are trusted after they were written (default:
+    /// [`DEFAULT_TTL`], six hours, as kubectl).
     #[must_use]
-    pub fn ttl(mut self, ttl: Duration) -> Self {
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
     }
 
-    /// Which documents to ask the server for (default: aggregated, with the legacy fallback).
+    /// How long files in the disk cache are trusted after they were written.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// Sets which documents to ask the server for (default: aggregated, with the legacy
+    /// fallback).
     #[must_use]
-    pub fn form(mut self, form: Form) -> Self {
+    pub fn with_form(mut self, form: Form) -> Self {
         self.form = form;
         self
+    }
+
+    /// Which documents are asked for.
+    pub fn form(&self) -> Form {
+        self.form
     }
 
     /// The directory of this server's disk cache, if any.

@@ -128,7 +128,7 @@ async fn every_resource_of_a_legacy_only_server_is_found() {
 #[tokio::test]
 async fn names_qualified_with_a_version_resolve_as_kubectl_resolves_them() {
     let (client, _) = legacy_server(documents());
-    let discovery = Discovery::new(client).form(Form::Legacy);
+    let discovery = Discovery::new(client).with_form(Form::Legacy);
     for (name, group, version, plural) in [
         ("pods.v1.", "", "v1", "pods"),
         ("deployments.v1.apps", "apps", "v1", "deployments"),

@@ -99,7 +99,7 @@ async fn the_legacy_documents_describe_the_same_resources() {
         .unwrap();
     sim.clear_requests().await;
     let legacy = Discovery::new(http_client(&sim))
-        .form(Form::Legacy)
+        .with_form(Form::Legacy)
         .server_resources()
         .await
         .unwrap();
@@ -140,7 +140,7 @@ async fn preferred_versions_come_from_the_server() {
         sim.register(cr).await.unwrap();
     }
     for form in [Form::Aggregated, Form::Legacy] {
-        let discovery = Discovery::new(Client::new(sim.service())).form(form);
+        let discovery = Discovery::new(Client::new(sim.service())).with_form(form);
         let resources = discovery.server_resources().await.unwrap();
         let group = resources.group("example.com").unwrap();
         assert_eq!(group.preferred_version, "v1", "{form:?}");
@@ -243,7 +243,7 @@ fn age_files(dir: &Path, age: Duration) {
 async fn the_disk_cache_is_kubectls_layout_within_its_ttl() {
     let sim = Sim::builder().start().await.unwrap();
     let cache = TempDir::new("ttl");
-    let discovery = Discovery::new(http_client(&sim)).cache_dir(&cache.0);
+    let discovery = Discovery::new(http_client(&sim)).with_cache_dir(&cache.0);
     let server_dir = discovery.server_cache_dir().unwrap();
     let host = sim.url().trim_start_matches("http://").replace(':', "_");
     assert_eq!(server_dir, cache.0.join("discovery").join(host));
@@ -259,22 +259,22 @@ async fn the_disk_cache_is_kubectls_layout_within_its_ttl() {
     sim.clear_requests().await;
 
     // Another process (another instance) within the TTL reads the files, not the server.
-    let again = Discovery::new(http_client(&sim)).cache_dir(&cache.0);
+    let again = Discovery::new(http_client(&sim)).with_cache_dir(&cache.0);
     assert_eq!(again.server_resources().await.unwrap(), first);
     assert!(discovery_requests(&sim).await.is_empty());
 
     // Older than the TTL: asked again, and rewritten.
     age_files(&server_dir, Duration::from_secs(7 * 60 * 60));
-    let expired = Discovery::new(http_client(&sim)).cache_dir(&cache.0);
+    let expired = Discovery::new(http_client(&sim)).with_cache_dir(&cache.0);
     assert_eq!(expired.server_resources().await.unwrap(), first);
     assert_eq!(discovery_requests(&sim).await, ["/api", "/apis"]);
     let shorter = Discovery::new(http_client(&sim))
-        .cache_dir(&cache.0)
-        .ttl(Duration::from_secs(60));
+        .with_cache_dir(&cache.0)
+        .with_ttl(Duration::from_secs(60));
     age_files(&server_dir, Duration::from_secs(120));
     shorter.server_resources().await.unwrap();
     assert_eq!(discovery_requests(&sim).await, ["/api", "/apis"]);
-    let fresh = Discovery::new(http_client(&sim)).cache_dir(&cache.0);
+    let fresh = Discovery::new(http_client(&sim)).with_cache_dir(&cache.0);
     fresh.server_resources().await.unwrap();
     assert!(discovery_requests(&sim).await.is_empty());
 }
@@ -284,14 +284,14 @@ async fn a_miss_in_the_disk_cache_asks_the_server_and_rewrites_it() {
     let sim = Sim::builder().start().await.unwrap();
     let cache = TempDir::new("miss");
     Discovery::new(http_client(&sim))
-        .cache_dir(&cache.0)
+        .with_cache_dir(&cache.0)
         .server_resources()
         .await
         .unwrap();
     sim.register(widgets()).await.unwrap();
     sim.clear_requests().await;
 
-    let discovery = Discovery::new(http_client(&sim)).cache_dir(&cache.0);
+    let discovery = Discovery::new(http_client(&sim)).with_cache_dir(&cache.0);
     assert_eq!(discovery.resolve("cm").await.unwrap().plural, "configmaps");
     assert!(discovery_requests(&sim).await.is_empty(), "from disk");
     assert_eq!(discovery.resolve("wd").await.unwrap().group, "example.com");
@@ -303,7 +303,7 @@ async fn a_miss_in_the_disk_cache_asks_the_server_and_rewrites_it() {
             .is_file()
     );
 
-    let next = Discovery::new(http_client(&sim)).cache_dir(&cache.0);
+    let next = Discovery::new(http_client(&sim)).with_cache_dir(&cache.0);
     assert_eq!(next.resolve("widgets").await.unwrap().kind, "Widget");
     assert!(
         discovery_requests(&sim).await.is_empty(),
@@ -352,7 +352,7 @@ async fn kubectl_reads_and_writes_the_same_cache() {
     );
     sim.clear_requests().await;
 
-    let discovery = Discovery::new(http_client(&sim)).cache_dir(&cache.0);
+    let discovery = Discovery::new(http_client(&sim)).with_cache_dir(&cache.0);
     let from_kubectl = discovery.server_resources().await.unwrap();
     assert!(
         discovery_requests(&sim).await.is_empty(),
@@ -367,7 +367,7 @@ async fn kubectl_reads_and_writes_the_same_cache() {
     // kubectl resolves `wd` from files kinformer wrote, without asking the server.
     let ours = cache.0.join("ours");
     Discovery::new(http_client(&sim))
-        .cache_dir(&ours)
+        .with_cache_dir(&ours)
         .server_resources()
         .await
         .unwrap();
