@@ -11,7 +11,7 @@ use kinformer_informer::{EventHandler, SharedIndexInformer};
 use kinformer_workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
 use tokio::sync::mpsc;
 
-use crate::mapping::{Mapped, Owned, Primary};
+use crate::mapping::{Mapped, Primary, controller_owner};
 use crate::stream::{Detach, Outcome, ResultStream};
 use crate::worker::Worker;
 use crate::{Action, ControllerConfig, Error, ObjectRef, Predicate};
@@ -127,22 +127,19 @@ impl<K: Object + Clone> Controller<K> {
     /// informer may hold metadata only (`PartialObjectMetadata`): owner references are all the
     /// mapping reads.
     #[must_use]
-    pub fn owns<C: Object + Clone>(mut self, owned: &SharedIndexInformer<C>) -> Self {
-        let handler = Owned {
-            queue: self.queue.clone(),
-            owner: self.resource.clone(),
-        };
-        self.watch(owned, handler);
-        self
+    pub fn owns<C: Object + Clone>(self, owned: &SharedIndexInformer<C>) -> Self {
+        let owner = self.resource.clone();
+        self.watches(owned, move |child: &C| controller_owner(&owner, child))
     }
 
-    /// Also reconciles the primaries `mapper` names for each object `other` caches, before
-    /// and after each change.
+    /// Also reconciles the primaries `mapper` names for each object `other` caches (any
+    /// number: an `Option`, a `Vec`, an iterator), before and after each change.
     #[must_use]
-    pub fn watches<O, F>(mut self, other: &SharedIndexInformer<O>, mapper: F) -> Self
+    pub fn watches<O, F, I>(mut self, other: &SharedIndexInformer<O>, mapper: F) -> Self
     where
         O: Object + Clone,
-        F: Fn(&O) -> Vec<ObjectRef> + Send + Sync + 'static,
+        F: Fn(&O) -> I + Send + Sync + 'static,
+        I: IntoIterator<Item = ObjectRef>,
     {
         let handler = Mapped {
             queue: self.queue.clone(),
@@ -188,13 +185,13 @@ impl<K: Object + Clone> Controller<K> {
     /// reads has synced ([`Error::NotSynced`] ends the stream if one stopped first).
     ///
     /// The workers wait while outcomes are not read (at most one unread outcome per worker):
-    /// read the stream, or use [`run`](Self::run). Dropping the stream stops the controller:
-    /// no new reconcile starts, those under way finish, and its handlers leave the informers.
+    /// read the stream, or use [`run`](Self::run). Dropping the stream stops the controller at
+    /// once ([`ResultStream`] says how; [`ResultStream::drain`] stops it gracefully).
     ///
     /// # Panics
     /// Outside a tokio runtime (it spawns the workers).
     pub fn stream<C, E, R, Fut, P>(
-        self,
+        mut self,
         reconcile: R,
         error_policy: P,
         context: Arc<C>,
@@ -206,13 +203,12 @@ impl<K: Object + Clone> Controller<K> {
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
         P: Fn(Arc<K>, &E, Arc<C>) -> Action + Send + Sync + 'static,
     {
-        let mut this = self;
         let primary = Primary {
-            queue: this.queue.clone(),
-            predicate: this.predicate.clone(),
+            queue: self.queue.clone(),
+            predicate: self.predicate.clone(),
         };
-        let informer = this.primary.clone();
-        this.watch(&informer, primary);
+        let informer = self.primary.clone();
+        self.watch(&informer, primary);
         let Self {
             primary,
             config,
@@ -221,7 +217,7 @@ impl<K: Object + Clone> Controller<K> {
             detach,
             failed,
             ..
-        } = this;
+        } = self;
         let workers = config.concurrency().get();
         let (outcomes, received) = mpsc::channel::<Outcome<E>>(workers);
         if let Some(error) = failed {
@@ -334,7 +330,7 @@ impl<K> fmt::Debug for Controller<K> {
     }
 }
 
-/// Whether a stored object is the one to reconcile: the cache's latest state of `object`.
+/// The cache's latest state of `object`, if it is still there.
 pub(crate) fn latest<K: Object + Clone>(
     cache: &SharedIndexInformer<K>,
     object: &ObjectRef,

@@ -29,58 +29,34 @@ impl<K: Object> EventHandler<K> for Primary<K> {
     }
 }
 
-/// Queues the primary an object names as its controller owner (`ownerReferences` with
-/// `controller: true` and the primary's apiVersion and kind), before and after a change, so
-/// a child that changes owner reconciles both.
-pub(crate) struct Owned {
-    pub(crate) queue: RateLimitingQueue<ObjectRef>,
-    pub(crate) owner: ApiResource,
+/// The primary an object names as its controller owner (`ownerReferences` with
+/// `controller: true` and the primary's apiVersion and kind; the API server allows one), in the
+/// object's namespace or cluster-scoped as the primary is.
+pub(crate) fn controller_owner<C: Object>(owner: &ApiResource, child: &C) -> Option<ObjectRef> {
+    let api_version = owner.api_version();
+    let reference = child.meta().owner_references.iter().flatten().find(|o| {
+        o.controller == Some(true) && o.kind == owner.kind && o.api_version == api_version
+    })?;
+    let namespace = if owner.scope == Scope::Cluster {
+        None
+    } else {
+        child.namespace()
+    };
+    Some(ObjectRef::new(namespace, reference.name.clone()))
 }
 
-impl Owned {
-    fn queue_owner<C: Object>(&self, child: &C) {
-        let api_version = self.owner.api_version();
-        let owners = child.meta().owner_references.iter().flatten();
-        for owner in owners.filter(|o| o.controller == Some(true)) {
-            if owner.kind == self.owner.kind && owner.api_version == api_version {
-                // An owner is in the child's namespace, or cluster-scoped.
-                let namespace = if self.owner.scope == Scope::Cluster {
-                    None
-                } else {
-                    child.namespace()
-                };
-                self.queue
-                    .add(ObjectRef::new(namespace, owner.name.clone()));
-            }
-        }
-    }
-}
-
-impl<C: Object> EventHandler<C> for Owned {
-    fn on_add(&self, obj: &Arc<C>, _is_in_initial_list: bool) {
-        self.queue_owner(&**obj);
-    }
-
-    fn on_update(&self, old: &Arc<C>, new: &Arc<C>) {
-        self.queue_owner(&**old);
-        self.queue_owner(&**new);
-    }
-
-    fn on_delete(&self, state: &DeletedState<C>) {
-        self.queue_owner(&**state.object());
-    }
-}
-
-/// Queues whatever a mapper names for an object, before and after a change.
+/// Queues whatever a mapper names for an object, before and after a change (so an object
+/// that changes owner, or mapping, reconciles both).
 pub(crate) struct Mapped<F> {
     pub(crate) queue: RateLimitingQueue<ObjectRef>,
     pub(crate) mapper: F,
 }
 
 impl<F> Mapped<F> {
-    fn queue_mapped<O>(&self, obj: &O)
+    fn queue_mapped<O, I>(&self, obj: &O)
     where
-        F: Fn(&O) -> Vec<ObjectRef>,
+        F: Fn(&O) -> I,
+        I: IntoIterator<Item = ObjectRef>,
     {
         for primary in (self.mapper)(obj) {
             self.queue.add(primary);
@@ -88,10 +64,11 @@ impl<F> Mapped<F> {
     }
 }
 
-impl<O, F> EventHandler<O> for Mapped<F>
+impl<O, F, I> EventHandler<O> for Mapped<F>
 where
     O: Object,
-    F: Fn(&O) -> Vec<ObjectRef> + Send + Sync + 'static,
+    F: Fn(&O) -> I + Send + Sync + 'static,
+    I: IntoIterator<Item = ObjectRef>,
 {
     fn on_add(&self, obj: &Arc<O>, _is_in_initial_list: bool) {
         self.queue_mapped(&**obj);

@@ -1,7 +1,10 @@
 //! Events and series as the API server stores them: one create, then patches of the series.
 
+use std::time::Duration;
+
 use kinformer_events::{Config, EventType, Regarding};
 use kinformer_rest::RestClient;
+use kinformer_sim::{Fault, FaultKind};
 
 use crate::{
     CONTROLLER, client, count, event_writes, events, node, pod, recorder, sim, synced, until,
@@ -193,14 +196,14 @@ async fn a_repeat_while_the_create_is_in_flight_joins_its_series() {
     for after_ms in [0, 1, 10] {
         let sim = sim().await;
         // The create takes 50 ms to answer: every repeat below comes while it is in flight.
-        let slow = kinformer_sim::Fault::new(kinformer_sim::FaultKind::Delay { seconds: 0.05 })
+        let slow = Fault::new(FaultKind::Delay { seconds: 0.05 })
             .count(1)
             .verbs(["create"])
             .resources(["events"]);
         sim.add_faults([slow]).await;
         let recorder = recorder(&sim, Config::default());
         synced(&recorder, "web-0");
-        tokio::time::sleep(std::time::Duration::from_millis(after_ms)).await;
+        tokio::time::sleep(Duration::from_millis(after_ms)).await;
         synced(&recorder, "web-0");
         until(&recorder, |stats| stats.written == 2).await;
         let events = events(&sim, "shop").await;
