@@ -80,7 +80,7 @@ impl ControllerConfig {
     }
 
     /// Sets the hooks the controller reports its reconciles to (default: none; feature
-    /// `prometheus`: [`RuntimeMetrics::for_controller`](crate::RuntimeMetrics::for_controller)).
+    /// `prometheus`: `RuntimeMetrics::for_controller`).
     #[must_use]
     pub fn with_metrics(mut self, metrics: Arc<dyn ControllerMetrics>) -> Self {
         self.metrics = metrics;

@@ -1,5 +1,5 @@
 //! [`ControllerMetrics`]: hooks a controller calls around its reconciles, for any metrics
-//! system (with feature `prometheus`, [`RuntimeMetrics`](crate::RuntimeMetrics) records them
+//! system (with feature `prometheus`, `RuntimeMetrics` records them
 //! under controller-runtime's names).
 
 use std::fmt;
