@@ -14,7 +14,7 @@ impl Control {
         let uri = url.parse().map_err(|e| format!("control URL: {e}"))?;
         let mut config = Config::new(uri);
         // The benchmark must not wait in the client's own rate limiter.
-        config.qps = -1.0;
+        config = config.with_rate_limit(kinformer_rest::RateLimit::Unlimited);
         let client = Client::from_config(&config).map_err(|e| e.to_string())?;
         Ok(Self { client })
     }
@@ -23,7 +23,7 @@ impl Control {
     /// control API of a TLS sim is served on the same port).
     pub(crate) fn from_kubeconfig(path: &str) -> Result<Self, String> {
         let mut config = crate::setup::kinformer_config(path)?;
-        config.qps = -1.0;
+        config = config.with_rate_limit(kinformer_rest::RateLimit::Unlimited);
         let client = Client::from_config(&config).map_err(|e| e.to_string())?;
         Ok(Self { client })
     }

@@ -50,7 +50,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let mut config = setup::kinformer_config(&options.kubeconfig)?;
     // No gzip: the floor is the cost of decoding alone, and neither kinformer's streaming list
     // (a watch, never compressed) nor kube-rs (built without its gzip feature) inflates.
-    config.disable_compression = true;
+    config = config.with_compression(false);
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     // The same request as kinformer's default first request: a streaming list (the initial
     // events, then the initial-events-end bookmark, then the watch, on one stream).

@@ -21,7 +21,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let mut config = setup::kinformer_config(&options.kubeconfig)?;
     // kube-rs has no client-side rate limiter; at client-go's 5 QPS, 1,002 lists and watches
     // alone would take minutes.
-    config.qps = -1.0;
+    config = config.with_rate_limit(kinformer_rest::RateLimit::Unlimited);
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
     let cluster_wide = SharedIndexInformer::new(
         ListWatch::<ConfigMap, _>::for_type(client.clone()),

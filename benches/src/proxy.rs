@@ -68,7 +68,9 @@ pub(crate) async fn run(
     let mut config = setup::kinformer_config(&options.kubeconfig)?;
     if let Some(proxy) = &proxy {
         // As `proxy-url` in the kubeconfig: every request, loopback included, goes through it.
-        config.proxy_url = Some(proxy.url().to_owned());
+        config = config
+            .with_proxy_url(proxy.url())
+            .expect("the proxy has an http URL");
     }
     let started = Instant::now();
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;

@@ -1,6 +1,6 @@
 //! What every example shares: connect to `--kubeconfig FILE` if given, else start the embedded server.
 
-use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions};
+use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions, RateLimit, TokenBucket};
 use kinformer::sim::{SimBuilder, SimHandle};
 
 pub mod sample;
@@ -42,12 +42,11 @@ pub async fn connect(sim: SimBuilder) -> anyhow::Result<Connection> {
 /// # Errors
 /// A kubeconfig that cannot be read or used.
 pub fn client_from_kubeconfig(yaml: &str) -> anyhow::Result<Client> {
-    let mut config = Config::from_custom_kubeconfig(
+    // Controllers that write raise client-go's 5 qps / burst 10 default, as kube-controller-manager does.
+    let config = Config::from_custom_kubeconfig(
         Kubeconfig::from_yaml(yaml, None)?,
         &KubeconfigOptions::default(),
-    )?;
-    // Controllers that write raise client-go's 5 qps / burst 10 default, as kube-controller-manager does.
-    config.qps = 50.0;
-    config.burst = 100;
+    )?
+    .with_rate_limit(RateLimit::TokenBucket(TokenBucket::new(50.0, 100)?));
     Ok(Client::from_config(&config)?)
 }

@@ -37,7 +37,7 @@ fn client(sim: &SimHandle) -> Client {
     let mut config =
         Config::from_custom_kubeconfig(kubeconfig, &KubeconfigOptions::default()).unwrap();
     // Hundreds of informers starting together: the bench measures pacing, this test connections.
-    config.qps = -1.0;
+    config = config.with_rate_limit(kinformer::rest::RateLimit::Unlimited);
     Client::from_config(&config).unwrap()
 }
 

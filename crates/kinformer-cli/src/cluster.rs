@@ -28,7 +28,7 @@ pub(crate) fn client(
     }
     .map_err(CliError::Config)?;
     let config = match metrics {
-        Some(metrics) => config.metrics(metrics),
+        Some(metrics) => config.with_metrics(metrics),
         None => config,
     };
     Client::from_config(&config).map_err(CliError::Client)

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
 use kinformer_core::{ApiResource, DynamicObject, Scope, StoreRead};
-use kinformer_rest::{Client, Config as RestConfig, Kubeconfig, KubeconfigOptions};
+use kinformer_rest::{
+    Client, Config as RestConfig, Kubeconfig, KubeconfigOptions, RateLimit, TokenBucket,
+};
 use kinformer_sim::{CustomResource, ObjectOp, OpKind, Sim, SimHandle};
 use serde_json::json;
 
@@ -54,12 +56,11 @@ async fn sim_with_many_types() -> SimHandle {
     sim
 }
 
-fn client_for(sim: &SimHandle, qps: f32, burst: u32) -> Client {
+fn client_for(sim: &SimHandle, rate_limit: RateLimit) -> Client {
     let kubeconfig = Kubeconfig::from_yaml(&sim.kubeconfig(), None).unwrap();
-    let mut config =
-        RestConfig::from_custom_kubeconfig(kubeconfig, &KubeconfigOptions::default()).unwrap();
-    config.qps = qps;
-    config.burst = burst;
+    let config = RestConfig::from_custom_kubeconfig(kubeconfig, &KubeconfigOptions::default())
+        .unwrap()
+        .with_rate_limit(rate_limit);
     Client::from_config(&config).unwrap()
 }
 
@@ -81,7 +82,10 @@ async fn fifty_informers_share_one_connection_and_one_rate_limiter() {
     let (qps, burst) = (20.0, 10);
     // Lists are throttled; a watch's first attempt is not (client-go), so list+watch here.
     let factory = SharedInformerFactory::new(
-        client_for(&sim, qps, burst),
+        client_for(
+            &sim,
+            RateLimit::TokenBucket(TokenBucket::new(qps, burst).unwrap()),
+        ),
         FactoryConfig::default()
             .with_reflector(kinformer_reflector::Config::default().with_streaming_list(false)),
     );
@@ -151,7 +155,10 @@ async fn all_watching(sim: &SimHandle) -> kinformer_sim::SimStats {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_slow_handler_delays_no_other_informer() {
     let sim = sim_with_many_types().await;
-    let factory = SharedInformerFactory::new(client_for(&sim, -1.0, 0), FactoryConfig::default());
+    let factory = SharedInformerFactory::new(
+        client_for(&sim, RateLimit::Unlimited),
+        FactoryConfig::default(),
+    );
     let pods = factory.informer_for::<Pod>();
     let slow_seen = Arc::new(AtomicUsize::new(0));
     let counter = slow_seen.clone();

@@ -128,25 +128,11 @@ impl Client {
         self.map_inner(|i| i.default_namespace = ns)
     }
 
-    /// Sets the largest watch event accepted, in bytes (default 16 MiB); a larger event ends the
-    /// watch with an error for which [`Error::is_response_too_large`] is true.
-    #[must_use]
-    pub fn with_max_watch_frame(self, bytes: usize) -> Self {
-        self.map_inner(|i| i.limits.watch_frame = bytes.max(1))
-    }
-
-    /// Sets the largest list item accepted, in bytes (default 16 MiB); see
-    /// [`Config::max_list_item`](crate::Config::max_list_item).
-    #[must_use]
-    pub fn with_max_list_item(self, bytes: usize) -> Self {
-        self.map_inner(|i| i.limits.list_item = bytes.max(1))
-    }
-
-    /// Sets the largest list body accepted, in bytes (default `None`: unbounded); see
-    /// [`Config::max_list_body`](crate::Config::max_list_body).
-    #[must_use]
-    pub fn with_max_list_body(self, bytes: Option<usize>) -> Self {
-        self.map_inner(|i| i.limits.list_body = bytes)
+    /// Sets the size limits of its responses (checked by [`Config`](crate::Config)'s setters;
+    /// one request overrides them with [`Request::max_watch_frame`](crate::Request::max_watch_frame)
+    /// and its siblings).
+    pub(crate) fn with_limits(self, limits: Limits) -> Self {
+        self.map_inner(|i| i.limits = limits)
     }
 
     /// Sets the timeout of requests that set none (not applied to watches and streams).

@@ -105,7 +105,7 @@ mod transport;
 // environment) in `stack`; the decoders behind `list` and `watch` in `decoders`.
 pub use body::Body;
 pub use client::Client;
-pub use config::{Config, Kubeconfig, KubeconfigOptions};
+pub use config::{Config, Kubeconfig, KubeconfigOptions, RateLimit, TokenBucket};
 pub use content_type::ContentType;
 pub use decode::{ByteStream, WatchStream};
 pub use error::{Error, Result};

@@ -156,15 +156,13 @@ impl Request {
         self
     }
 
-    /// Scopes the request to a namespace; `""` means all namespaces (no `namespaces/` part).
+    /// Scopes the request to a namespace. A request without one reaches every namespace (or a
+    /// cluster-scoped resource); an empty name is a builder error, not "all namespaces".
     pub fn namespace(self, namespace: &str) -> Self {
         if namespace.is_empty() {
-            if self.namespace.is_some() {
-                return self.fail("namespace already set".to_owned());
-            }
-            let mut this = self;
-            this.namespace = Some(String::new());
-            return this;
+            return self.fail(
+                "empty namespace: leave the namespace unset to reach every namespace".to_owned(),
+            );
         }
         self.set_part("namespace", |r| &mut r.namespace, namespace)
     }
@@ -262,20 +260,29 @@ impl Request {
     /// The largest watch event accepted by [`watch`](Self::watch), in bytes (default: the
     /// client's, 16 MiB).
     pub fn max_watch_frame(mut self, bytes: usize) -> Self {
-        self.limits.watch_frame = bytes.max(1);
+        if bytes == 0 {
+            return self.fail("max_watch_frame must be greater than zero".to_owned());
+        }
+        self.limits.watch_frame = bytes;
         self
     }
 
     /// The largest item accepted by [`list`](Self::list), in bytes (default: the client's,
     /// 16 MiB).
     pub fn max_list_item(mut self, bytes: usize) -> Self {
-        self.limits.list_item = bytes.max(1);
+        if bytes == 0 {
+            return self.fail("max_list_item must be greater than zero".to_owned());
+        }
+        self.limits.list_item = bytes;
         self
     }
 
     /// The largest body accepted by [`list`](Self::list), in bytes (default: the client's,
     /// unbounded).
     pub fn max_list_body(mut self, bytes: Option<usize>) -> Self {
+        if bytes == Some(0) {
+            return self.fail("max_list_body must be greater than zero".to_owned());
+        }
         self.limits.list_body = bytes;
         self
     }
@@ -325,7 +332,7 @@ impl Request {
             url.push('/');
         }
         url.push_str(base);
-        if let Some(ns) = self.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+        if let Some(ns) = &self.namespace {
             url.push_str("/namespaces/");
             url.push_str(ns);
         }

@@ -1,5 +1,7 @@
 //! Exec credential plugins (`client.authentication.k8s.io/v1` and `v1beta1`).
 
+mod config;
+
 use std::io::IsTerminal;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -11,73 +13,7 @@ use tokio::sync::Mutex;
 use super::{CertSlot, Secret};
 use crate::error::{Error, Kind, Result};
 
-/// When the plugin may talk to the user.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum InteractiveMode {
-    /// Never: stdin is closed.
-    Never,
-    /// When stdin is a terminal (the `v1beta1` default).
-    #[default]
-    IfAvailable,
-    /// Always: an error when stdin is not a terminal.
-    Always,
-}
-
-/// An exec credential plugin, as in a kubeconfig user's `exec` section.
-///
-/// `Debug` shows the command, the argument count and the environment's names, never argument
-/// or environment values (either may carry a credential).
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct ExecConfig {
-    /// `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.
-    pub api_version: String,
-    /// The program to run (resolved against the kubeconfig's folder when it contains a `/`).
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Extra environment variables (values may be secret).
-    pub env: Vec<(String, Secret)>,
-    /// Shown when the program cannot be found.
-    pub install_hint: Option<String>,
-    /// Whether to pass the cluster in `KUBERNETES_EXEC_INFO`.
-    pub provide_cluster_info: bool,
-    /// When the plugin may prompt.
-    pub interactive_mode: InteractiveMode,
-    /// The `spec.cluster` object sent when `provide_cluster_info` is set.
-    pub(crate) cluster_info: Option<serde_json::Value>,
-}
-
-impl ExecConfig {
-    /// A plugin running `command` with the given ExecCredential `api_version`.
-    pub fn new(api_version: impl Into<String>, command: impl Into<String>) -> Self {
-        Self {
-            api_version: api_version.into(),
-            command: command.into(),
-            args: Vec::new(),
-            env: Vec::new(),
-            install_hint: None,
-            provide_cluster_info: false,
-            interactive_mode: InteractiveMode::default(),
-            cluster_info: None,
-        }
-    }
-}
-
-impl std::fmt::Debug for ExecConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let env: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
-        f.debug_struct("ExecConfig")
-            .field("api_version", &self.api_version)
-            .field("command", &self.command)
-            .field("args", &format_args!("{} arguments", self.args.len()))
-            .field("env", &env)
-            .field("provide_cluster_info", &self.provide_cluster_info)
-            .field("interactive_mode", &self.interactive_mode)
-            .finish_non_exhaustive()
-    }
-}
+pub use config::{ExecConfig, InteractiveMode};
 
 #[derive(Deserialize)]
 struct ExecCredential {
@@ -166,12 +102,6 @@ impl ExecAuth {
 
     async fn run(&self) -> Result<Cached> {
         let c = &self.config;
-        if !matches!(
-            c.api_version.as_str(),
-            "client.authentication.k8s.io/v1" | "client.authentication.k8s.io/v1beta1"
-        ) {
-            return Err(self.error(format_args!("unsupported apiVersion {:?}", c.api_version)));
-        }
         let terminal = std::io::stdin().is_terminal();
         let interactive = match c.interactive_mode {
             InteractiveMode::Never => false,

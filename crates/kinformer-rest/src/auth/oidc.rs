@@ -2,12 +2,14 @@
 //! bearer token; when it is missing or expired it is refreshed with the refresh token at the
 //! issuer's token endpoint, and the new tokens are written back to the kubeconfig.
 
+mod config;
 mod jwt;
 mod persist;
 mod refresh;
 
+pub use config::OidcConfig;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex as SyncMutex, OnceLock, Weak};
 
 use http::HeaderValue;
@@ -15,94 +17,9 @@ use tokio::sync::Mutex;
 
 use super::Secret;
 use crate::client::Client;
-use crate::config::Config;
+use crate::config::{Config, RateLimit};
 use crate::error::{Error, Kind, Result};
 use persist::PersistTarget;
-
-/// An `auth-provider` named `oidc`, as in a kubeconfig user's `auth-provider.config`.
-///
-/// `Debug` shows the issuer, the client id and which tokens are present, never a token or the
-/// client secret.
-///
-/// # Examples
-/// ```
-/// use kinformer_rest::Config;
-/// use kinformer_rest::auth::{Auth, OidcConfig, Secret};
-///
-/// let mut oidc = OidcConfig::new("https://dex.example.com", "kubectl");
-/// oidc.refresh_token = Some(Secret::new("r3fr3sh"));
-/// let mut config = Config::new("https://127.0.0.1:6443".parse()?);
-/// config.auth = Auth::Oidc(Box::new(oidc));
-/// assert!(!format!("{config:?}").contains("r3fr3sh"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct OidcConfig {
-    /// `idp-issuer-url`: where `/.well-known/openid-configuration` is served.
-    pub issuer_url: String,
-    /// `client-id`: the OAuth2 client the refresh authenticates as.
-    pub client_id: String,
-    /// `client-secret`, for confidential clients.
-    pub client_secret: Option<Secret>,
-    /// `id-token`: sent as the bearer token while it is not expired.
-    pub id_token: Option<Secret>,
-    /// `refresh-token`: exchanged for a new id-token when needed.
-    pub refresh_token: Option<Secret>,
-    /// PEM roots trusted for the issuer (`idp-certificate-authority(-data)`); the system's
-    /// roots otherwise.
-    pub certificate_authority: Option<Vec<u8>>,
-    /// `extra-scopes`: read but not sent, as in client-go (a refresh keeps the scopes granted
-    /// at login).
-    pub extra_scopes: Vec<String>,
-    /// Where refreshed tokens are written back.
-    persist: Option<PersistTarget>,
-}
-
-impl OidcConfig {
-    /// A provider for `issuer_url` and `client_id`, with no tokens yet.
-    pub fn new(issuer_url: impl Into<String>, client_id: impl Into<String>) -> Self {
-        Self {
-            issuer_url: issuer_url.into(),
-            client_id: client_id.into(),
-            client_secret: None,
-            id_token: None,
-            refresh_token: None,
-            certificate_authority: None,
-            extra_scopes: Vec::new(),
-            persist: None,
-        }
-    }
-
-    /// Writes refreshed tokens into the `auth-provider.config` of `user` in the kubeconfig
-    /// `file`, as kubectl does (set for you when the configuration is loaded from a file).
-    #[must_use]
-    pub fn persist_to(mut self, file: impl Into<PathBuf>, user: impl Into<String>) -> Self {
-        self.persist = Some(PersistTarget {
-            file: file.into(),
-            user: user.into(),
-        });
-        self
-    }
-
-    /// The kubeconfig file refreshed tokens are written to, if any.
-    pub fn persisted_file(&self) -> Option<&std::path::Path> {
-        self.persist.as_ref().map(|p| p.file.as_path())
-    }
-}
-
-impl std::fmt::Debug for OidcConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OidcConfig")
-            .field("issuer_url", &self.issuer_url)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.is_some())
-            .field("id_token", &self.id_token.is_some())
-            .field("refresh_token", &self.refresh_token.is_some())
-            .field("persist_to", &self.persisted_file())
-            .finish_non_exhaustive()
-    }
-}
 
 /// The tokens in use; guarded by one async lock so concurrent requests share one refresh.
 #[derive(Default)]
@@ -145,19 +62,8 @@ impl OidcAuth {
     /// file, else a new one.
     ///
     /// # Errors
-    /// No issuer or client id, or an issuer CA that cannot be used.
+    /// An issuer CA that cannot be used.
     pub(crate) fn shared(config: &OidcConfig) -> Result<Arc<Self>> {
-        for (value, key) in [
-            (&config.issuer_url, "idp-issuer-url"),
-            (&config.client_id, "client-id"),
-        ] {
-            if value.is_empty() {
-                return Err(Error::new(
-                    Kind::Config,
-                    format!("the oidc auth-provider needs {key}"),
-                ));
-            }
-        }
         let key = (
             config.issuer_url.clone(),
             config.client_id.clone(),
@@ -185,10 +91,12 @@ impl OidcAuth {
             .with_source(e)
         })?;
         // As client-go: a plain client with only the issuer's roots; no rate limit or retries.
-        let mut issuer = Config::new(url);
-        issuer.root_ca.clone_from(&config.certificate_authority);
-        issuer.qps = -1.0;
-        issuer.max_retries = 0;
+        let mut issuer = Config::new(url)
+            .with_rate_limit(RateLimit::Unlimited)
+            .with_max_retries(0);
+        if let Some(roots) = &config.certificate_authority {
+            issuer = issuer.with_root_ca(roots.clone())?;
+        }
         Ok(Self {
             issuer_url: config.issuer_url.clone(),
             client_id: config.client_id.clone(),

@@ -13,62 +13,152 @@ use crate::error::{Error, Kind, Result};
 /// ```
 /// use kinformer_rest::auth::Impersonate;
 ///
-/// let mut who = Impersonate::user("jane");
-/// who.groups = vec!["developers".into()];
-/// assert_eq!(who.user, "jane");
+/// let who = Impersonate::new("jane")?.with_groups(["developers"])?;
+/// assert_eq!((who.user(), who.groups()), ("jane", &["developers".to_owned()][..]));
+/// assert!(Impersonate::new("").is_err());
+/// # Ok::<(), kinformer_rest::Error>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Impersonate {
-    /// `Impersonate-User`.
-    pub user: String,
-    /// `Impersonate-Uid`.
-    pub uid: Option<String>,
-    /// One `Impersonate-Group` header each.
-    pub groups: Vec<String>,
-    /// `Impersonate-Extra-<key>`, one header per value.
-    pub extra: BTreeMap<String, Vec<String>>,
+    user: String,
+    uid: Option<String>,
+    groups: Vec<String>,
+    extra: BTreeMap<String, Vec<String>>,
+}
+
+/// Fails for a value that cannot be sent as a header value.
+fn header_value(setting: &str, v: &str) -> Result<HeaderValue> {
+    HeaderValue::try_from(v).map_err(|_| {
+        Error::new(
+            Kind::Config,
+            format!("impersonation {setting} {v:?} is not a valid header value"),
+        )
+    })
+}
+
+/// The header an extra key is sent as.
+fn extra_header(key: &str) -> Result<HeaderName> {
+    HeaderName::try_from(format!("impersonate-extra-{}", escape_key(key))).map_err(|_| {
+        Error::new(
+            Kind::Config,
+            format!("impersonation extra key {key:?} cannot be a header name"),
+        )
+    })
 }
 
 impl Impersonate {
-    /// Impersonates `user`.
-    pub fn user(user: impl Into<String>) -> Self {
-        Self {
-            user: user.into(),
-            ..Self::default()
+    /// Impersonates `user` (`Impersonate-User`).
+    ///
+    /// # Errors
+    /// An empty name (the API server needs a user to impersonate groups, uid or extras too),
+    /// or one that cannot be a header value.
+    pub fn new(user: impl Into<String>) -> Result<Self> {
+        let user = user.into();
+        if user.is_empty() {
+            return Err(Error::new(
+                Kind::Config,
+                "impersonation needs a user name (uid, groups and extras impersonate a user)",
+            ));
         }
+        header_value("user", &user)?;
+        Ok(Self {
+            user,
+            uid: None,
+            groups: Vec::new(),
+            extra: BTreeMap::new(),
+        })
     }
 
-    /// The headers to send.
-    pub(crate) fn headers(&self) -> Result<Vec<(HeaderName, HeaderValue)>> {
-        if self.user.is_empty() {
-            return Err(Error::new(Kind::Config, "impersonation needs a user name"));
+    /// The user impersonated.
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// Sets [`uid`](Self::uid).
+    ///
+    /// # Errors
+    /// A value that cannot be a header value.
+    pub fn with_uid(mut self, uid: impl Into<String>) -> Result<Self> {
+        let uid = uid.into();
+        header_value("uid", &uid)?;
+        self.uid = Some(uid).filter(|u| !u.is_empty());
+        Ok(self)
+    }
+
+    /// The user's uid (`Impersonate-Uid`).
+    pub fn uid(&self) -> Option<&str> {
+        self.uid.as_deref()
+    }
+
+    /// Sets [`groups`](Self::groups).
+    ///
+    /// # Errors
+    /// A group that cannot be a header value.
+    pub fn with_groups<I>(mut self, groups: I) -> Result<Self>
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        let groups: Vec<String> = groups.into_iter().map(Into::into).collect();
+        for group in &groups {
+            header_value("group", group)?;
         }
-        let value = |v: &str| {
-            HeaderValue::try_from(v).map_err(|_| {
-                Error::new(Kind::Config, "an impersonation value is not a valid header")
-            })
-        };
+        self.groups = groups;
+        Ok(self)
+    }
+
+    /// The groups (one `Impersonate-Group` header each).
+    pub fn groups(&self) -> &[String] {
+        &self.groups
+    }
+
+    /// Adds the extra `key` with `values` (`Impersonate-Extra-<key>`, one header per value),
+    /// replacing any values the key had.
+    ///
+    /// # Errors
+    /// A value that cannot be a header value.
+    pub fn with_extra<I>(mut self, key: impl Into<String>, values: I) -> Result<Self>
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        let key = key.into();
+        extra_header(&key)?;
+        let values: Vec<String> = values.into_iter().map(Into::into).collect();
+        for value in &values {
+            header_value("extra value", value)?;
+        }
+        self.extra.insert(key, values);
+        Ok(self)
+    }
+
+    /// The extras, by key.
+    pub fn extra(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.extra
+    }
+
+    /// The headers to send (every value was checked by the setters).
+    pub(crate) fn headers(&self) -> Result<Vec<(HeaderName, HeaderValue)>> {
         let mut out = vec![(
             HeaderName::from_static("impersonate-user"),
-            value(&self.user)?,
+            header_value("user", &self.user)?,
         )];
-        if let Some(uid) = self.uid.as_deref().filter(|u| !u.is_empty()) {
-            out.push((HeaderName::from_static("impersonate-uid"), value(uid)?));
+        if let Some(uid) = &self.uid {
+            out.push((
+                HeaderName::from_static("impersonate-uid"),
+                header_value("uid", uid)?,
+            ));
         }
         for group in &self.groups {
-            out.push((HeaderName::from_static("impersonate-group"), value(group)?));
+            out.push((
+                HeaderName::from_static("impersonate-group"),
+                header_value("group", group)?,
+            ));
         }
         for (key, values) in &self.extra {
-            let name = HeaderName::try_from(format!("impersonate-extra-{}", escape_key(key)))
-                .map_err(|_| {
-                    Error::new(
-                        Kind::Config,
-                        format!("invalid impersonation extra key {key:?}"),
-                    )
-                })?;
+            let name = extra_header(key)?;
             for v in values {
-                out.push((name.clone(), value(v)?));
+                out.push((name.clone(), header_value("extra value", v)?));
             }
         }
         Ok(out)
@@ -94,11 +184,11 @@ mod tests {
 
     #[test]
     fn headers_in_client_go_form() {
-        let mut who = Impersonate::user("jane");
-        who.uid = Some("42".into());
-        who.groups = vec!["a".into(), "b".into()];
-        who.extra
-            .insert("scopes.example.com/x".into(), vec!["r".into(), "w".into()]);
+        let who = Impersonate::new("jane")
+            .and_then(|w| w.with_uid("42"))
+            .and_then(|w| w.with_groups(["a", "b"]))
+            .and_then(|w| w.with_extra("scopes.example.com/x", ["r", "w"]))
+            .unwrap();
         let headers: Vec<(String, String)> = who
             .headers()
             .unwrap()
@@ -118,6 +208,10 @@ mod tests {
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
         assert_eq!(headers, expected);
-        assert!(Impersonate::default().headers().unwrap_err().is_config());
+        assert!(Impersonate::new("").unwrap_err().is_config());
+        let err = Impersonate::new("jane")
+            .and_then(|w| w.with_groups(["bad\ngroup"]))
+            .unwrap_err();
+        assert!(err.to_string().contains("group"), "{err}");
     }
 }

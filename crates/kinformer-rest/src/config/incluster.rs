@@ -69,13 +69,13 @@ mod tests {
         std::fs::write(dir.join("namespace"), "kube-system\n").unwrap();
         std::fs::write(dir.join("ca.crt"), "PEM").unwrap();
         let config = from_parts(Some("10.0.0.1"), Some("443"), &dir).unwrap();
-        assert_eq!(config.cluster_url, "https://10.0.0.1:443/");
-        assert_eq!(config.default_namespace, "kube-system");
-        assert!(matches!(config.auth, Auth::TokenFile(ref p) if p.ends_with("token")));
-        assert_eq!(config.root_ca.as_deref(), Some(&b"PEM"[..]));
+        assert_eq!(config.cluster_url(), "https://10.0.0.1:443/");
+        assert_eq!(config.default_namespace(), "kube-system");
+        assert!(matches!(config.auth(), Auth::TokenFile(p) if p.ends_with("token")));
+        assert_eq!(config.root_ca(), Some(&b"PEM"[..]));
         let v6 = from_parts(Some("fd00::1"), Some("6443"), &dir).unwrap();
         assert_eq!(
-            v6.cluster_url.authority().unwrap().as_str(),
+            v6.cluster_url().authority().unwrap().as_str(),
             "[fd00::1]:6443"
         );
         let err = from_parts(None, Some("443"), &dir).unwrap_err();

@@ -59,8 +59,8 @@ impl KubeconfigOptions {
 /// "#;
 /// let kubeconfig = Kubeconfig::from_yaml(yaml, None)?;
 /// let config = Config::from_custom_kubeconfig(kubeconfig, &KubeconfigOptions::default())?;
-/// assert_eq!(config.default_namespace, "team");
-/// assert_eq!(config.cluster_url, "http://127.0.0.1:8080/");
+/// assert_eq!(config.default_namespace(), "team");
+/// assert_eq!(config.cluster_url(), "http://127.0.0.1:8080/");
 /// # Ok::<(), kinformer_rest::Error>(())
 /// ```
 ///

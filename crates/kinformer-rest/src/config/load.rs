@@ -30,7 +30,7 @@ fn read_file(path: &Path, what: &str) -> Result<Vec<u8>> {
 
 /// Parses certificate authorities now, so a bad one is reported with where it came from rather
 /// than when the first connection is made.
-fn check_roots(pem: &[u8], what: &str) -> Result<()> {
+pub(crate) fn check_roots(pem: &[u8], what: &str) -> Result<()> {
     let mut store = rustls::RootCertStore::empty();
     let certs = crate::transport::parse_certs(pem, what)?;
     for (n, cert) in certs.into_iter().enumerate() {
@@ -151,7 +151,7 @@ fn apply_cluster(config: &mut Config, cluster: &ClusterEntry) -> Result<()> {
     if let Some(url) = &config.proxy_url {
         crate::transport::check_proxy_url(url)?;
     }
-    config.disable_compression = cluster.disable_compression;
+    config.compression = !cluster.disable_compression;
     Ok(())
 }
 
@@ -182,11 +182,22 @@ fn apply_user(config: &mut Config, user: &UserEntry, cluster: &ClusterEntry) -> 
         }
     };
     let who = user.impersonate.clone().filter(|u| !u.is_empty());
-    if who.is_some() || !user.impersonate_groups.is_empty() || !user.impersonate_extra.is_empty() {
-        let mut impersonate = Impersonate::user(who.unwrap_or_default());
-        impersonate.uid.clone_from(&user.impersonate_uid);
-        impersonate.groups.clone_from(&user.impersonate_groups);
-        impersonate.extra.clone_from(&user.impersonate_extra);
+    let asks = user
+        .impersonate_uid
+        .as_deref()
+        .is_some_and(|u| !u.is_empty())
+        || !user.impersonate_groups.is_empty()
+        || !user.impersonate_extra.is_empty();
+    if who.is_some() || asks {
+        // As client-go: a uid, groups or extras without a user is refused here, by `new`.
+        let mut impersonate = Impersonate::new(who.unwrap_or_default())?
+            .with_groups(user.impersonate_groups.iter().cloned())?;
+        if let Some(uid) = &user.impersonate_uid {
+            impersonate = impersonate.with_uid(uid.clone())?;
+        }
+        for (key, values) in &user.impersonate_extra {
+            impersonate = impersonate.with_extra(key.clone(), values.iter().cloned())?;
+        }
         config.impersonate = Some(impersonate);
     }
     let token = user.token.clone().filter(|t| !t.expose().is_empty());
@@ -222,16 +233,7 @@ fn exec_config(exec: &ExecEntry, cluster: &ClusterEntry, config: &Config) -> Res
         .api_version
         .clone()
         .ok_or_else(|| config_error("exec plugin without apiVersion"))?;
-    let mut out = ExecConfig::new(api_version, exec.command.clone());
-    out.args.clone_from(&exec.args);
-    out.env = exec
-        .env
-        .iter()
-        .map(|e| (e.name.clone(), e.value.clone()))
-        .collect();
-    out.install_hint.clone_from(&exec.install_hint);
-    out.provide_cluster_info = exec.provide_cluster_info;
-    out.interactive_mode = match exec.interactive_mode.as_deref() {
+    let interactive_mode = match exec.interactive_mode.as_deref() {
         None | Some("" | "IfAvailable") => InteractiveMode::IfAvailable,
         Some("Never") => InteractiveMode::Never,
         Some("Always") => InteractiveMode::Always,
@@ -241,7 +243,15 @@ fn exec_config(exec: &ExecEntry, cluster: &ClusterEntry, config: &Config) -> Res
             )));
         }
     };
-    if out.provide_cluster_info {
+    let mut out = ExecConfig::new(api_version, exec.command.clone())?
+        .with_args(exec.args.iter().cloned())
+        .with_env(exec.env.iter().map(|e| (e.name.clone(), e.value.clone())))
+        .with_provide_cluster_info(exec.provide_cluster_info)
+        .with_interactive_mode(interactive_mode);
+    if let Some(hint) = &exec.install_hint {
+        out = out.with_install_hint(hint.clone());
+    }
+    if out.provide_cluster_info() {
         let ca = config
             .root_ca
             .as_ref()
@@ -287,32 +297,33 @@ fn oidc_config(provider: &AuthProviderEntry) -> Result<OidcConfig> {
             .map(Secret::expose)
             .filter(|v| !v.is_empty())
     };
-    let mut oidc = OidcConfig::new(
-        get("idp-issuer-url").unwrap_or_default(),
-        get("client-id").unwrap_or_default(),
-    );
-    for (value, key) in [
-        (&oidc.issuer_url, "idp-issuer-url"),
-        (&oidc.client_id, "client-id"),
-    ] {
-        if value.is_empty() {
+    for key in ["idp-issuer-url", "client-id"] {
+        if get(key).is_none() {
             return Err(config_error(format!(
                 "users[].user.auth-provider oidc needs {key}"
             )));
         }
     }
     let secret = |key: &str| get(key).map(Secret::new);
-    oidc.client_secret = secret("client-secret");
-    oidc.id_token = secret("id-token");
-    oidc.refresh_token = secret("refresh-token");
-    oidc.extra_scopes = get("extra-scopes")
-        .map(|s| {
-            s.split(',')
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut oidc = OidcConfig::new(
+        get("idp-issuer-url").unwrap_or_default(),
+        get("client-id").unwrap_or_default(),
+    )?
+    .with_extra_scopes(
+        get("extra-scopes")
+            .unwrap_or_default()
+            .split(',')
+            .filter(|s| !s.is_empty()),
+    );
+    if let Some(token) = secret("client-secret") {
+        oidc = oidc.with_client_secret(token);
+    }
+    if let Some(token) = secret("id-token") {
+        oidc = oidc.with_id_token(token);
+    }
+    if let Some(token) = secret("refresh-token") {
+        oidc = oidc.with_refresh_token(token);
+    }
     // As client-go, a relative idp-certificate-authority is relative to the working directory
     // (clientcmd does not resolve auth-provider settings against the kubeconfig's folder).
     let ca = data_or_file(
@@ -320,9 +331,8 @@ fn oidc_config(provider: &AuthProviderEntry) -> Result<OidcConfig> {
         get("idp-certificate-authority").map(Path::new),
         "idp-certificate-authority",
     )?;
-    if let Some(pem) = &ca {
-        check_roots(pem, "the oidc idp-certificate-authority")?;
+    if let Some(pem) = ca {
+        oidc = oidc.with_certificate_authority(pem)?;
     }
-    oidc.certificate_authority = ca;
     Ok(oidc)
 }

@@ -1,10 +1,13 @@
 //! [`Config`]: everything needed to reach and authenticate to one API server.
 
+mod behaviour;
 mod identity;
 mod impersonate;
 mod incluster;
 mod kubeconfig;
 mod load;
+mod rate_limit;
+mod server;
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,117 +16,68 @@ use std::time::Duration;
 pub use identity::Identity;
 pub use impersonate::Impersonate;
 pub use kubeconfig::{Kubeconfig, KubeconfigOptions};
-pub(crate) use load::certificate_problem;
+pub(crate) use load::{certificate_problem, check_roots};
+pub use rate_limit::{DEFAULT_BURST, DEFAULT_QPS, RateLimit, TokenBucket};
 
 use crate::auth::Auth;
 use crate::content_type::ContentType;
 use crate::decode::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 use crate::error::{Error, Kind, Result};
 use crate::layers::{
-    ClientRateLimiter, DedupWarningLogger, RequestMetrics, UrlBackoff, WarningHandler,
-    default_user_agent,
+    DedupWarningLogger, RequestMetrics, UrlBackoff, WarningHandler, default_user_agent,
 };
 use crate::transport::ProxyEnv;
-
-/// client-go's `DefaultQPS`.
-pub const DEFAULT_QPS: f32 = 5.0;
-/// client-go's `DefaultBurst`.
-pub const DEFAULT_BURST: u32 = 10;
 
 /// How to reach and authenticate to an API server, and how the client behaves (client-go
 /// `rest.Config`).
 ///
 /// Load it from a kubeconfig ([`Config::from_kubeconfig`]), the pod environment
 /// ([`Config::incluster`]) or whichever is available ([`Config::infer`]); or build it with
-/// [`Config::new`] and set fields. `Debug` never shows credentials.
+/// [`Config::new`] and the `with_` setters, which refuse what cannot work (each names the
+/// setting and the cause). Each setting has a getter of the same name. `Debug` never shows
+/// credentials.
 ///
 /// # Examples
 /// ```
 /// use kinformer_rest::Config;
 /// use kinformer_rest::auth::{Auth, Secret};
+/// use kinformer_rest::{RateLimit, TokenBucket};
 ///
-/// let mut config = Config::new("https://127.0.0.1:6443".parse()?);
-/// config.auth = Auth::Bearer(Secret::new("t0ken"));
-/// config.qps = 50.0;
+/// let config = Config::new("https://127.0.0.1:6443".parse()?)
+///     .with_auth(Auth::Bearer(Secret::new("t0ken")))
+///     .with_rate_limit(RateLimit::TokenBucket(TokenBucket::new(50.0, 100)?));
 /// assert!(!format!("{config:?}").contains("t0ken"));
+/// assert_eq!(config.rate_limit(), &RateLimit::TokenBucket(TokenBucket::new(50.0, 100)?));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
-#[non_exhaustive]
 pub struct Config {
-    /// The server URL; a path becomes a prefix of every request.
-    pub cluster_url: http::Uri,
-    /// The namespace of the context (or the service account); `default` otherwise.
-    pub default_namespace: String,
-    /// PEM certificate authorities: the only roots trusted when set (else the system's).
-    pub root_ca: Option<Vec<u8>>,
-    /// The name to verify the server certificate against, instead of the URL's host.
-    pub tls_server_name: Option<String>,
-    /// A client certificate and key.
-    pub identity: Option<Identity>,
-    /// Request credentials.
-    pub auth: Auth,
-    /// Act as another user (`Impersonate-*` headers).
-    pub impersonate: Option<Impersonate>,
-    /// The proxy for every request (the kubeconfig's `proxy-url`, client-go's `Proxy`):
-    /// `http://[user:password@]host[:port]` (`CONNECT` tunnels to `https://` servers,
-    /// absolute-form requests to `http://` ones, credentials as `Proxy-Authorization`),
-    /// `https://...` (the same inside TLS to the proxy, verified with this configuration's
-    /// certificate authorities) or `socks5://[user:password@]host[:port]` (RFC 1928; RFC 1929
-    /// username/password when given; host names resolved by the proxy). Unset, the
-    /// environment's `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` apply (see [`ProxyEnv`]). Another
-    /// scheme or a malformed URL fails the client's construction with a config error naming
-    /// `proxy-url`.
-    pub proxy_url: Option<String>,
-    /// Requests per second of the client-side rate limiter: 0 means 5, negative disables it.
-    pub qps: f32,
-    /// Burst of the rate limiter: 0 means 10.
-    pub burst: u32,
-    /// A limiter to share between clients; overrides `qps`/`burst`.
-    pub rate_limiter: Option<ClientRateLimiter>,
-    /// Default timeout of non-watch requests (also sent as the `timeout` parameter).
-    pub timeout: Option<Duration>,
-    /// TCP connect timeout (client-go: 30 s).
-    pub connect_timeout: Duration,
-    /// The `User-Agent` header.
-    pub user_agent: String,
-    /// Retries on `Retry-After` responses and broken GET connections (client-go: 10).
-    pub max_retries: u32,
-    /// Optional per-host exponential backoff (client-go's `URLBackoff`, from
-    /// `KUBE_CLIENT_BACKOFF_BASE`/`_DURATION` when both are set).
-    pub url_backoff: Option<UrlBackoff>,
-    /// Offer HTTP/2 over TLS (ALPN `h2`, then `http/1.1`).
-    pub http2: bool,
-    /// Speak HTTP/2 without TLS from the first byte (h2c "prior knowledge") on `http://`.
-    pub http2_prior_knowledge: bool,
-    /// Ping an HTTP/2 connection after this long without reading a frame (client-go: 30 s,
-    /// `HTTP2_READ_IDLE_TIMEOUT_SECONDS`; `None` disables).
-    pub http2_keepalive_interval: Option<Duration>,
-    /// Close the connection when a ping gets no answer within this (client-go: 15 s).
-    pub http2_keepalive_timeout: Duration,
-    /// Do not ask for gzip responses.
-    pub disable_compression: bool,
-    /// The largest accepted watch event, in bytes (default [`DEFAULT_MAX_WATCH_FRAME`], 16 MiB).
-    /// A larger event ends the watch with an error for which
-    /// [`Error::is_response_too_large`] is true; the decoder never buffers more than this plus
-    /// one chunk.
-    pub max_watch_frame: usize,
-    /// The largest accepted list item, in bytes (default [`DEFAULT_MAX_LIST_ITEM`], 16 MiB):
-    /// lists are decoded item by item, so this bounds what the decoder buffers. It also bounds
-    /// how much of an error response (a `Status`) is read.
-    pub max_list_item: usize,
-    /// The largest accepted list body, in bytes. `None` (the default) accepts any size: a
-    /// legitimate list of 150 000 pods is about 750 MB, the decoder holds only one item of it
-    /// as bytes, and the decoded items are the result itself; paginate with `limit` instead.
-    pub max_list_body: Option<usize>,
-    /// Receives `Warning` headers; the default logs each distinct warning once.
-    pub warning_handler: Arc<dyn WarningHandler>,
+    cluster_url: http::Uri,
+    default_namespace: String,
+    root_ca: Option<Vec<u8>>,
+    tls_server_name: Option<String>,
+    identity: Option<Identity>,
+    auth: Auth,
+    impersonate: Option<Impersonate>,
+    proxy_url: Option<String>,
+    proxy_env: Option<ProxyEnv>,
     accept_invalid_certs: bool,
-    /// Set with [`proxy_env`](Self::proxy_env); `None` reads the process environment.
-    pub(crate) proxy_env: Option<ProxyEnv>,
-    /// Set with [`metrics`](Self::metrics); read by the stack.
-    pub(crate) request_metrics: Option<Arc<dyn RequestMetrics>>,
-    /// Set with [`with_content_type`](Self::with_content_type).
+    rate_limit: RateLimit,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+    user_agent: String,
+    max_retries: u32,
+    url_backoff: Option<UrlBackoff>,
+    http2: bool,
+    http2_prior_knowledge: bool,
+    http2_keepalive_interval: Option<Duration>,
+    http2_keepalive_timeout: Duration,
+    compression: bool,
+    max_watch_frame: usize,
+    max_list_item: usize,
+    max_list_body: Option<usize>,
+    warning_handler: Arc<dyn WarningHandler>,
+    metrics: Option<Arc<dyn RequestMetrics>>,
     content_type: ContentType,
 }
 
@@ -151,9 +105,7 @@ impl Config {
             auth: Auth::None,
             impersonate: None,
             proxy_url: None,
-            qps: DEFAULT_QPS,
-            burst: DEFAULT_BURST,
-            rate_limiter: None,
+            rate_limit: RateLimit::default(),
             timeout: None,
             connect_timeout: Duration::from_secs(30),
             user_agent: default_user_agent(),
@@ -163,90 +115,16 @@ impl Config {
             http2_prior_knowledge: false,
             http2_keepalive_interval: keepalive,
             http2_keepalive_timeout: Duration::from_secs(ping),
-            disable_compression: false,
+            compression: true,
             max_watch_frame: DEFAULT_MAX_WATCH_FRAME,
             max_list_item: DEFAULT_MAX_LIST_ITEM,
             max_list_body: None,
             warning_handler: Arc::new(DedupWarningLogger::default()),
             accept_invalid_certs: false,
             proxy_env: None,
-            request_metrics: None,
+            metrics: None,
             content_type: ContentType::Protobuf,
         }
-    }
-
-    /// DANGER: accept any server certificate (kubeconfig `insecure-skip-tls-verify`). Anyone on
-    /// the network path can then read and change the traffic, credentials included.
-    #[must_use]
-    pub fn danger_accept_invalid_certs(mut self, accept: bool) -> Self {
-        self.accept_invalid_certs = accept;
-        self
-    }
-
-    /// True when server certificates are not verified.
-    pub fn accepts_invalid_certs(&self) -> bool {
-        self.accept_invalid_certs
-    }
-
-    /// The proxy variables clients built from this configuration read when
-    /// [`proxy_url`](Self::proxy_url) is unset, instead of the process environment's (read
-    /// when each client is built). `ProxyEnv::default()` turns environment proxies off.
-    ///
-    /// ```
-    /// use kinformer_rest::Config;
-    /// use kinformer_rest::stack::ProxyEnv;
-    ///
-    /// let config = Config::new("https://10.0.0.1:6443".parse()?)
-    ///     .proxy_env(ProxyEnv::from_vars([("HTTPS_PROXY", "socks5://127.0.0.1:1080")]));
-    /// # let _ = config;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn proxy_env(mut self, env: ProxyEnv) -> Self {
-        self.proxy_env = Some(env);
-        self
-    }
-
-    /// Reports every request of the clients built from this configuration to `metrics`: each
-    /// attempt's status, retries, latency, rate limiter waits and body sizes (for example
-    /// `RestClientMetrics` with feature `prometheus`, under client-go's `rest_client_*`
-    /// names). Without it nothing is measured.
-    #[must_use]
-    pub fn metrics(mut self, metrics: Arc<dyn RequestMetrics>) -> Self {
-        self.request_metrics = Some(metrics);
-        self
-    }
-
-    /// The encoding the clients built from this configuration prefer for reads (client-go's
-    /// `ContentType`; default [`ContentType::Protobuf`]). With [`ContentType::Protobuf`], lists,
-    /// watches and typed gets of built-in types ask for protobuf first; see [`ContentType`].
-    #[must_use]
-    pub fn with_content_type(mut self, content_type: ContentType) -> Self {
-        self.content_type = content_type;
-        self
-    }
-
-    /// The encoding the clients built from this configuration prefer for reads.
-    pub fn content_type(&self) -> ContentType {
-        self.content_type
-    }
-
-    /// The rate limiter this configuration asks for (`None` when disabled).
-    pub fn effective_rate_limiter(&self) -> Option<ClientRateLimiter> {
-        if let Some(limiter) = &self.rate_limiter {
-            return Some(limiter.clone());
-        }
-        let qps = if self.qps == 0.0 {
-            DEFAULT_QPS
-        } else {
-            self.qps
-        };
-        let burst = if self.burst == 0 {
-            DEFAULT_BURST
-        } else {
-            self.burst
-        };
-        (qps > 0.0).then(|| ClientRateLimiter::new(qps, burst))
     }
 
     /// Loads the kubeconfig as kubectl does (`$KUBECONFIG` merged, else `~/.kube/config`) and
@@ -331,12 +209,11 @@ impl fmt::Debug for Config {
                 &self.proxy_url.as_deref().map(without_userinfo),
             )
             .field("proxy_env", &self.proxy_env)
-            .field("qps", &self.qps)
-            .field("burst", &self.burst)
+            .field("rate_limit", &self.rate_limit)
             .field("timeout", &self.timeout)
             .field("http2", &self.http2)
             .field("accept_invalid_certs", &self.accept_invalid_certs)
-            .field("metrics", &self.request_metrics.is_some())
+            .field("metrics", &self.metrics.is_some())
             .field("content_type", &self.content_type)
             .finish_non_exhaustive()
     }

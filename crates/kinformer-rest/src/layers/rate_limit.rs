@@ -10,6 +10,7 @@ use tower::ServiceExt;
 use super::metrics::{Hooks, host_of};
 use super::{Attempt, LayerFuture, RequestMetrics, StackService, layer_service, take_ready};
 use crate::body::Body;
+use crate::config::TokenBucket;
 use crate::request::WatchRequest;
 
 /// A token bucket shared by every request of a client (and by every clone of the limiter).
@@ -19,10 +20,11 @@ use crate::request::WatchRequest;
 ///
 /// # Examples
 /// ```
+/// use kinformer_rest::TokenBucket;
 /// use kinformer_rest::stack::ClientRateLimiter;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// let limiter = ClientRateLimiter::new(5.0, 10);
+/// let limiter = ClientRateLimiter::new(TokenBucket::DEFAULT);
 /// for _ in 0..10 {
 ///     assert!(limiter.try_acquire());
 /// }
@@ -42,17 +44,22 @@ struct Bucket {
 }
 
 impl ClientRateLimiter {
-    /// A limiter of `qps` requests per second with bursts of `burst` (at least 1).
-    pub fn new(qps: f32, burst: u32) -> Self {
-        let burst = f64::from(burst.max(1));
+    /// A limiter of the bucket's requests per second and burst, starting full.
+    pub fn new(bucket: TokenBucket) -> Self {
+        let burst = f64::from(bucket.burst());
         Self {
             bucket: Arc::new(Mutex::new(Bucket {
                 tokens: burst,
                 last: None,
             })),
-            qps: f64::from(qps).max(f64::MIN_POSITIVE),
+            qps: f64::from(bucket.qps()),
             burst,
         }
+    }
+
+    /// True when `other` is a clone of this limiter (they take from one bucket).
+    pub fn same_bucket(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.bucket, &other.bucket)
     }
 
     /// Requests per second.
@@ -187,7 +194,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn burst_then_qps() {
-        let limiter = ClientRateLimiter::new(5.0, 10);
+        let limiter = ClientRateLimiter::new(TokenBucket::DEFAULT);
         let start = Instant::now();
         for _ in 0..10 {
             limiter.acquire().await;
@@ -206,7 +213,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn shared_between_clones_and_concurrent_waiters() {
-        let limiter = ClientRateLimiter::new(10.0, 2);
+        let limiter = ClientRateLimiter::new(TokenBucket::new(10.0, 2).unwrap());
         let start = Instant::now();
         let tasks: Vec<_> = (0..12)
             .map(|_| {

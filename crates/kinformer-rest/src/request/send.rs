@@ -2,7 +2,6 @@
 
 use bytes::Bytes;
 use http::HeaderValue;
-use http::Method;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http_body_util::BodyExt;
 use kinformer_core::{Fields, ObjectList};
@@ -23,26 +22,6 @@ impl Request {
         self.error
             .take()
             .map_or(Ok(()), |message| Err(Error::new(Kind::Request, message)))
-    }
-
-    fn preflight(&self) -> Result<()> {
-        let empty_ns = self.namespace.as_deref() == Some("");
-        if empty_ns && self.method == Method::POST {
-            return Err(Error::new(
-                Kind::Request,
-                "an empty namespace may not be set during creation",
-            ));
-        }
-        if empty_ns
-            && self.name.is_some()
-            && matches!(self.method, Method::GET | Method::PUT | Method::DELETE)
-        {
-            return Err(Error::new(
-                Kind::Request,
-                "an empty namespace may not be set when a resource name is provided",
-            ));
-        }
-        Ok(())
     }
 
     /// The `Accept` of a typed read (`into`, `list`, `watch`), as [`Media::for_read`] decides;
@@ -87,7 +66,6 @@ impl Request {
         F: Future<Output = Result<T>>,
     {
         self.take_error()?;
-        self.preflight()?;
         let timeout = self.timeout;
         let limits = self.limits;
         let method = self.method.clone();

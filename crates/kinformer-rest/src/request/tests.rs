@@ -50,7 +50,6 @@ fn url_layout_and_encoding() {
     );
     let all = rc
         .get()
-        .namespace("")
         .resource("pods")
         .versioned_params(&ListOptions::default().resource_version("").limit(0));
     assert_eq!(all.url().unwrap(), "/api/v1/pods");
@@ -88,25 +87,24 @@ fn builder_errors_stick() {
 }
 
 #[tokio::test]
-async fn preflight_rejects_empty_namespace_creation() {
+async fn an_empty_namespace_or_limit_is_refused_before_sending() {
     let (rc, seen) = fixed(200, "{}");
-    let err = rc
-        .post()
-        .namespace("")
-        .resource("pods")
-        .do_raw()
-        .await
-        .unwrap_err();
-    assert!(err.is_invalid_request());
-    let err = rc
-        .get()
-        .namespace("")
-        .resource("pods")
-        .name("x")
-        .do_raw()
-        .await
-        .unwrap_err();
-    assert!(err.is_invalid_request());
+    for request in [
+        rc.post().namespace("").resource("pods"),
+        rc.get().namespace("").resource("pods").name("x"),
+        rc.get().namespace("").resource("pods"),
+        rc.get().resource("pods").max_watch_frame(0),
+        rc.get().resource("pods").max_list_item(0),
+        rc.get().resource("pods").max_list_body(Some(0)),
+    ] {
+        let err = request.do_raw().await.unwrap_err();
+        assert!(err.is_invalid_request(), "{err}");
+    }
+    let err = rc.get().namespace("").url().unwrap_err();
+    assert!(
+        err.to_string().contains("leave the namespace unset"),
+        "{err}"
+    );
     assert!(seen.lock().unwrap().is_empty());
 }
 

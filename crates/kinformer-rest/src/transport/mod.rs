@@ -23,6 +23,7 @@ use crate::auth::{Auth, AuthLayer, CertSlot};
 use crate::body::{Body, boxed};
 use crate::client::{Client, HttpService};
 use crate::config::Config;
+use crate::decode::Limits;
 use crate::error::{BoxError, Result};
 use crate::layers::{
     DecompressionLayer, HeadersLayer, RateLimitLayer, RetryLayer, TraceLayer, UserAgentLayer,
@@ -35,35 +36,29 @@ const MAX_IDLE_PER_HOST: usize = 25;
 /// The client's transport for `config`: a [`pool::Pool`] of hyper-util clients.
 fn hyper_service(config: &Config, cert_slot: Option<Arc<CertSlot>>) -> Result<HttpService> {
     let tls = Arc::new(tls::client_config(&tls::TlsSettings {
-        root_ca: config.root_ca.as_deref(),
-        identity: config
-            .identity
-            .as_ref()
-            .map(|i| (i.cert_pem(), i.key_pem())),
-        accept_invalid_certs: config.accepts_invalid_certs(),
-        http2: config.http2,
+        root_ca: config.root_ca(),
+        identity: config.identity().map(|i| (i.cert_pem(), i.key_pem())),
+        accept_invalid_certs: config.danger_accept_invalid_certs(),
+        http2: config.http2(),
         cert_slot,
     })?);
-    let server_name = config
-        .tls_server_name
-        .as_deref()
-        .map(tls::server_name)
-        .transpose()?;
+    let server_name = config.tls_server_name().map(tls::server_name).transpose()?;
     // The process environment is read here, once per client, unless the config carries one.
-    let proxies = proxy::Proxies::new(config.proxy_url.as_deref(), || {
+    let proxies = proxy::Proxies::new(config.proxy_url(), || {
         config
-            .proxy_env
-            .clone()
+            .proxy_env()
+            .cloned()
             .unwrap_or_else(ProxyEnv::from_process)
     })?;
     let forwarding_authorization = forwarding_authorization(config, &proxies)?;
     let dialer = proxy::ProxyDialer::new(proxies, &tls);
     // Prior knowledge is for cleartext only; over TLS, ALPN decides.
-    let plain_h2 = config.http2_prior_knowledge && config.cluster_url.scheme_str() == Some("http");
-    let connect_timeout = config.connect_timeout;
+    let plain_h2 =
+        config.http2_prior_knowledge() && config.cluster_url().scheme_str() == Some("http");
+    let connect_timeout = config.connect_timeout();
     let keep_alive = (
-        config.http2_keepalive_interval,
-        config.http2_keepalive_timeout,
+        config.http2_keepalive_interval(),
+        config.http2_keepalive_timeout(),
     );
     let pool = pool::Pool::new(move |capacity| {
         let connector = connector::Connector::new(
@@ -96,7 +91,7 @@ fn forwarding_authorization(
     config: &Config,
     proxies: &proxy::Proxies,
 ) -> Result<Option<http::HeaderValue>> {
-    let url = &config.cluster_url;
+    let url = config.cluster_url();
     if url.scheme_str() != Some("http") {
         return Ok(None);
     }
@@ -122,6 +117,11 @@ fn forwarding_authorization(
 /// Checks a `proxy-url` as the kubeconfig is loaded (client-go's `parseProxyURL`).
 pub(crate) fn check_proxy_url(url: &str) -> Result<()> {
     proxy::ProxyUrl::parse_setting(url).map(drop)
+}
+
+/// Fails for a TLS server name that is neither a DNS name nor an IP address.
+pub(crate) fn check_server_name(name: &str) -> Result<()> {
+    tls::server_name(name).map(drop)
 }
 
 /// One lane's hyper-util client: one HTTP/2 connection at a time, or pooled HTTP/1.1 ones.
@@ -157,25 +157,25 @@ fn stack(
     transport: HttpService,
     cert_slot: Option<Arc<CertSlot>>,
 ) -> Result<HttpService> {
-    let auth = AuthLayer::with_cert_slot(&config.auth, cert_slot)?;
-    let headers = match &config.impersonate {
+    let auth = AuthLayer::with_cert_slot(config.auth(), cert_slot)?;
+    let headers = match config.impersonate() {
         Some(who) => who.headers()?,
         None => Vec::new(),
     };
-    let metrics = config.request_metrics.clone();
+    let metrics = config.metrics().cloned();
     let builder = tower::ServiceBuilder::new()
         .layer(TraceLayer)
         .layer(crate::layers::MetricsLayer::new(metrics.clone()))
         .layer(
-            RetryLayer::new(config.max_retries, config.url_backoff.clone())
+            RetryLayer::new(config.max_retries(), config.url_backoff().cloned())
                 .metrics(metrics.clone()),
         )
-        .layer(RateLimitLayer::new(config.effective_rate_limiter()).metrics(metrics))
-        .layer(UserAgentLayer::new(&config.user_agent))
-        .layer(WarningLayer::new(Arc::clone(&config.warning_handler)))
+        .layer(RateLimitLayer::new(config.rate_limit().limiter()).metrics(metrics))
+        .layer(UserAgentLayer::new(config.user_agent()))
+        .layer(WarningLayer::new(Arc::clone(config.warning_handler())))
         .layer(HeadersLayer::new(headers))
         .layer(auth);
-    Ok(if config.disable_compression {
+    Ok(if !config.compression() {
         BoxCloneSyncService::new(builder.service(transport))
     } else {
         BoxCloneSyncService::new(builder.layer(DecompressionLayer).service(transport))
@@ -208,7 +208,7 @@ impl Client {
     /// Invalid TLS material or credentials.
     pub fn from_config(config: &Config) -> Result<Self> {
         // An exec plugin may answer with a client certificate: new connections present it.
-        let slot = matches!(config.auth, Auth::Exec(_)).then(|| Arc::new(CertSlot::default()));
+        let slot = matches!(config.auth(), Auth::Exec(_)).then(|| Arc::new(CertSlot::default()));
         let transport = hyper_service(config, slot.clone())?;
         Self::with_stack(config, stack(config, transport, slot)?)
     }
@@ -240,17 +240,19 @@ impl Client {
 
     fn with_stack(config: &Config, service: HttpService) -> Result<Self> {
         let base = config
-            .cluster_url
+            .cluster_url()
             .to_string()
             .trim_end_matches('/')
             .to_owned();
         let client = Self::from_http_service(service, base)
-            .with_default_namespace(config.default_namespace.clone())
-            .with_max_watch_frame(config.max_watch_frame)
-            .with_max_list_item(config.max_list_item)
-            .with_max_list_body(config.max_list_body)
+            .with_default_namespace(config.default_namespace())
+            .with_limits(Limits {
+                watch_frame: config.max_watch_frame(),
+                list_item: config.max_list_item(),
+                list_body: config.max_list_body(),
+            })
             .with_content_type(config.content_type());
-        Ok(match config.timeout {
+        Ok(match config.timeout() {
             Some(t) => client.with_default_timeout(t),
             None => client,
         })

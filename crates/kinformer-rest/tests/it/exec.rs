@@ -232,9 +232,9 @@ async fn commands_resolve_like_kubectl() {
     let k = Kubeconfig::read_from(&kubeconfig).unwrap();
     let options = KubeconfigOptions::context("relative");
     let config = Config::from_custom_kubeconfig(k, &options).unwrap();
-    let kinformer_rest::auth::Auth::Exec(exec) = &config.auth else {
-        panic!("not exec: {:?}", config.auth)
+    let kinformer_rest::auth::Auth::Exec(exec) = config.auth() else {
+        panic!("not exec: {:?}", config.auth())
     };
-    assert_eq!(Path::new(&exec.command), kube_dir.join("bin/cred-plugin"));
+    assert_eq!(Path::new(exec.command()), kube_dir.join("bin/cred-plugin"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -25,8 +25,8 @@ fn big_configmap(name: &str, bytes: usize) -> serde_json::Value {
 async fn an_object_over_the_limit_fails_list_and_watch_with_a_typed_error() {
     let sim = Sim::builder().configmaps(3).start().await.unwrap();
     let mut config = Config::new(sim.url().parse().unwrap());
-    config.max_watch_frame = LIMIT;
-    config.max_list_item = LIMIT;
+    config = config.with_max_watch_frame(LIMIT).unwrap();
+    config = config.with_max_list_item(LIMIT).unwrap();
     let rc = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
     let before = rc
         .get()
@@ -139,8 +139,8 @@ async fn an_endless_error_body_is_cut_at_the_object_limit() {
     let sent = Arc::new(AtomicUsize::new(0));
     let server = crate::server::serve(Default::default(), endless_500(sent.clone())).await;
     let mut config = Config::new(server.url("http"));
-    config.max_list_item = 256 * 1024;
-    config.max_retries = 0;
+    config = config.with_max_list_item(256 * 1024).unwrap();
+    config = config.with_max_retries(0);
     let rc = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
     let list = rc.get().resource("configmaps").list::<ConfigMap>();
     let err = tokio::time::timeout(Duration::from_secs(20), list)

@@ -162,7 +162,7 @@ async fn https_proxy_carries_tls_and_http2() {
 
     let mut roots = sim_ca(&sim);
     roots.extend_from_slice(proxy.ca_pem().unwrap().as_bytes());
-    config.root_ca = Some(roots);
+    config = config.with_root_ca(roots).unwrap();
     list_and_multiplex(&sim, &config).await;
     assert_eq!(proxy.connects().len(), 1);
     assert!(proxy.requests()[0].starts_with("CONNECT "));
@@ -175,10 +175,10 @@ async fn through_https_proxy_env(sim: &SimHandle, proxy: &ProxyHandle) {
         ("https_proxy", proxy.url().to_owned()),
         ("NO_PROXY", "10.0.0.0/8,.svc,localhost".to_owned()),
     ]);
-    let mut config = Config::new(url.parse().unwrap()).proxy_env(env);
-    config.root_ca = Some(sim_ca(sim));
+    let mut config = Config::new(url.parse().unwrap()).with_proxy_env(env);
+    config = config.with_root_ca(sim_ca(sim)).unwrap();
     // The sim's certificate names localhost and 127.0.0.1.
-    config.tls_server_name = Some("localhost".into());
+    config = config.with_tls_server_name("localhost").unwrap();
     list_and_multiplex(sim, &config).await;
 }
 
@@ -212,8 +212,8 @@ async fn environment_proxies_skip_loopback_and_yield_to_proxy_url() {
     let env = || ProxyEnv::from_vars([("HTTPS_PROXY", format!("http://{}", env_proxy.addr()))]);
 
     // The sim is on 127.0.0.1: never proxied from the environment.
-    let mut direct = Config::new(sim.url().parse().unwrap()).proxy_env(env());
-    direct.root_ca = Some(sim_ca(&sim));
+    let mut direct = Config::new(sim.url().parse().unwrap()).with_proxy_env(env());
+    direct = direct.with_root_ca(sim_ca(&sim)).unwrap();
     list_and_multiplex(&sim, &direct).await;
     assert!(env_proxy.requests().is_empty());
 
@@ -222,7 +222,7 @@ async fn environment_proxies_skip_loopback_and_yield_to_proxy_url() {
     let socks = Socks5Proxy::new().start().await.unwrap();
     let config = kubeconfig_with_proxy(&sim, &format!("socks5://{}", socks.addr()))
         .unwrap()
-        .proxy_env(env());
+        .with_proxy_env(env());
     list_and_multiplex(&sim, &config).await;
     assert_eq!(socks.connects().len(), 1);
     assert!(env_proxy.requests().is_empty());
@@ -236,7 +236,9 @@ async fn http_servers_go_through_http_proxies_in_absolute_form() {
     let plain = serve(Options::default(), handler).await;
     let proxy = HttpProxy::new().start().await.unwrap();
     let mut config = Config::new(plain.url("http"));
-    config.proxy_url = Some(format!("http://user:pw@{}", proxy.addr()));
+    config = config
+        .with_proxy_url(format!("http://user:pw@{}", proxy.addr()))
+        .unwrap();
     get_cm(&config).await.unwrap();
     let forwarded = &proxy.requests()[0];
     assert!(
@@ -256,7 +258,9 @@ async fn http_servers_go_through_http_proxies_in_absolute_form() {
     assert!(received.headers.get("proxy-authorization").is_none());
     // Through SOCKS5 the requests are the server's own.
     let socks = Socks5Proxy::new().start().await.unwrap();
-    config.proxy_url = Some(format!("socks5://{}", socks.addr()));
+    config = config
+        .with_proxy_url(format!("socks5://{}", socks.addr()))
+        .unwrap();
     get_cm(&config).await.unwrap();
     assert_eq!(socks.connects(), [plain.addr.to_string()]);
     assert_eq!(
@@ -286,9 +290,9 @@ async fn bad_proxy_urls_are_config_errors_naming_proxy_url() {
         assert!(err.is_config(), "{url}: {err:?}");
         assert!(err.to_string().contains("proxy-url"), "{url}: {err}");
     }
-    let mut config = Config::new(sim.url().parse().unwrap());
-    config.proxy_url = Some("ftp://user:hunter2@proxy.local".into());
-    let err = Client::from_config(&config).unwrap_err();
+    let err = Config::new(sim.url().parse().unwrap())
+        .with_proxy_url("ftp://user:hunter2@proxy.local")
+        .unwrap_err();
     assert!(
         err.is_config() && err.to_string().contains("proxy-url"),
         "{err}"
@@ -303,7 +307,7 @@ async fn an_unreachable_proxy_is_a_transport_error() {
     let addr = listener.local_addr().unwrap();
     drop(listener);
     let mut config = kubeconfig_with_proxy(&sim, &format!("socks5://{addr}")).unwrap();
-    config.connect_timeout = Duration::from_secs(5);
+    config = config.with_connect_timeout(Duration::from_secs(5)).unwrap();
     let err = get_cm(&config).await.unwrap_err();
     assert!(err.is_transport(), "{err:?}");
 }

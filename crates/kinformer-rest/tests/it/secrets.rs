@@ -61,11 +61,11 @@ impl Seen {
 fn script(dir: &Path, name: &str, body: &str) -> ExecConfig {
     let path = dir.join(name);
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    let mut exec = ExecConfig::new("client.authentication.k8s.io/v1", "/bin/sh");
-    exec.args = vec![path.display().to_string(), EXEC_ARG.to_owned()];
-    exec.env = vec![("PLUGIN_TOKEN".into(), Secret::new(EXEC_TOKEN))];
-    exec.interactive_mode = InteractiveMode::Never;
-    exec
+    ExecConfig::new("client.authentication.k8s.io/v1", "/bin/sh")
+        .unwrap()
+        .with_args([path.display().to_string(), EXEC_ARG.to_owned()])
+        .with_env([("PLUGIN_TOKEN", Secret::new(EXEC_TOKEN))])
+        .with_interactive_mode(InteractiveMode::Never)
 }
 
 /// Plugins: one that answers with the token, one that fails after printing it to stderr, and
@@ -110,8 +110,8 @@ fn plugins(dir: &Path) -> Vec<(&'static str, ExecConfig)> {
 
 async fn exercise(seen: &mut Seen, label: &str, config: &Config) {
     seen.debug(&format!("{label}: Config"), config);
-    seen.debug(&format!("{label}: Auth"), &config.auth);
-    match AuthLayer::new(&config.auth) {
+    seen.debug(&format!("{label}: Auth"), config.auth());
+    match AuthLayer::new(config.auth()) {
         Ok(layer) => seen.debug(&format!("{label}: AuthLayer"), &layer),
         Err(e) => seen.error(&format!("{label}: AuthLayer::new"), &e),
     }
@@ -205,8 +205,8 @@ async fn no_secret_in_debug_errors_or_logs() {
 
     // The right token (with a client key) works, then meets a 403.
     let mut bearer = base.clone();
-    bearer.auth = Auth::Bearer(Secret::new(BEARER));
-    bearer.identity = Some(Identity::from_pem(cert.clone(), key.clone()));
+    bearer = bearer.with_auth(Auth::Bearer(Secret::new(BEARER)));
+    bearer = bearer.with_identity(Identity::from_pem(cert.clone(), key.clone()));
     let rc = RestClient::new(Client::from_config(&bearer).unwrap(), "", "v1");
     let list = rc
         .get()
@@ -240,7 +240,7 @@ async fn no_secret_in_debug_errors_or_logs() {
     }
     for (label, auth) in configs {
         let mut config = base.clone();
-        config.auth = auth;
+        config = config.with_auth(auth);
         exercise(&mut seen, label, &config).await;
     }
 
@@ -249,17 +249,19 @@ async fn no_secret_in_debug_errors_or_logs() {
     let closed_url = format!("https://{}", closed.local_addr().unwrap());
     drop(closed);
     let mut refused = Config::new(closed_url.parse().unwrap());
-    refused.auth = Auth::Bearer(Secret::new(BEARER));
-    refused.identity = Some(Identity::from_pem(cert.clone(), key.clone()));
-    refused.max_retries = 0;
+    refused = refused.with_auth(Auth::Bearer(Secret::new(BEARER)));
+    refused = refused.with_identity(Identity::from_pem(cert.clone(), key.clone()));
+    refused = refused.with_max_retries(0);
     exercise(&mut seen, "connection refused", &refused).await;
     let mut untrusted = bearer.clone();
-    untrusted.root_ca = Some(Pki::new("another-ca").ca_pem.into_bytes());
+    untrusted = untrusted
+        .with_root_ca(Pki::new("another-ca").ca_pem.into_bytes())
+        .unwrap();
     exercise(&mut seen, "tls failure", &untrusted).await;
     // A key that does not match its certificate fails before any request.
     let (other_cert, _) = Pki::new("other").leaf(&["x"]);
     let mut mismatched = bearer.clone();
-    mismatched.identity = Some(Identity::from_pem(other_cert, key.clone()));
+    mismatched = mismatched.with_identity(Identity::from_pem(other_cert, key.clone()));
     exercise(&mut seen, "mismatched key", &mismatched).await;
 
     // The same credentials from a kubeconfig.

@@ -97,7 +97,9 @@ async fn tls_token_list_and_watch_over_the_network() {
 
     // A wrong token is a 401.
     let mut bad = config_for(&sim);
-    bad.auth = kinformer_rest::auth::Auth::Bearer(kinformer_rest::auth::Secret::new("wrong"));
+    bad = bad.with_auth(kinformer_rest::auth::Auth::Bearer(
+        kinformer_rest::auth::Secret::new("wrong"),
+    ));
     let rc_bad = RestClient::new(Client::from_config(&bad).unwrap(), "", "v1");
     assert!(
         rc_bad

@@ -55,9 +55,9 @@ async fn default_rate_limit_is_5_qps_burst_10_and_shared() {
     );
 
     // One limiter shared by two clients; a negative QPS disables limiting.
-    let shared = ClientRateLimiter::new(1.0, 2);
+    let shared = ClientRateLimiter::new(kinformer_rest::TokenBucket::new(1.0, 2).unwrap());
     let mut config = Config::new("http://sim.local".parse().unwrap());
-    config.rate_limiter = Some(shared);
+    config = config.with_rate_limit(kinformer_rest::RateLimit::Shared(shared));
     let a = RestClient::new(
         Client::from_config_with_transport(&config, ok_service(calls.clone())).unwrap(),
         "",
@@ -74,7 +74,7 @@ async fn default_rate_limit_is_5_qps_burst_10_and_shared() {
     a.get().resource("pods").do_raw().await.unwrap();
     assert_eq!(start.elapsed(), Duration::from_secs(1));
     let mut config = Config::new("http://sim.local".parse().unwrap());
-    config.qps = -1.0;
+    config = config.with_rate_limit(kinformer_rest::RateLimit::Unlimited);
     let free = RestClient::new(
         Client::from_config_with_transport(&config, ok_service(calls)).unwrap(),
         "",
@@ -122,7 +122,7 @@ async fn retry_after_then_success_with_warnings() {
     });
     let collect = Arc::new(Collect::default());
     let mut config = Config::new("http://sim.local".parse().unwrap());
-    config.warning_handler = collect.clone();
+    config = config.with_warning_handler(collect.clone());
     let rc = RestClient::new(
         Client::from_config_with_transport(&config, svc).unwrap(),
         "",
@@ -156,11 +156,13 @@ async fn impersonation_and_user_agent_headers() {
         s2.lock().unwrap().push(req.headers().clone());
         async move { Ok::<_, Infallible>(http::Response::new(Full::new(Bytes::from_static(b"{}")))) }
     });
-    let mut config = Config::new("http://sim.local".parse().unwrap());
-    let mut who = kinformer_rest::auth::Impersonate::user("jane");
-    who.groups = vec!["dev".into(), "ops".into()];
-    config.impersonate = Some(who);
-    config.user_agent = "my-controller/1.0".into();
+    let who = kinformer_rest::auth::Impersonate::new("jane")
+        .and_then(|who| who.with_groups(["dev", "ops"]))
+        .unwrap();
+    let config = Config::new("http://sim.local".parse().unwrap())
+        .with_impersonate(who)
+        .with_user_agent("my-controller/1.0")
+        .unwrap();
     let rc = RestClient::new(
         Client::from_config_with_transport(&config, svc).unwrap(),
         "",

@@ -33,7 +33,7 @@ pub(crate) fn chain(err: &kinformer_rest::Error) -> String {
 
 fn trusting(server: &TestServer, ca_pem: &str) -> Config {
     let mut config = Config::new(server.url("https"));
-    config.root_ca = Some(ca_pem.as_bytes().to_vec());
+    config = config.with_root_ca(ca_pem.as_bytes().to_vec()).unwrap();
     config
 }
 
@@ -52,7 +52,7 @@ async fn the_right_authority_is_accepted() {
     let server = tls_server(pki.leaf(&["127.0.0.1"])).await;
     let config = trusting(&server, &pki.ca_pem);
     assert!(
-        !config.accepts_invalid_certs(),
+        !config.danger_accept_invalid_certs(),
         "verification is on by default"
     );
     get_cm(&config).await.unwrap();
@@ -85,7 +85,7 @@ async fn a_certificate_for_another_host_is_rejected() {
     .await;
     // Naming the certificate's host with tls-server-name makes it valid.
     let mut named = trusting(&server, &pki.ca_pem);
-    named.tls_server_name = Some("api.other.test".into());
+    named = named.with_tls_server_name("api.other.test").unwrap();
     get_cm(&named).await.unwrap();
 }
 
@@ -103,12 +103,12 @@ async fn a_self_signed_server_needs_insecure_skip_tls_verify() {
         Config::from_custom_kubeconfig(k, &KubeconfigOptions::default()).unwrap()
     };
     let strict = kubeconfig(false);
-    assert!(!strict.accepts_invalid_certs());
+    assert!(!strict.danger_accept_invalid_certs());
     assert_tls_failure(&strict, "invalid peer certificate").await;
     let insecure = kubeconfig(true);
-    assert!(insecure.accepts_invalid_certs());
+    assert!(insecure.danger_accept_invalid_certs());
     get_cm(&insecure).await.unwrap();
     // The same switch in code is named for what it is.
-    let danger = Config::new(server.url("https")).danger_accept_invalid_certs(true);
+    let danger = Config::new(server.url("https")).with_danger_accept_invalid_certs(true);
     get_cm(&danger).await.unwrap();
 }

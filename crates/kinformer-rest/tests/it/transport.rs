@@ -32,9 +32,7 @@ pub(crate) async fn get_cm(config: &Config) -> kinformer_rest::Result<ConfigMap>
 }
 
 fn tls_config(url: http::Uri, ca: &str) -> Config {
-    let mut config = Config::new(url);
-    config.root_ca = Some(ca.as_bytes().to_vec());
-    config
+    Config::new(url).with_root_ca(ca).unwrap()
 }
 
 #[tokio::test]
@@ -67,7 +65,7 @@ async fn tls_with_pinned_ca_negotiates_http2() {
 
     // tls-server-name picks the name to verify.
     let mut named = tls_config(server.url("https"), &pki.ca_pem);
-    named.tls_server_name = Some("api.test".into());
+    named = named.with_tls_server_name("api.test").unwrap();
     get_cm(&named).await.unwrap();
 }
 
@@ -85,15 +83,17 @@ async fn tls_rejects_wrong_ca_and_wrong_name() {
         .unwrap_err();
     assert!(err.is_transport(), "{err:?}");
     let mut wrong_name = tls_config(server.url("https"), &pki.ca_pem);
-    wrong_name.tls_server_name = Some("not-the-server.test".into());
+    wrong_name = wrong_name
+        .with_tls_server_name("not-the-server.test")
+        .unwrap();
     let err = get_cm(&wrong_name).await.unwrap_err();
     assert!(err.is_transport(), "{err:?}");
     // The danger switch accepts it (and is named so).
-    let insecure = Config::new(server.url("https")).danger_accept_invalid_certs(true);
+    let insecure = Config::new(server.url("https")).with_danger_accept_invalid_certs(true);
     get_cm(&insecure).await.unwrap();
     // Bad CA material is a config error before any connection.
-    let err = get_cm(&tls_config(server.url("https"), "not pem"))
-        .await
+    let err = Config::new(server.url("https"))
+        .with_root_ca("not pem")
         .unwrap_err();
     assert!(err.is_config(), "{err:?}");
 }
@@ -110,7 +110,7 @@ async fn client_certificates() {
     let server = serve(options, configmap_handler()).await;
     let mut config = tls_config(server.url("https"), &pki.ca_pem);
     let (cert, key) = clients.leaf(&["system:node:test"]);
-    config.identity = Some(Identity::from_pem(cert, key.clone()));
+    config = config.with_identity(Identity::from_pem(cert, key.clone()));
     assert!(!format!("{config:?}").contains(&key[30..60]));
     get_cm(&config).await.unwrap();
 
@@ -118,7 +118,7 @@ async fn client_certificates() {
     assert!(get_cm(&without).await.unwrap_err().is_transport());
     let (stranger, stranger_key) = Pki::new("stranger").leaf(&["x"]);
     let mut wrong = tls_config(server.url("https"), &pki.ca_pem);
-    wrong.identity = Some(Identity::from_pem(stranger, stranger_key));
+    wrong = wrong.with_identity(Identity::from_pem(stranger, stranger_key));
     assert!(get_cm(&wrong).await.unwrap_err().is_transport());
 }
 
@@ -139,7 +139,7 @@ async fn http1_over_tls_plain_http_and_h2c() {
     let plain = serve(Options::default(), configmap_handler()).await;
     get_cm(&Config::new(plain.url("http"))).await.unwrap();
     let mut h2c = Config::new(plain.url("http"));
-    h2c.http2_prior_knowledge = true;
+    h2c = h2c.with_http2_prior_knowledge(true);
     get_cm(&h2c).await.unwrap();
     let versions: Vec<_> = plain.seen().iter().map(|s| s.version).collect();
     assert_eq!(versions, [http::Version::HTTP_11, http::Version::HTTP_2]);
@@ -177,7 +177,7 @@ async fn gzip_responses_are_decoded() {
     let cm = get_cm(&Config::new(server.url("http"))).await.unwrap();
     assert_eq!(cm.metadata.name.as_deref(), Some("cm"));
     let mut off = Config::new(server.url("http"));
-    off.disable_compression = true;
+    off = off.with_compression(false);
     get_cm(&off).await.unwrap();
     let seen = server.seen();
     assert_eq!(seen[0].headers["accept-encoding"], "gzip");
@@ -195,9 +195,9 @@ async fn bearer_token_and_401() {
     });
     let server = serve(Options::default(), handler).await;
     let mut config = Config::new(server.url("http"));
-    config.auth = Auth::Bearer(Secret::new("good"));
+    config = config.with_auth(Auth::Bearer(Secret::new("good")));
     get_cm(&config).await.unwrap();
-    config.auth = Auth::Bearer(Secret::new("bad"));
+    config = config.with_auth(Auth::Bearer(Secret::new("bad")));
     let err = get_cm(&config).await.unwrap_err();
     assert!(err.is_unauthorized());
     assert!(!format!("{err} {err:?}").contains("bad"));
@@ -283,12 +283,12 @@ async fn exec_plugin_client_certificate() {
         "status": {"clientCertificateData": cert, "clientKeyData": key},
     });
     std::fs::write(dir.join("cred.json"), credential.to_string()).unwrap();
-    let mut exec =
-        kinformer_rest::auth::ExecConfig::new("client.authentication.k8s.io/v1", "/bin/cat");
-    exec.args = vec![dir.join("cred.json").display().to_string()];
-    exec.interactive_mode = kinformer_rest::auth::InteractiveMode::Never;
+    let exec = kinformer_rest::auth::ExecConfig::new("client.authentication.k8s.io/v1", "/bin/cat")
+        .unwrap()
+        .with_args([dir.join("cred.json").display().to_string()])
+        .with_interactive_mode(kinformer_rest::auth::InteractiveMode::Never);
     let mut config = tls_config(server.url("https"), &pki.ca_pem);
-    config.auth = Auth::Exec(Box::new(exec));
+    config = config.with_auth(Auth::Exec(Box::new(exec)));
     get_cm(&config).await.unwrap();
     assert!(server.seen()[0].headers.get("authorization").is_none());
 }
@@ -346,9 +346,13 @@ async fn http2_pings_detect_a_dead_connection() {
     let frozen = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let proxy = freezable_proxy(server.addr, frozen.clone()).await;
     let mut config = Config::new(format!("http://{proxy}").parse().unwrap());
-    config.http2_prior_knowledge = true;
-    config.http2_keepalive_interval = Some(Duration::from_millis(300));
-    config.http2_keepalive_timeout = Duration::from_millis(300);
+    config = config.with_http2_prior_knowledge(true);
+    config = config
+        .with_http2_keepalive_interval(Some(Duration::from_millis(300)))
+        .unwrap();
+    config = config
+        .with_http2_keepalive_timeout(Duration::from_millis(300))
+        .unwrap();
     let pods = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
     let mut watch = pods.get().resource("pods").watch::<Pod>().await.unwrap();
     senders.lock().unwrap()[0]

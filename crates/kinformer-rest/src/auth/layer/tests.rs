@@ -128,17 +128,17 @@ echo '{{"apiVersion":"{api_version}","kind":"ExecCredential","status":{{"token":
         ),
     )
     .unwrap();
-    let mut config = ExecConfig::new(api_version, "/bin/sh");
-    config.args = vec![script.display().to_string()];
-    config.env = vec![
-        (
-            "COUNTER".into(),
-            Secret::new(dir.join("count").display().to_string()),
-        ),
-        ("PREFIX".into(), Secret::new("token")),
-    ];
-    config.interactive_mode = crate::auth::InteractiveMode::Never;
-    config
+    ExecConfig::new(api_version, "/bin/sh")
+        .unwrap()
+        .with_args([script.display().to_string()])
+        .with_env([
+            (
+                "COUNTER",
+                Secret::new(dir.join("count").display().to_string()),
+            ),
+            ("PREFIX", Secret::new("token")),
+        ])
+        .with_interactive_mode(crate::auth::InteractiveMode::Never)
 }
 
 #[tokio::test]
@@ -175,16 +175,22 @@ async fn exec_plugin_caches_until_expiry_and_reruns_on_401() {
 async fn exec_plugin_errors_are_typed_and_secret_free() {
     let dir = temp_dir("exec-bad");
     let server = Server::default();
-    let mut config = plugin(&dir, "client.authentication.k8s.io/v1", None);
-    config.api_version = "client.authentication.k8s.io/v1beta1".into();
+    // The plugin answers v1; the client asks for v1beta1.
+    let answers_v1 = plugin(&dir, "client.authentication.k8s.io/v1", None);
+    let config = ExecConfig::new("client.authentication.k8s.io/v1beta1", answers_v1.command())
+        .unwrap()
+        .with_args(answers_v1.args().iter().cloned())
+        .with_env(answers_v1.env().iter().cloned())
+        .with_interactive_mode(answers_v1.interactive_mode());
     let layer = AuthLayer::new(&Auth::Exec(Box::new(config))).unwrap();
     let err = crate::client::error_from_service(send(&layer, &server).await.unwrap_err());
     assert!(err.is_auth());
     assert!(err.to_string().contains("expected"), "{err}");
     assert!(!format!("{err} {err:?}").contains("token-1"));
 
-    let mut missing = ExecConfig::new("client.authentication.k8s.io/v1", "/nonexistent/kubelogin");
-    missing.install_hint = Some("install kubelogin".into());
+    let missing = ExecConfig::new("client.authentication.k8s.io/v1", "/nonexistent/kubelogin")
+        .unwrap()
+        .with_install_hint("install kubelogin");
     let layer = AuthLayer::new(&Auth::Exec(Box::new(missing))).unwrap();
     let err = crate::client::error_from_service(send(&layer, &server).await.unwrap_err());
     assert!(err.to_string().contains("install kubelogin"), "{err}");

@@ -158,40 +158,37 @@ fn merge_first_file_wins_and_relative_paths_resolve() {
     assert_eq!(k.context_names().count(), 7);
     let config = load(&k, None).unwrap();
     // The first file's kind-dev cluster and context win over the second's.
-    assert_eq!(config.cluster_url, "https://127.0.0.1:6443/");
-    assert_eq!(config.root_ca.as_deref(), Some(ca(false).as_bytes()));
-    let identity = config.identity.unwrap();
+    assert_eq!(config.cluster_url(), "https://127.0.0.1:6443/");
+    assert_eq!(config.root_ca(), Some(ca(false).as_bytes()));
+    let identity = config.identity().unwrap();
     assert_eq!(identity.cert_pem(), b"CERT FROM FILE");
     assert_eq!(identity.key_pem(), b"KEY FROM FILE");
-    assert!(matches!(config.auth, Auth::None));
+    assert!(matches!(config.auth(), Auth::None));
     let sa = load(&k, Some("sa")).unwrap();
-    assert!(matches!(sa.auth, Auth::TokenFile(ref p) if *p == dir.join("token")));
+    assert!(matches!(sa.auth(), Auth::TokenFile(p) if *p == dir.join("token")));
 }
 
 #[test]
 fn data_wins_over_file_and_exec_is_complete() {
     let (dir, k) = merged();
     let gke = load(&k, Some("gke")).unwrap();
-    assert_eq!(gke.root_ca.as_deref(), Some(ca(true).as_bytes()));
-    assert_eq!(gke.tls_server_name.as_deref(), Some("kubernetes.default"));
-    assert_eq!(gke.proxy_url.as_deref(), Some("http://proxy.local:3128"));
-    assert_eq!(gke.default_namespace, "prod");
-    let Auth::Exec(exec) = &gke.auth else {
-        panic!("expected exec, got {:?}", gke.auth)
+    assert_eq!(gke.root_ca(), Some(ca(true).as_bytes()));
+    assert_eq!(gke.tls_server_name(), Some("kubernetes.default"));
+    assert_eq!(gke.proxy_url(), Some("http://proxy.local:3128"));
+    assert_eq!(gke.default_namespace(), "prod");
+    let Auth::Exec(exec) = gke.auth() else {
+        panic!("expected exec, got {:?}", gke.auth())
     };
-    assert_eq!(exec.api_version, "client.authentication.k8s.io/v1beta1");
+    assert_eq!(exec.api_version(), "client.authentication.k8s.io/v1beta1");
     assert_eq!(
-        PathBuf::from(&exec.command),
+        PathBuf::from(exec.command()),
         dir.join("./bin/gke-gcloud-auth-plugin")
     );
-    assert_eq!(exec.args, ["--flag"]);
-    assert_eq!(exec.env[0].0, "CLOUDSDK_CORE_PROJECT");
-    assert_eq!(exec.env[0].1.expose(), "my-project");
-    assert_eq!(
-        exec.install_hint.as_deref(),
-        Some("Install gke-gcloud-auth-plugin")
-    );
-    assert_eq!(exec.interactive_mode, InteractiveMode::Never);
+    assert_eq!(exec.args(), ["--flag"]);
+    assert_eq!(exec.env()[0].0, "CLOUDSDK_CORE_PROJECT");
+    assert_eq!(exec.env()[0].1.expose(), "my-project");
+    assert_eq!(exec.install_hint(), Some("Install gke-gcloud-auth-plugin"));
+    assert_eq!(exec.interactive_mode(), InteractiveMode::Never);
     let info = exec.cluster_info.as_ref().unwrap();
     assert_eq!(info["server"], "https://34.1.2.3/");
     assert_eq!(info["certificate-authority-data"], b64(ca(true)));
@@ -204,7 +201,7 @@ fn basic_auth_conflicts_and_unsupported_providers() {
     let (_, k) = merged();
     let other = load(&k, Some("other")).unwrap();
     assert!(
-        matches!(other.auth, Auth::Basic { ref username, ref password } if username == "admin" && password.expose() == "hunter2")
+        matches!(other.auth(), Auth::Basic { username, password } if username == "admin" && password.expose() == "hunter2")
     );
     assert!(!format!("{other:?}").contains("hunter2"));
     assert!(
@@ -228,12 +225,12 @@ fn basic_auth_conflicts_and_unsupported_providers() {
 fn impersonation_fields() {
     let (_, k) = merged();
     let config = load(&k, Some("impersonating")).unwrap();
-    let who = config.impersonate.unwrap();
-    assert_eq!(who.user, "jane");
-    assert_eq!(who.uid.as_deref(), Some("42"));
-    assert_eq!(who.groups, ["dev", "ops"]);
-    assert_eq!(who.extra["scopes"], ["read"]);
-    assert!(load(&k, Some("other")).unwrap().impersonate.is_none());
+    let who = config.impersonate().unwrap();
+    assert_eq!(who.user(), "jane");
+    assert_eq!(who.uid(), Some("42"));
+    assert_eq!(who.groups(), ["dev", "ops"]);
+    assert_eq!(who.extra()["scopes"], ["read"]);
+    assert!(load(&k, Some("other")).unwrap().impersonate().is_none());
 }
 
 #[test]
@@ -244,7 +241,7 @@ fn insecure_with_ca_is_rejected_and_insecure_alone_is_danger() {
         )
     };
     let k = Kubeconfig::from_yaml(&yaml(""), None).unwrap();
-    assert!(load(&k, None).unwrap().accepts_invalid_certs());
+    assert!(load(&k, None).unwrap().danger_accept_invalid_certs());
     let k = Kubeconfig::from_yaml(
         &yaml(&format!("    certificate-authority-data: {}\n", b64("x"))),
         None,
@@ -292,14 +289,14 @@ fn kubectl_agrees_on_the_merged_view() {
     let ours = load(&k, None).unwrap();
     assert_eq!(
         view(&["jsonpath={.clusters[0].cluster.server}"]),
-        ours.cluster_url.to_string().trim_end_matches('/')
+        ours.cluster_url().to_string().trim_end_matches('/')
     );
     assert_eq!(view(&["jsonpath={.current-context}"]), "kind-dev");
     // kubectl resolved the relative CA path against the file's folder, as we did.
     let ca = view(&["jsonpath={.clusters[0].cluster.certificate-authority-data}"]);
     assert_eq!(
         ca,
-        b64(std::str::from_utf8(ours.root_ca.as_deref().unwrap()).unwrap())
+        b64(std::str::from_utf8(ours.root_ca().unwrap()).unwrap())
     );
 }
 

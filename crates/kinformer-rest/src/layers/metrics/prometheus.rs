@@ -81,7 +81,7 @@ type Histograms = Family<VerbLabels, Histogram, fn() -> Histogram>;
 /// let sim = kinformer_sim::Sim::builder().configmaps(2).start().await?;
 /// let mut registry = Registry::default();
 /// let metrics = RestClientMetrics::register(&mut registry);
-/// let config = Config::new(sim.url().parse()?).metrics(Arc::new(metrics));
+/// let config = Config::new(sim.url().parse()?).with_metrics(Arc::new(metrics));
 /// let client = Client::from_config(&config)?;
 /// RestClient::new(client, "", "v1")
 ///     .get()

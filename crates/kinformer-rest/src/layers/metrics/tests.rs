@@ -47,9 +47,9 @@ impl RequestMetrics for Recorder {
 #[tokio::test(start_paused = true)]
 async fn a_stream_is_counted_but_neither_timed_nor_sized() {
     let recorder = Arc::new(Recorder::default());
-    let mut config = Config::new("https://10.0.0.1:6443".parse().unwrap())
-        .metrics(Arc::clone(&recorder) as Arc<dyn RequestMetrics>);
-    config.qps = -1.0;
+    let config = Config::new("https://10.0.0.1:6443".parse().unwrap())
+        .with_metrics(Arc::clone(&recorder) as Arc<dyn RequestMetrics>)
+        .with_rate_limit(crate::RateLimit::Unlimited);
     let transport = scripted(vec![Answer::Status(200, vec![], "log line\n")]);
     let client = Client::from_config_with_transport(&config, transport).unwrap();
     let rest = RestClient::new(client, "", "v1");

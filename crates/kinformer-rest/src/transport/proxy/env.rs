@@ -28,7 +28,7 @@ use super::url::ProxyUrl;
 ///     ("HTTPS_PROXY", "http://proxy.corp:3128"),
 ///     ("NO_PROXY", "10.0.0.0/8,.cluster.local"),
 /// ]);
-/// let config = Config::new("https://api.example.com".parse()?).proxy_env(env);
+/// let config = Config::new("https://api.example.com".parse()?).with_proxy_env(env);
 /// # let _ = config;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -9,15 +9,16 @@ use prometheus_client::registry::Registry;
 
 use crate::stack::RestClientMetrics;
 use crate::test_util::{Answer, scripted};
-use crate::{Client, Config, RestClient};
+use crate::{Client, Config, RateLimit, RestClient};
 
 /// A client at `http://h:1` on a transport answering `answers` (see [`scripted`]), reporting
 /// to a fresh registry.
-fn client_on(answers: Vec<Answer>, qps: f32) -> (RestClient, Registry) {
+fn client_on(answers: Vec<Answer>, rate_limit: RateLimit) -> (RestClient, Registry) {
     let mut registry = Registry::default();
     let metrics = RestClientMetrics::register(&mut registry);
-    let mut config = Config::new("http://h:1".parse().unwrap()).metrics(Arc::new(metrics));
-    config.qps = qps;
+    let config = Config::new("http://h:1".parse().unwrap())
+        .with_metrics(Arc::new(metrics))
+        .with_rate_limit(rate_limit);
     let client = Client::from_config_with_transport(&config, scripted(answers)).unwrap();
     (RestClient::new(client, "", "v1"), registry)
 }
@@ -42,7 +43,7 @@ async fn a_retried_get_counts_each_attempt_and_times_the_whole_request() {
         Answer::Status(503, vec![("retry-after", "2")], "busy"),
         Answer::Status(200, vec![], body),
     ];
-    let (rest, registry) = client_on(answers, 5.0);
+    let (rest, registry) = client_on(answers, RateLimit::default());
     let _: ConfigMap = rest
         .get()
         .namespace("default")
@@ -103,7 +104,7 @@ async fn a_retried_get_counts_each_attempt_and_times_the_whole_request() {
 
 #[tokio::test(start_paused = true)]
 async fn a_write_without_a_response_is_an_error_code_and_is_not_retried() {
-    let (rest, registry) = client_on(vec![Answer::Broken], -1.0);
+    let (rest, registry) = client_on(vec![Answer::Broken], RateLimit::Unlimited);
     let body = r#"{"metadata":{"name":"cm"}}"#;
     let sent = rest
         .post()
@@ -146,7 +147,7 @@ async fn a_write_without_a_response_is_an_error_code_and_is_not_retried() {
 async fn a_watch_is_timed_to_its_headers_and_an_error_body_is_measured() {
     let forbidden = r#"{"kind":"Status","code":403,"reason":"Forbidden"}"#;
     let answers = vec![Answer::Open, Answer::Status(403, vec![], forbidden)];
-    let (rest, registry) = client_on(answers, 5.0);
+    let (rest, registry) = client_on(answers, RateLimit::default());
     let watch = rest
         .get()
         .resource("configmaps")
@@ -214,7 +215,7 @@ async fn the_sim_is_measured_per_attempt_with_its_host() {
         .await;
     let mut registry = Registry::default();
     let metrics = RestClientMetrics::register(&mut registry);
-    let config = Config::new(sim.url().parse().unwrap()).metrics(Arc::new(metrics));
+    let config = Config::new(sim.url().parse().unwrap()).with_metrics(Arc::new(metrics));
     let rest = RestClient::new(Client::from_config(&config).unwrap(), "", "v1");
     let list = rest
         .get()
