@@ -93,6 +93,17 @@ impl<K: 'static> Cached<K> {
         }
     }
 
+    /// The object, moved out when it is held decoded, decoded now when it is packed.
+    ///
+    /// # Errors
+    /// [`StoreError::Decode`] when packed bytes fail to decode, with the object's key.
+    pub fn into_object(self) -> Result<Arc<K>, StoreError> {
+        match self.0 {
+            Repr::Object(obj) => Ok(obj),
+            Repr::Packed { .. } => self.load(),
+        }
+    }
+
     /// True when both are the same object: the same `Arc`, or packed forms sharing one
     /// encoding in memory.
     pub fn same_as(&self, other: &Self) -> bool {

@@ -66,12 +66,31 @@ pub trait Store<K>: Send + Sync {
 
     /// Replace the whole content with `list`, read at `resource_version`.
     ///
-    /// Each listed object has been through [`admit`](Self::admit) (of this store, when a
-    /// reflector drives it): a store that packs objects finds them packed already.
-    ///
     /// # Errors
     /// A key or index error; the store is unchanged.
-    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError>;
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError>;
+
+    /// Replace the whole content with `list` as [`admit`](Self::admit) handed it out: what a
+    /// reflector calls. A store that packs objects as they are admitted overrides it to take
+    /// them packed; the default decodes each (free for the objects the default `admit` gave)
+    /// and calls [`replace`](Self::replace).
+    ///
+    /// # Errors
+    /// A key or index error, or a packed object that does not decode; the store is unchanged.
+    fn replace_admitted(
+        &self,
+        list: Vec<Cached<K>>,
+        resource_version: &str,
+    ) -> Result<(), StoreError>
+    where
+        K: 'static,
+    {
+        let list = list
+            .into_iter()
+            .map(Cached::into_object)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.replace(list, resource_version)
+    }
 
     /// Periodic resync: re-deliver what the store holds (a no-op for a plain cache).
     ///
@@ -92,9 +111,9 @@ pub trait Store<K>: Send + Sync {
     /// then costs a page of memory, not a second cache), transform it before the next object
     /// is decoded (the transform's garbage is then reused by the next decode instead of lying
     /// between cached objects), or pack it as it will hold it (a list is then never held
-    /// decoded). What `replace` receives has been through here.
+    /// decoded). What `replace_admitted` receives has been through here.
     ///
-    /// [`replace`]: Self::replace
+    /// [`replace`]: Self::replace_admitted
     fn admit(&self, obj: Arc<K>) -> Cached<K> {
         Cached::from(obj)
     }
@@ -139,8 +158,14 @@ macro_rules! forward_store {
             fn add(&self, obj: Arc<K>) -> Result<(), StoreError> { (**self).add(obj) }
             fn update(&self, obj: Arc<K>) -> Result<(), StoreError> { (**self).update(obj) }
             fn delete(&self, obj: Arc<K>) -> Result<(), StoreError> { (**self).delete(obj) }
-            fn replace(&self, list: Vec<Cached<K>>, rv: &str) -> Result<(), StoreError> {
+            fn replace(&self, list: Vec<Arc<K>>, rv: &str) -> Result<(), StoreError> {
                 (**self).replace(list, rv)
+            }
+            fn replace_admitted(&self, list: Vec<Cached<K>>, rv: &str) -> Result<(), StoreError>
+            where
+                K: 'static,
+            {
+                (**self).replace_admitted(list, rv)
             }
             fn resync(&self) -> Result<(), StoreError> { (**self).resync() }
             fn update_resource_version(&self, rv: &str) { (**self).update_resource_version(rv) }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use k8s_openapi::api::core::v1::{Pod, PodSpec};
-use kinformer_core::{Cached, Delta, Store};
+use kinformer_core::{Delta, Store};
 use kinformer_deltafifo::{
     DeltaFifo, DeltaFifoConfig, DeltaQueue, KnownObjects, PoppedItem, RealFifo, RealFifoConfig,
 };
@@ -73,8 +73,8 @@ fn indexer() -> Arc<Indexer<Pod>> {
 }
 
 /// `objects` as a reflector hands a list to a queue.
-fn listed(objects: &[Arc<Pod>]) -> Vec<Cached<Pod>> {
-    objects.iter().cloned().map(Cached::from).collect()
+fn listed(objects: &[Arc<Pod>]) -> Vec<Arc<Pod>> {
+    objects.to_vec()
 }
 
 /// Applies popped deltas to the indexer, as an informer does.

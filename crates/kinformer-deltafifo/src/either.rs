@@ -62,8 +62,16 @@ impl<K: Object> Store<K> for EitherQueue<K> {
         both!(self, q => q.delete(obj))
     }
 
-    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
         both!(self, q => q.replace(list, resource_version))
+    }
+
+    fn replace_admitted(
+        &self,
+        list: Vec<Cached<K>>,
+        resource_version: &str,
+    ) -> Result<(), StoreError> {
+        both!(self, q => q.replace_admitted(list, resource_version))
     }
 
     fn resync(&self) -> Result<(), StoreError> {

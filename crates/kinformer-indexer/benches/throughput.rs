@@ -149,7 +149,7 @@ fn main() {
         objects,
         || {
             indexed
-                .replace(pods.iter().cloned().map(Into::into).collect(), "2")
+                .replace(pods.to_vec(), "2")
                 .expect("index functions never fail here");
         },
     );

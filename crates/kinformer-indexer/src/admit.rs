@@ -34,7 +34,7 @@ impl<K: Object> Indexer<K> {
     /// pod.metadata.resource_version = Some("5".into());
     /// let listed = indexer.admit_with(Arc::new(pod.clone()), |pod| pod);
     /// assert!(listed.decoded().is_none(), "packed as it arrived");
-    /// indexer.replace(vec![listed], "5")?;
+    /// indexer.replace_admitted(vec![listed], "5")?;
     /// assert_eq!(*indexer.get_by_key("web-0").unwrap(), pod);
     /// // A relist of the same revision takes what the cache holds, without preparing it.
     /// let again = indexer.admit_with(Arc::new(pod), |_| unreachable!("unchanged"));

@@ -212,7 +212,7 @@ impl<K: Object> Indexer<K> {
     /// let indexer: Indexer<Pod> = Indexer::default();
     /// indexer.add(at("10"))?;
     /// assert_eq!(indexer.last_sync_resource_version(), "10");
-    /// indexer.replace(vec![at("11").into()], "20")?;
+    /// indexer.replace(vec![at("11")], "20")?;
     /// assert_eq!(indexer.last_sync_resource_version(), "20");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -298,7 +298,18 @@ impl<K: Object> Store<K> for Indexer<K> {
         Ok(())
     }
 
-    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+        self.replace_admitted(
+            list.into_iter().map(Cached::from).collect(),
+            resource_version,
+        )
+    }
+
+    fn replace_admitted(
+        &self,
+        list: Vec<Cached<K>>,
+        resource_version: &str,
+    ) -> Result<(), StoreError> {
         // The old content is freed here, after the lock was released.
         drop(match self.compact {
             None => self.replace_decoded(list.into_iter())?,

@@ -78,7 +78,10 @@ impl<K: Object> Store<K> for ScriptedQueue<K> {
         self.push(Delta::Deleted(DeletedState::Known(obj)));
         Ok(())
     }
-    fn replace(&self, list: Vec<Cached<K>>, _rv: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, rv: &str) -> Result<(), StoreError> {
+        self.replace_admitted(list.into_iter().map(Cached::from).collect(), rv)
+    }
+    fn replace_admitted(&self, list: Vec<Cached<K>>, _rv: &str) -> Result<(), StoreError> {
         let mut state = self.state.lock().unwrap();
         if state.initial_left.is_none() {
             state.initial_left = Some(list.len());

@@ -78,9 +78,18 @@ impl<S: Store<K>, K: Object + Clone> Store<K> for TransformingStore<S, K> {
         self.signal(self.inner.delete(self.apply(obj)))
     }
 
-    /// `list` has been through [`admit`](Store::admit): transformed, or the cache's own copy.
-    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+        let list = list.into_iter().map(|obj| self.apply(obj)).collect();
         self.signal(self.inner.replace(list, resource_version))
+    }
+
+    /// `list` has been through [`admit`](Store::admit): transformed, or the cache's own copy.
+    fn replace_admitted(
+        &self,
+        list: Vec<Cached<K>>,
+        resource_version: &str,
+    ) -> Result<(), StoreError> {
+        self.signal(self.inner.replace_admitted(list, resource_version))
     }
 
     fn resync(&self) -> Result<(), StoreError> {
@@ -125,8 +134,7 @@ mod tests {
         fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), StoreError> {
             self.add(obj)
         }
-        fn replace(&self, list: Vec<Cached<ConfigMap>>, _: &str) -> Result<(), StoreError> {
-            let list = list.iter().map(|obj| obj.load().unwrap());
+        fn replace(&self, list: Vec<Arc<ConfigMap>>, _: &str) -> Result<(), StoreError> {
             self.0.lock().unwrap().extend(list);
             Ok(())
         }
@@ -156,7 +164,7 @@ mod tests {
         let address = Arc::as_ptr(&added);
         store.add(added).unwrap();
         let listed = store.admit(named("b"));
-        store.replace(vec![listed], "5").unwrap();
+        store.replace_admitted(vec![listed], "5").unwrap();
         store.delete(named("c")).unwrap();
         let seen = store.inner.0.lock().unwrap();
         assert!(seen.iter().all(|cm| cm.labels().is_some()));
@@ -229,7 +237,7 @@ mod tests {
             listed.load().unwrap().labels().is_some(),
             "transformed first"
         );
-        cache.replace(vec![listed], "1").unwrap();
+        cache.replace_admitted(vec![listed], "1").unwrap();
         let again = store.admit(Arc::new(cm));
         assert!(again.decoded().is_none());
         assert!(again.load().unwrap().labels().is_some());

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{Cached, Store, StoreError, object_key};
+use kinformer_core::{Store, StoreError, object_key};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config, Reflector};
 use kinformer_rest::Client;
@@ -45,10 +45,9 @@ impl Store<Pod> for MapStore {
             .remove(&object_key(obj.as_ref()));
         Ok(())
     }
-    fn replace(&self, list: Vec<Cached<Pod>>, _rv: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<Pod>>, _rv: &str) -> Result<(), StoreError> {
         let map = list
-            .iter()
-            .filter_map(|p| p.decoded().cloned())
+            .into_iter()
             .map(|p| (object_key(p.as_ref()), p))
             .collect();
         *self.objects.lock().unwrap() = map;

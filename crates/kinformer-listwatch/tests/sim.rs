@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{Backoff, Cached, Object, Store, StoreError, object_key};
+use kinformer_core::{Backoff, Object, Store, StoreError, object_key};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Config, Counters, Reflector};
 use kinformer_rest::Client;
@@ -66,14 +66,13 @@ impl<K: Object> Store<K> for MapStore<K> {
     fn update_resource_version(&self, rv: &str) {
         self.1.lock().unwrap().push(format!("rv {rv}"));
     }
-    fn replace(&self, list: Vec<Cached<K>>, rv: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, rv: &str) -> Result<(), StoreError> {
         self.1
             .lock()
             .unwrap()
             .push(format!("replace {} items at {rv}", list.len()));
         let mut objects = BTreeMap::new();
-        for p in &list {
-            let p = p.load()?;
+        for p in list {
             objects.insert(object_key(p.as_ref()), p);
         }
         *self.0.lock().unwrap() = objects.into_iter().collect();

@@ -81,7 +81,7 @@ where
         self.parts.metrics.list_done(started.elapsed(), items.len());
         self.parts
             .store
-            .replace(items, &list.resource_version)
+            .replace_admitted(items, &list.resource_version)
             .map_err(Error::Store)?;
         // Like client-go, the list path does not call the store's resourceVersion updater: the
         // replace carries the RV.

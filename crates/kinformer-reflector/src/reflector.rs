@@ -50,7 +50,7 @@ pub type WatchErrorHandler<E> = Arc<dyn Fn(&Error<E>) + Send + Sync>;
 /// # Examples
 /// ```
 /// use std::sync::Arc;
-/// use kinformer_core::{ApiError, Cached, DynamicObject, ListOptions, Lister, ListerWatcher, ObjectList,
+/// use kinformer_core::{ApiError, DynamicObject, ListOptions, Lister, ListerWatcher, ObjectList,
 ///     Status, Store, StoreError, WatchEvent, Watcher};
 /// use kinformer_reflector::{Config, Reflector};
 ///
@@ -87,7 +87,7 @@ pub type WatchErrorHandler<E> = Arc<dyn Fn(&Error<E>) + Send + Sync>;
 ///     fn add(&self, _: Arc<DynamicObject>) -> Result<(), StoreError> { Ok(()) }
 ///     fn update(&self, _: Arc<DynamicObject>) -> Result<(), StoreError> { Ok(()) }
 ///     fn delete(&self, _: Arc<DynamicObject>) -> Result<(), StoreError> { Ok(()) }
-///     fn replace(&self, list: Vec<Cached<DynamicObject>>, _: &str) -> Result<(), StoreError> {
+///     fn replace(&self, list: Vec<Arc<DynamicObject>>, _: &str) -> Result<(), StoreError> {
 ///         self.0.store(list.len(), std::sync::atomic::Ordering::SeqCst);
 ///         Ok(())
 ///     }

@@ -188,7 +188,7 @@ where
             resource_version = rv,
             "streaming list complete"
         );
-        if let Err(err) = self.parts.store.replace(items, rv) {
+        if let Err(err) = self.parts.store.replace_admitted(items, rv) {
             self.report(&Error::Store(err));
             tracing::debug!("store rejected the streaming list result; listing instead");
             return Attempt::FallBack;

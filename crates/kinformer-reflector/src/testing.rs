@@ -8,8 +8,8 @@ use std::time::Duration;
 use futures_core::Stream;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{StatusCause, StatusDetails};
 use kinformer_core::{
-    ApiError, Bookmark, Cached, DynamicObject, ListOptions, Lister, ListerWatcher, ObjectList,
-    Status, Store, StoreError, TypeMeta, WatchEvent, Watcher, object_key,
+    ApiError, Bookmark, DynamicObject, ListOptions, Lister, ListerWatcher, ObjectList, Status,
+    Store, StoreError, TypeMeta, WatchEvent, Watcher, object_key,
 };
 use tokio::time::Instant;
 
@@ -319,8 +319,7 @@ impl Store<Obj> for RecordingStore {
         Ok(())
     }
 
-    fn replace(&self, list: Vec<Cached<Obj>>, rv: &str) -> Result<(), StoreError> {
-        let list: Vec<Arc<Obj>> = list.iter().map(|o| o.load().unwrap()).collect();
+    fn replace(&self, list: Vec<Arc<Obj>>, rv: &str) -> Result<(), StoreError> {
         let mut keys: Vec<String> = list.iter().map(|o| object_key(o.as_ref())).collect();
         keys.sort();
         self.record(Call::Replace(keys, rv.to_owned()));

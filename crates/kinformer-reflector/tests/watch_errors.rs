@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{Cached, Object, Store, StoreError, object_key};
+use kinformer_core::{Object, Store, StoreError, object_key};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::{Cause, Config, Counters, Error, Reflector, WatchBreak};
 use kinformer_rest::Client;
@@ -37,11 +37,10 @@ impl Store<Pod> for MapStore {
         self.0.lock().unwrap().remove(&object_key(obj.as_ref()));
         Ok(())
     }
-    fn replace(&self, list: Vec<Cached<Pod>>, _: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<Pod>>, _: &str) -> Result<(), StoreError> {
         self.0.lock().unwrap().clear();
         for obj in &list {
-            let obj = obj.load()?;
-            self.put(&obj);
+            self.put(obj);
         }
         Ok(())
     }

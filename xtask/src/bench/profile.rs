@@ -18,7 +18,7 @@ const DEFAULT_MODES: &[&str] = &["kinformer", "floor-decode"];
 const AREAS: &[(&str, &[&str])] = &[
     (
         "managedFields skipping",
-        &["skip_managed_fields", "IgnoredAny"],
+        &["decode::projection::", "IgnoredAny"],
     ),
     ("dropping", &["drop_in_place", "core::mem::drop"]),
     (
@@ -283,7 +283,7 @@ mod tests {
         );
         assert_eq!(
             area(
-                "<kinformer_rest::decode::skip_managed_fields::FilteredMap<A> as serde::de::MapAccess>::next_key_seed"
+                "<kinformer_rest::decode::projection::ProjectingMap<A> as serde::de::MapAccess>::next_key_seed"
             ),
             "managedFields skipping"
         );

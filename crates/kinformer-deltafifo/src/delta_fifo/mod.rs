@@ -208,7 +208,18 @@ impl<K: Object> Store<K> for DeltaFifo<K> {
 
     /// Listed objects that arrive packed (as a packing cache admitted them) are queued as
     /// they are, under the key their cache gave them.
-    fn replace(&self, list: Vec<Cached<K>>, _resource_version: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+        self.replace_admitted(
+            list.into_iter().map(Cached::from).collect(),
+            resource_version,
+        )
+    }
+
+    fn replace_admitted(
+        &self,
+        list: Vec<Cached<K>>,
+        _resource_version: &str,
+    ) -> Result<(), StoreError> {
         let listed: Vec<(String, Cached<K>)> = list
             .into_iter()
             .map(|obj| (obj.key(&self.key_func).into_owned(), obj))

@@ -100,7 +100,7 @@ fn replace_after_a_queued_delete_keeps_the_delete_and_adds_no_tombstone() {
     let known = Cache::with(&[cm("a", 1), cm("b", 1)]);
     let fifo = fifo_with(&known);
     fifo.delete(cm("b", 1)).unwrap();
-    fifo.replace(vec![cm("a", 2).into()], "10").unwrap();
+    fifo.replace(vec![cm("a", 2)], "10").unwrap();
     assert_eq!(pending(&fifo, "ns/b"), ["Deleted:b@1"]);
     assert_eq!(pending(&fifo, "ns/a"), ["Replaced:a@2"]);
     assert_eq!(fifo.queued_keys(), ["ns/b", "ns/a"]);
@@ -112,7 +112,7 @@ fn replace_tombstones_objects_only_in_the_queue_and_known_objects() {
     let fifo = fifo_with(&known);
     fifo.add(cm("queued", 1)).unwrap();
     fifo.update(cm("queued", 2)).unwrap();
-    fifo.replace(vec![cm("listed", 3).into()], "10").unwrap();
+    fifo.replace(vec![cm("listed", 3)], "10").unwrap();
     assert_eq!(
         pending(&fifo, "ns/queued"),
         ["Added:queued@1", "Updated:queued@2", "Tombstone:queued@2"]
@@ -144,7 +144,7 @@ fn a_second_replace_unwraps_the_tombstone_and_keeps_one() {
 #[test]
 fn replace_emits_sync_without_the_replaced_option() {
     let fifo = DeltaFifo::<ConfigMap>::default();
-    fifo.replace(vec![cm("a", 1).into()], "1").unwrap();
+    fifo.replace(vec![cm("a", 1)], "1").unwrap();
     assert_eq!(pending(&fifo, "ns/a"), ["Sync:a@1"]);
 }
 
@@ -167,7 +167,7 @@ fn has_synced_counts_the_first_replace_population() {
     let fifo = DeltaFifo::<ConfigMap>::default();
     assert!(!fifo.has_synced());
     fifo.replace(
-        vec![cm("a", 1).into(), cm("b", 1).into(), cm("a", 2).into()],
+        vec![cm("a", 1), cm("b", 1), cm("a", 2)],
         "1",
     )
     .unwrap();
@@ -202,7 +202,7 @@ fn has_synced_counts_the_first_replace_population() {
 fn has_synced_across_deletions_in_the_first_replace() {
     let known = Cache::with(&[cm("old", 1)]);
     let fifo = fifo_with(&known);
-    fifo.replace(vec![cm("a", 1).into()], "1").unwrap();
+    fifo.replace(vec![cm("a", 1)], "1").unwrap();
     assert_eq!(fifo.queued(), 2);
     assert!(pop_described(&fifo).2);
     assert!(
@@ -216,7 +216,7 @@ fn has_synced_across_deletions_in_the_first_replace() {
     );
     assert!(fifo.has_synced());
     // Later replaces do not reset the count.
-    fifo.replace(vec![cm("b", 1).into()], "2").unwrap();
+    fifo.replace(vec![cm("b", 1)], "2").unwrap();
     assert!(fifo.has_synced());
 }
 
@@ -274,7 +274,7 @@ async fn synced_resolves_after_the_last_initial_item_is_processed() {
         let fifo = Arc::clone(&fifo);
         tokio::spawn(async move { fifo.synced().await })
     };
-    fifo.replace(vec![cm("a", 1).into(), cm("b", 1).into()], "1")
+    fifo.replace(vec![cm("a", 1), cm("b", 1)], "1")
         .unwrap();
     fifo.pop(|_| ()).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
@@ -306,7 +306,7 @@ fn packed_known_objects_are_queued_as_the_cache_holds_them() {
     fifo.delete(cm("b", 2)).unwrap();
     fifo.delete(cm("c", 2)).unwrap();
     assert!(fifo.deltas("ns/c").is_none());
-    fifo.replace(vec![cm("b", 3).into()], "3").unwrap();
+    fifo.replace(vec![cm("b", 3)], "3").unwrap();
     assert_eq!(
         pending(&fifo, "ns/a"),
         ["Sync:a@1", "Tombstone:a@1"],

@@ -35,7 +35,7 @@ use crate::{DeltaQueue, Error, KnownObjects, Popped, PoppedItem};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let fifo: RealFifo<ConfigMap> = RealFifo::new(RealFifoConfig::default().with_atomic(true));
-/// fifo.replace(vec![Arc::new(ConfigMap::default()).into()], "7")?;
+/// fifo.replace(vec![Arc::new(ConfigMap::default())], "7")?;
 /// let listed = fifo
 ///     .pop(|popped| match popped.item {
 ///         PoppedItem::ReplacedAll { objects, .. } => objects.len(),
@@ -212,7 +212,18 @@ impl<K: Object> Store<K> for RealFifo<K> {
 
     /// Listed objects that arrive packed (as a packing cache admitted them) are queued as
     /// they are, under the key their cache gave them.
-    fn replace(&self, list: Vec<Cached<K>>, resource_version: &str) -> Result<(), StoreError> {
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
+        self.replace_admitted(
+            list.into_iter().map(Cached::from).collect(),
+            resource_version,
+        )
+    }
+
+    fn replace_admitted(
+        &self,
+        list: Vec<Cached<K>>,
+        resource_version: &str,
+    ) -> Result<(), StoreError> {
         if self.atomic {
             let mut state = self.shared.lock();
             state.items.push_back(Entry::ReplacedAll {

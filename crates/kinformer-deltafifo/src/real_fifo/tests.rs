@@ -53,7 +53,7 @@ fn replace_queues_tombstones_first_then_replaced_and_counts_the_queue() {
     let fresh_known: KnownObjects<ConfigMap> = known;
     let unpopulated = RealFifo::new(RealFifoConfig::default().with_known_objects(fresh_known));
     unpopulated
-        .replace(vec![cm("kept", 2).into(), cm("kept", 3).into()], "5")
+        .replace(vec![cm("kept", 2), cm("kept", 3)], "5")
         .unwrap();
     assert_eq!(
         unpopulated.queued(),
@@ -70,7 +70,7 @@ fn replace_queues_tombstones_first_then_replaced_and_counts_the_queue() {
     );
     assert!(unpopulated.has_synced());
 
-    fifo.replace(vec![cm("kept", 2).into()], "6").unwrap();
+    fifo.replace(vec![cm("kept", 2)], "6").unwrap();
     assert_eq!(
         drain(&fifo),
         [
@@ -106,7 +106,7 @@ fn atomic_mode_queues_one_item_per_relist_and_resync() {
     let mut with_fields = ConfigMap::default();
     with_fields.metadata.name = Some("m".into());
     with_fields.metadata.annotations = Some([("a".to_owned(), "b".to_owned())].into());
-    fifo.replace(vec![cm("a", 1).into(), Arc::new(with_fields).into()], "9")
+    fifo.replace(vec![cm("a", 1), Arc::new(with_fields)], "9")
         .unwrap();
     fifo.add(cm("b", 1)).unwrap();
     fifo.resync().unwrap();

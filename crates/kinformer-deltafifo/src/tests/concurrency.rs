@@ -87,7 +87,7 @@ async fn check<Q: DeltaQueue<ConfigMap> + 'static>(queue: Arc<Q>, cache: Arc<Cac
     // A final relist of the same content must not change anything.
     let relist: Vec<_> = expected
         .iter()
-        .map(|(key, rv)| cm(key.trim_start_matches("ns/"), rv.parse().unwrap()).into())
+        .map(|(key, rv)| cm(key.trim_start_matches("ns/"), rv.parse().unwrap()))
         .collect();
     queue.replace(relist, "final").unwrap();
     queue.close();

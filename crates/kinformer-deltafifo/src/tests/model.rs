@@ -78,7 +78,7 @@ fn run<Q: DeltaQueue<ConfigMap>>(
                     keys.iter().map(|k| cm(&name(*k), rv).into()).collect();
                 let listed_keys: Vec<String> = keys.iter().map(|k| key(*k)).collect();
                 around_replace(queue, None);
-                queue.replace(listed, &rv.to_string()).unwrap();
+                queue.replace_admitted(listed, &rv.to_string()).unwrap();
                 truth = listed_keys
                     .iter()
                     .map(|k| (k.clone(), rv.to_string()))

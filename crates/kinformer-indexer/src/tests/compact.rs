@@ -68,11 +68,11 @@ fn a_relist_keeps_the_bytes_of_unchanged_objects() {
     let store = compact_indexer();
     let listed = |objects: Vec<Arc<Pod>>| objects.into_iter().map(Cached::from).collect();
     store
-        .replace(listed(vec![at("5", "a", "n1"), at("6", "b", "n1")]), "6")
+        .replace_admitted(listed(vec![at("5", "a", "n1"), at("6", "b", "n1")]), "6")
         .unwrap();
     let (a, b) = (bytes_of(&store, "ns/a"), bytes_of(&store, "ns/b"));
     store
-        .replace(listed(vec![at("5", "a", "n1"), at("8", "b", "n2")]), "8")
+        .replace_admitted(listed(vec![at("5", "a", "n1"), at("8", "b", "n2")]), "8")
         .unwrap();
     assert!(
         Arc::ptr_eq(&a, &bytes_of(&store, "ns/a")),
@@ -119,7 +119,7 @@ fn an_admitted_object_is_stored_from_its_packed_form() {
         .unwrap()
         .bytes
         .clone();
-    store.replace(vec![listed.clone()], "5").unwrap();
+    store.replace_admitted(vec![listed.clone()], "5").unwrap();
     assert!(
         Arc::ptr_eq(&bytes, &bytes_of(&store, "ns/a")),
         "stored as packed"
@@ -133,7 +133,7 @@ fn an_admitted_object_is_stored_from_its_packed_form() {
     });
     assert_eq!(prepared.get(), 1);
     assert!(again.decoded().is_none());
-    store.replace(vec![again], "6").unwrap();
+    store.replace_admitted(vec![again], "6").unwrap();
     assert!(Arc::ptr_eq(&bytes, &bytes_of(&store, "ns/a")), "kept");
     assert_eq!(store.index_keys("node", "n1").unwrap(), ["ns/a"]);
     // Upserting the listed object again (a later delta) changes nothing.
@@ -164,7 +164,7 @@ fn an_index_added_before_the_replace_indexes_admitted_objects() {
     store
         .add_indexers([("node".to_owned(), by_node())])
         .unwrap();
-    store.replace(vec![listed], "5").unwrap();
+    store.replace_admitted(vec![listed], "5").unwrap();
     assert_eq!(store.index_keys("node", "n1").unwrap(), ["ns/a"]);
 }
 
@@ -194,7 +194,7 @@ fn replace_shared_stores_the_same_content_as_replace_in_both_modes() {
             .map(|pod| indexer.admit(pod))
             .collect();
         indexer.replace_shared(&listed, "9").unwrap();
-        twin.replace(listed.clone(), "9").unwrap();
+        twin.replace_admitted(listed.clone(), "9").unwrap();
         // The listed objects stay usable, and the last of a key listed twice wins.
         assert_eq!(listed.len(), 3);
         for store in [&indexer, &twin] {

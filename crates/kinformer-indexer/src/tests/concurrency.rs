@@ -15,7 +15,7 @@ fn readers_never_see_a_half_applied_replace() {
         .iter()
         .map(|app| {
             (0..N)
-                .map(|i| pod("ns", &format!("{app}-{i}"), app, app).into())
+                .map(|i| pod("ns", &format!("{app}-{i}"), app, app))
                 .collect()
         })
         .collect();

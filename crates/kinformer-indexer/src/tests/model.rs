@@ -94,7 +94,7 @@ proptest! {
                 Op::Replace(list) => {
                     let next: HashMap<String, Spec> = list.iter().map(|s| (key(s), *s)).collect();
                     let fails = next.values().any(|s| s.2 == "bad");
-                    let result = store.replace(list.iter().map(|s| make(s).into()).collect(), "1");
+                    let result = store.replace(list.iter().map(make).collect(), "1");
                     prop_assert_eq!(result.is_err(), fails);
                     if !fails {
                         model = next;

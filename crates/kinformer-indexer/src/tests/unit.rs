@@ -144,8 +144,8 @@ fn a_failing_index_function_applies_nothing() {
     let before = sorted_keys(&store);
     let replaced = store.replace(
         vec![
-            pod("x", "y", "ok", "").into(),
-            pod("x", "z", "bad", "").into(),
+            pod("x", "y", "ok", ""),
+            pod("x", "z", "bad", ""),
         ],
         "9",
     );
@@ -161,8 +161,8 @@ fn replace_swaps_content_and_rebuilds_indexes() {
     store
         .replace(
             vec![
-                pod("ns", "new", "api", "n2").into(),
-                pod("ns2", "x", "", "").into(),
+                pod("ns", "new", "api", "n2"),
+                pod("ns2", "x", "", ""),
             ],
             "42",
         )
@@ -275,7 +275,7 @@ fn the_last_resource_version_follows_every_write() {
     assert_eq!(store.last_sync_resource_version(), "12");
     store.delete(at("15", "a")).unwrap();
     assert_eq!(store.last_sync_resource_version(), "15");
-    store.replace(vec![at("16", "b").into()], "20").unwrap();
+    store.replace(vec![at("16", "b")], "20").unwrap();
     assert_eq!(store.last_sync_resource_version(), "20");
     store.update_resource_version("21");
     assert_eq!(store.last_sync_resource_version(), "21");

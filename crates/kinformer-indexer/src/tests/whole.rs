@@ -50,7 +50,7 @@ fn a_compact_cache_keys_whole_objects_through_relists_and_tombstones() {
             .collect()
     };
     let first = list(&[at("1", "a", "n1"), at("2", "b", "n1"), at("3", "c", "n2")]);
-    store.replace(first.clone(), "3").unwrap();
+    store.replace_admitted(first.clone(), "3").unwrap();
     // A delta FIFO hands listed objects back one by one, and watch events follow.
     for listed in first {
         store.upsert(listed).unwrap();
@@ -58,7 +58,7 @@ fn a_compact_cache_keys_whole_objects_through_relists_and_tombstones() {
     store.update(at("4", "b", "n2")).unwrap();
     // A relist: `a` unchanged, `b` changed again, `c` vanished, `d` new.
     let second = list(&[at("1", "a", "n1"), at("5", "b", "n3"), at("6", "d", "n1")]);
-    store.replace(second, "6").unwrap();
+    store.replace_admitted(second, "6").unwrap();
     assert!(store.delete_state(&DeletedState::Unknown {
         key: "ns/d".into(),
         last: at("6", "d", "n1"),

@@ -42,9 +42,10 @@ fn scripted_informer() -> (SharedIndexInformer<ConfigMap>, mpsc::UnboundedSender
                 while let Some(step) = rx.recv().await {
                     match step {
                         // As a reflector does: each listed object is admitted as it arrives.
-                        Step::Replace(list) => {
-                            store.replace(list.into_iter().map(|o| store.admit(o)).collect(), "1")
-                        }
+                        Step::Replace(list) => store.replace_admitted(
+                            list.into_iter().map(|o| store.admit(o)).collect(),
+                            "1",
+                        ),
                         Step::Add(o) => store.add(o),
                         Step::Update(o) => store.update(o),
                         Step::Delete(o) => store.delete(o),

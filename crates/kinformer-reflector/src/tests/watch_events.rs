@@ -124,14 +124,11 @@ impl kinformer_core::Store<DynamicObject> for RefCountStore {
     }
     fn replace(
         &self,
-        list: Vec<kinformer_core::Cached<DynamicObject>>,
+        list: Vec<Arc<DynamicObject>>,
         _: &str,
     ) -> Result<(), kinformer_core::StoreError> {
         let mut counts = self.0.lock().unwrap();
-        counts.extend(
-            list.iter()
-                .filter_map(|obj| obj.decoded().map(Arc::strong_count)),
-        );
+        counts.extend(list.iter().map(Arc::strong_count));
         Ok(())
     }
     fn resync(&self) -> Result<(), kinformer_core::StoreError> {
