@@ -9,6 +9,7 @@ use std::io::Write as _;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::core::{Fields, Holding, Object, ObjectShape, Projection, StoreRead as _};
 use kinformer::indexer::IndexFunc;
+use kinformer::indexer::IndexRead;
 use kinformer::informer::{Config, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
 use kinformer::sim::Sim;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::core::{ApiResource, PartialObjectMetadata, StoreRead as _};
 use kinformer::indexer::IndexFunc;
+use kinformer::indexer::IndexRead;
 use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
 use kinformer::rest::RestClient;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::indexer::IndexFunc;
+use kinformer::indexer::IndexRead;
 use kinformer::informer::{Config, HandlerFns, SharedIndexInformer};
 use kinformer::listwatch::ListWatch;
 use kinformer::selector::LabelSelector;

@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use kinformer::indexer::IndexRead;
 use kinformer::indexer::{NAMESPACE_INDEX, ReadOnlyIndexer};
 use kinformer_core::{Object, StoreRead as _};
 

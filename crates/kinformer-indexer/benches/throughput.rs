@@ -14,7 +14,9 @@ use std::time::Instant;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Store, StoreRead, object_key};
-use kinformer_indexer::{CacheLister, Compact, Config, IndexFunc, Indexer, NAMESPACE_INDEX};
+use kinformer_indexer::{
+    CacheLister, Compact, Config, IndexFunc, IndexRead, Indexer, NAMESPACE_INDEX,
+};
 use kinformer_selector::LabelSelector;
 
 /// The full size under `cargo bench`; a small smoke run under `cargo test --all-targets`,

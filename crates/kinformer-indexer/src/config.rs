@@ -12,7 +12,7 @@ use crate::compact::Compact;
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::Pod;
-/// use kinformer_indexer::{Config, IndexFunc, Indexer};
+/// use kinformer_indexer::{Config, IndexFunc, IndexRead, Indexer};
 ///
 /// let config = Config::default().with_index("phase", IndexFunc::new(|pod: &Pod| {
 ///     Ok(pod.status.as_ref().and_then(|s| s.phase.clone()).into_iter().collect())
@@ -81,7 +81,7 @@ impl<K> Config<K> {
     /// use std::sync::Arc;
     /// use k8s_openapi::api::core::v1::Pod;
     /// use kinformer_core::{Store, StoreRead};
-    /// use kinformer_indexer::{Compact, Config, Indexer, NAMESPACE_INDEX};
+    /// use kinformer_indexer::{Compact, Config, IndexRead, Indexer, NAMESPACE_INDEX};
     ///
     /// let indexer: Indexer<Pod> = Indexer::new(Config::default().with_compact(Compact::json()));
     /// let mut pod = Pod::default();

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use kinformer_core::{Cached, DeletedState, KeyFunc, Object, Store, StoreError, StoreRead};
+use kinformer_core::{Cached, DeletedState, KeyFunc, Object, Store, StoreError};
 
 use crate::compact::Compact;
 use crate::index::Index;
@@ -27,14 +27,14 @@ use crate::{Config, Error, IndexFunc, NAMESPACE_INDEX, deletion_handling_key};
 ///
 /// [`admit_with`]: Self::admit_with
 /// [`upsert`]: Self::upsert
-/// [`iter`]: Self::iter
+/// [`iter`]: crate::IndexRead::iter
 ///
 /// # Examples
 /// ```
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::Pod;
 /// use kinformer_core::{Store, StoreRead};
-/// use kinformer_indexer::{Indexer, NAMESPACE_INDEX};
+/// use kinformer_indexer::{IndexRead, Indexer, NAMESPACE_INDEX};
 ///
 /// let indexer: Indexer<Pod> = Indexer::default();
 /// let mut pod = Pod::default();
@@ -50,7 +50,7 @@ pub struct Indexer<K> {
     pub(crate) state: RwLock<State<K>>,
     /// Set in compact mode (see [`Config::with_compact`]).
     pub(crate) compact: Option<Compact<K>>,
-    last_resource_version: Mutex<String>,
+    pub(crate) last_resource_version: Mutex<String>,
 }
 
 impl<K: Object> Default for Indexer<K> {
@@ -85,11 +85,6 @@ impl<K: Object> Indexer<K> {
         }
     }
 
-    /// The key function in use.
-    pub fn key_func(&self) -> &KeyFunc<K> {
-        &self.key_func
-    }
-
     // Index functions are user code and may panic. Every write computes all fallible and
     // user-provided values before it mutates, so a panic leaves the state consistent and the
     // poison flag can be ignored.
@@ -99,11 +94,6 @@ impl<K: Object> Indexer<K> {
 
     pub(crate) fn write(&self) -> RwLockWriteGuard<'_, State<K>> {
         self.state.write().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The stored object with the same key as `obj`.
-    pub fn get(&self, obj: &K) -> Option<Arc<K>> {
-        self.get_by_key(&self.key_func.key(obj))
     }
 
     /// Removes the object stored under `key`, returning it (decoded, in compact mode).
@@ -128,18 +118,13 @@ impl<K: Object> Indexer<K> {
         removed
     }
 
-    /// The index names, in the order they were added.
-    pub fn index_names(&self) -> Vec<String> {
-        self.read().indices.iter().map(|i| i.name.clone()).collect()
-    }
-
     /// Adds indexes, indexing the objects already stored.
     ///
     /// ```
     /// use std::sync::Arc;
     /// use k8s_openapi::api::core::v1::Pod;
     /// use kinformer_core::{Object, Store};
-    /// use kinformer_indexer::{Error, IndexFunc, Indexer};
+    /// use kinformer_indexer::{Error, IndexFunc, IndexRead, Indexer};
     ///
     /// let indexer: Indexer<Pod> = Indexer::default();
     /// let mut pod = Pod::default();
@@ -181,46 +166,6 @@ impl<K: Object> Indexer<K> {
             return Err(Error::IndexConflict { names: conflicts });
         }
         state.add_indices(new)
-    }
-
-    /// The resourceVersion of the last write (client-go 1.36's `LastStoreSyncResourceVersion`,
-    /// on by default with its `AtomicFIFO` gate); empty before any.
-    ///
-    /// Each write sets it, the last one winning even when it is older:
-    /// - `add`, `update`: the object's resourceVersion (an object without one leaves it alone);
-    /// - `delete`, and [`delete_state`](Self::delete_state) of an observed delete: the deleted
-    ///   object's final resourceVersion, whether or not it was cached;
-    /// - `replace`: the list's resourceVersion, not its objects';
-    /// - `update_resource_version` (a bookmark): that resourceVersion.
-    ///
-    /// A tombstone's delete and [`delete_by_key`](Self::delete_by_key) leave it alone. A
-    /// controller compares it with the resourceVersion it wrote to know whether its cache has
-    /// caught up.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use k8s_openapi::api::core::v1::Pod;
-    /// use kinformer_core::Store;
-    /// use kinformer_indexer::Indexer;
-    ///
-    /// let at = |rv: &str| {
-    ///     let mut pod = Pod::default();
-    ///     pod.metadata.name = Some("p".into());
-    ///     pod.metadata.resource_version = Some(rv.into());
-    ///     Arc::new(pod)
-    /// };
-    /// let indexer: Indexer<Pod> = Indexer::default();
-    /// indexer.add(at("10"))?;
-    /// assert_eq!(indexer.last_sync_resource_version(), "10");
-    /// indexer.replace(vec![at("11")], "20")?;
-    /// assert_eq!(indexer.last_sync_resource_version(), "20");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn last_sync_resource_version(&self) -> String {
-        self.last_resource_version
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
     }
 
     pub(crate) fn set_resource_version(&self, resource_version: &str) {

@@ -8,8 +8,8 @@ use kinformer_core::Cached;
 
 use crate::read::load_logged;
 
-/// The objects of [`Indexer::iter`](crate::Indexer::iter) or
-/// [`Indexer::iter_by_index`](crate::Indexer::iter_by_index).
+/// The objects of [`IndexRead::iter`](crate::IndexRead::iter) or
+/// [`IndexRead::iter_by_index`](crate::IndexRead::iter_by_index).
 ///
 /// It holds what the cache held when it was made (shared, not copied); in compact mode each
 /// object is decoded by `next` and freed once the caller drops it, so reading a whole cache

@@ -13,7 +13,7 @@
 //! - An [`IndexFunc`] failure fails the write with nothing applied (client-go panics).
 //! - An index value whose key set becomes empty is removed.
 //! - `replace` builds the new content and its indexes, then swaps them in at once.
-//! - [`Indexer::iter`] reads every object, [`CacheLister::iter`] every match, each decoded only
+//! - [`IndexRead::iter`] reads every object, [`CacheLister::iter`] every match, each decoded only
 //!   when reached (in compact mode).
 //!
 //! # Compact mode
@@ -28,7 +28,7 @@
 //! Objects move in and out as [`Cached`](kinformer_core::Cached)s, which the list-watch
 //! pipeline carries: a listed object is packed as it arrives ([`Indexer::admit_with`]), so a
 //! list is never held decoded, and an informer hands its handlers packed objects that are
-//! decoded on delivery, one at a time. [`Indexer::iter`] and the listers' `iter` read a whole
+//! decoded on delivery, one at a time. [`IndexRead::iter`] and the listers' `iter` read a whole
 //! cache the same way.
 //!
 //! The trade-off is memory against CPU per read: `get`, `list`, `by_index` and the listers
@@ -51,6 +51,7 @@ mod compact;
 mod config;
 mod error;
 mod index;
+mod index_read;
 mod indexer;
 mod iter;
 mod key;
@@ -68,6 +69,7 @@ pub use compact::Compact;
 pub use config::Config;
 pub use error::{Error, Result};
 pub use index::IndexFunc;
+pub use index_read::IndexRead;
 pub use indexer::Indexer;
 pub use iter::Iter;
 pub use key::{NAMESPACE_INDEX, deletion_handling_key, namespace_index_func};

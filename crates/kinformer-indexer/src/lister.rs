@@ -5,7 +5,7 @@ use std::sync::Arc;
 use kinformer_core::{Object, StoreRead};
 use kinformer_selector::LabelSelector;
 
-use crate::{Error, Indexer, Iter, NAMESPACE_INDEX};
+use crate::{Error, IndexRead, Indexer, Iter, NAMESPACE_INDEX};
 
 /// Reads objects of one resource from an [`Indexer`] (client-go's `GenericLister`).
 ///
@@ -67,7 +67,7 @@ impl<K: Object> CacheLister<K> {
 
     /// The objects [`list`](Self::list) returns, each decoded (in compact mode) only as the
     /// iteration reaches it: reading a whole compact cache this way holds one decoded object at
-    /// a time (see [`Indexer::iter`]).
+    /// a time (see [`IndexRead::iter`]).
     pub fn iter<'a>(
         &self,
         selector: &'a LabelSelector,

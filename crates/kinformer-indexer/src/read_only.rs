@@ -3,9 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use kinformer_core::{Cached, KeyFunc, Object, StoreRead};
+use kinformer_core::{Cached, Object, StoreRead};
 
-use crate::{Error, Indexer, Iter};
+use crate::Indexer;
 
 /// A handle that reads an [`Indexer`] and cannot change it: what an informer hands out, so
 /// that only the informer's own loop writes to its cache (a write from outside would be
@@ -28,7 +28,7 @@ use crate::{Error, Indexer, Iter};
 /// # Ok::<(), kinformer_core::StoreError>(())
 /// ```
 pub struct ReadOnlyIndexer<K> {
-    cache: Arc<Indexer<K>>,
+    pub(crate) cache: Arc<Indexer<K>>,
 }
 
 impl<K: Object> ReadOnlyIndexer<K> {
@@ -40,68 +40,6 @@ impl<K: Object> ReadOnlyIndexer<K> {
     /// True when both handles read the same cache.
     pub fn same_cache(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.cache, &other.cache)
-    }
-
-    /// The function that keys cached objects.
-    pub fn key_func(&self) -> &KeyFunc<K> {
-        self.cache.key_func()
-    }
-
-    /// The cached object with the same key as `obj`.
-    pub fn get(&self, obj: &K) -> Option<Arc<K>> {
-        self.cache.get(obj)
-    }
-
-    /// The objects that share `obj`'s values in index `name` (client-go's `Index`).
-    ///
-    /// # Errors
-    /// As [`Indexer::index`].
-    pub fn index(&self, name: &str, obj: &K) -> Result<Vec<Arc<K>>, Error> {
-        self.cache.index(name, obj)
-    }
-
-    /// The keys indexed under `value` in index `name`.
-    ///
-    /// # Errors
-    /// As [`Indexer::index_keys`].
-    pub fn index_keys(&self, name: &str, value: &str) -> Result<Vec<String>, Error> {
-        self.cache.index_keys(name, value)
-    }
-
-    /// The objects indexed under `value` in index `name`.
-    ///
-    /// # Errors
-    /// As [`Indexer::by_index`].
-    pub fn by_index(&self, name: &str, value: &str) -> Result<Vec<Arc<K>>, Error> {
-        self.cache.by_index(name, value)
-    }
-
-    /// Every value index `name` holds, sorted.
-    pub fn list_index_func_values(&self, name: &str) -> Vec<String> {
-        self.cache.list_index_func_values(name)
-    }
-
-    /// The index names, in the order they were added.
-    pub fn index_names(&self) -> Vec<String> {
-        self.cache.index_names()
-    }
-
-    /// Every cached object, decoded one at a time (see [`Indexer::iter`]).
-    pub fn iter(&self) -> Iter<K> {
-        self.cache.iter()
-    }
-
-    /// The objects indexed under `value` in index `name`, decoded one at a time.
-    ///
-    /// # Errors
-    /// As [`Indexer::iter_by_index`].
-    pub fn iter_by_index(&self, name: &str, value: &str) -> Result<Iter<K>, Error> {
-        self.cache.iter_by_index(name, value)
-    }
-
-    /// The resourceVersion the cache last synced to.
-    pub fn last_sync_resource_version(&self) -> String {
-        self.cache.last_sync_resource_version()
     }
 }
 
@@ -153,7 +91,7 @@ mod tests {
     use kinformer_core::Store;
 
     use super::*;
-    use crate::{Config, IndexFunc};
+    use crate::{Config, IndexFunc, IndexRead};
 
     #[test]
     fn reads_what_the_cache_holds_and_nothing_else() {

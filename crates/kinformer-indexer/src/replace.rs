@@ -26,7 +26,7 @@ impl<K: Object> Indexer<K> {
     /// use std::sync::Arc;
     /// use k8s_openapi::api::core::v1::Pod;
     /// use kinformer_core::{Cached, StoreRead};
-    /// use kinformer_indexer::Indexer;
+    /// use kinformer_indexer::{IndexRead, Indexer};
     ///
     /// let pod = |name: &str| {
     ///     let mut pod = Pod::default();

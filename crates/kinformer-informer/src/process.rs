@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use kinformer_core::{Cached, Delta, Object, StoreError, StoreRead};
+use kinformer_indexer::IndexRead;
 use kinformer_indexer::Indexer;
 
 use super::notification::Notification;

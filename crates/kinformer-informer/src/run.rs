@@ -1,6 +1,7 @@
 //! The informer's main loop: pop from the queue, update the cache, notify (client-go's
 //! `controller.processLoop` with `sharedIndexInformer.HandleDeltas`).
 
+use kinformer_indexer::IndexRead;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Object, StoreRead, object_key};
+use kinformer_indexer::IndexRead;
 use kinformer_indexer::{IndexFunc, NAMESPACE_INDEX};
 use kinformer_informer::{Config, HandlerFns, QueueKind, SharedIndexInformer};
 use kinformer_listwatch::ListWatch;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kinformer_core::{ApiResource, DynamicObject, Object, Scope, StoreRead, Transform};
 use kinformer_core::{Fields, Holding, ObjectShape, Projection};
+use kinformer_indexer::IndexRead;
 use kinformer_indexer::{IndexFunc, ReadOnlyIndexer};
 use kinformer_informer::factory::{FactoryConfig, ResourceOptions, SharedInformerFactory};
 use kinformer_informer::{Conflict, Error};

@@ -9,6 +9,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{ApiResource, Object, PartialObjectMetadata, StoreRead};
 use kinformer_indexer::IndexFunc;
+use kinformer_indexer::IndexRead;
 use kinformer_informer::factory::{FactoryConfig, SharedInformerFactory};
 use kinformer_informer::{Config, SharedIndexInformer};
 use kinformer_listwatch::{ListWatch, METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT};

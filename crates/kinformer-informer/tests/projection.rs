@@ -10,6 +10,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Fields, Object, ObjectShape, Projection, StoreRead, object_key};
 use kinformer_indexer::IndexFunc;
+use kinformer_indexer::IndexRead;
 use kinformer_informer::{Config, HandlerFns, SharedIndexInformer};
 use kinformer_listwatch::ListWatch;
 use kinformer_reflector::Config as ReflectorConfig;

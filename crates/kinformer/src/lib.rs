@@ -140,7 +140,7 @@ pub mod prelude {
     pub use crate::core::{
         DeletedState, Fields, Holding, Object, ObjectShape, StoreRead as _, object_key,
     };
-    pub use crate::indexer::CacheLister;
+    pub use crate::indexer::{CacheLister, IndexRead as _};
     pub use crate::informer::{EventHandler, HandlerFns, Registration, SharedIndexInformer};
     pub use crate::selector::LabelSelector;
     pub use crate::workqueue::{Queue, RateLimiter as _, RateLimitingQueue};

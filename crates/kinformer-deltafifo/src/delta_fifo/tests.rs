@@ -166,11 +166,8 @@ fn resync_skips_keys_with_pending_deltas() {
 fn has_synced_counts_the_first_replace_population() {
     let fifo = DeltaFifo::<ConfigMap>::default();
     assert!(!fifo.has_synced());
-    fifo.replace(
-        vec![cm("a", 1), cm("b", 1), cm("a", 2)],
-        "1",
-    )
-    .unwrap();
+    fifo.replace(vec![cm("a", 1), cm("b", 1), cm("a", 2)], "1")
+        .unwrap();
     assert!(!fifo.has_synced());
     assert_eq!(
         pop_described(&fifo),
@@ -274,8 +271,7 @@ async fn synced_resolves_after_the_last_initial_item_is_processed() {
         let fifo = Arc::clone(&fifo);
         tokio::spawn(async move { fifo.synced().await })
     };
-    fifo.replace(vec![cm("a", 1), cm("b", 1)], "1")
-        .unwrap();
+    fifo.replace(vec![cm("a", 1), cm("b", 1)], "1").unwrap();
     fifo.pop(|_| ()).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     assert!(!waiter.is_finished());

@@ -1,6 +1,7 @@
 //! Compact mode: packed objects, decoded on read, indexed without decoding; listed objects
 //! packed as they arrive and stored from their packed form.
 
+use crate::IndexRead;
 use std::cell::Cell;
 use std::sync::Arc;
 

@@ -1,3 +1,4 @@
+use crate::IndexRead;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;

@@ -1,5 +1,6 @@
 //! The indexer against a HashMap-and-scan model.
 
+use crate::IndexRead;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 

@@ -1,3 +1,4 @@
+use crate::IndexRead;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
@@ -142,13 +143,7 @@ fn a_failing_index_function_applies_nothing() {
     assert_eq!(store.list_index_func_values("node"), ["n1"]);
 
     let before = sorted_keys(&store);
-    let replaced = store.replace(
-        vec![
-            pod("x", "y", "ok", ""),
-            pod("x", "z", "bad", ""),
-        ],
-        "9",
-    );
+    let replaced = store.replace(vec![pod("x", "y", "ok", ""), pod("x", "z", "bad", "")], "9");
     assert!(replaced.is_err());
     assert_eq!(sorted_keys(&store), before);
     assert_eq!(store.last_sync_resource_version(), "");
@@ -160,10 +155,7 @@ fn replace_swaps_content_and_rebuilds_indexes() {
     store.add(pod("ns", "old", "web", "n1")).unwrap();
     store
         .replace(
-            vec![
-                pod("ns", "new", "api", "n2"),
-                pod("ns2", "x", "", ""),
-            ],
+            vec![pod("ns", "new", "api", "n2"), pod("ns2", "x", "", "")],
             "42",
         )
         .unwrap();

@@ -1,6 +1,7 @@
 //! What user code sees of a compact cache: key and index functions get whole objects whatever
 //! path an object takes, and reading the whole cache decodes one object at a time.
 
+use crate::IndexRead;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
