@@ -23,4 +23,33 @@ pub enum Error<E> {
     /// A handler could not be added to an informer (it had stopped).
     #[error("the controller could not watch an informer")]
     Informer(#[source] kinformer_informer::Error),
+    /// [`finalizer`](crate::finalizer) could not add (`adding`) or remove its finalizer on
+    /// `object`: a conflict (the object changed since the cache read it; the next reconcile
+    /// sees the change) or another API error.
+    #[error(
+        "could not {} finalizer {finalizer:?} {} {object}",
+        if *.adding { "add" } else { "remove" },
+        if *.adding { "to" } else { "from" }
+    )]
+    Finalizer {
+        /// The object.
+        object: ObjectRef,
+        /// The finalizer.
+        finalizer: String,
+        /// True when adding it, false when removing it.
+        adding: bool,
+        /// The API server's answer.
+        #[source]
+        source: kinformer_api::Error,
+    },
+    /// A finalizer name the API server would refuse (it must be a qualified name such as
+    /// `example.com/cleanup`).
+    #[error("invalid finalizer name {finalizer:?}")]
+    InvalidFinalizer {
+        /// The name.
+        finalizer: String,
+        /// Why it is invalid.
+        #[source]
+        source: kinformer_selector::Error,
+    },
 }

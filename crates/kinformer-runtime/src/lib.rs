@@ -11,6 +11,8 @@
 //! - [`Action`]: requeue after a delay, after the backoff, or wait for a change.
 //! - [`Predicate`]: which updates of a primary object are worth a reconcile (by default not a
 //!   status-only write).
+//! - [`finalizer`]: a reconcile that cleans up before its object goes, through the
+//!   controller's finalizer ([`FinalizerEvent::Apply`], [`FinalizerEvent::Cleanup`]).
 //! - [`ObjectRef`]: the key the queue holds.
 //! - [`ControllerMetrics`]: hooks around each reconcile; with feature `prometheus`,
 //!   `RuntimeMetrics` records controller-runtime's `controller_runtime_*` metrics.
@@ -82,6 +84,7 @@ mod action;
 mod config;
 mod controller;
 mod error;
+mod finalizer;
 mod mapping;
 mod metrics;
 mod object_ref;
@@ -96,6 +99,7 @@ pub use action::Action;
 pub use config::{ControllerConfig, DEFAULT_CONCURRENCY, DEFAULT_DRAIN_TIMEOUT};
 pub use controller::Controller;
 pub use error::Error;
+pub use finalizer::{FinalizerEvent, finalizer};
 pub use metrics::{ControllerMetrics, NoControllerMetrics, ReconcileResult};
 pub use object_ref::ObjectRef;
 pub use predicate::Predicate;
