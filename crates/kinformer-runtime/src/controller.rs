@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::mapping::{Mapped, Primary, controller_owner};
 use crate::stream::{Detach, Outcome, ResultStream};
 use crate::worker::Worker;
-use crate::{Action, ControllerConfig, Error, ObjectRef, Predicate};
+use crate::{Action, Check, ControllerConfig, Error, ObjectRef, Predicate};
 
 /// A wait for one informer's cache.
 type SyncWait = Pin<Box<dyn Future<Output = Result<(), kinformer_informer::Error>> + Send>>;
@@ -76,6 +76,7 @@ pub struct Controller<K> {
     detach: Vec<Detach>,
     failed: Option<kinformer_informer::Error>,
     predicate: Predicate<K>,
+    ready: Option<Check>,
 }
 
 impl<K: Object + Clone> Controller<K> {
@@ -102,6 +103,7 @@ impl<K: Object + Clone> Controller<K> {
             detach: Vec::new(),
             failed: None,
             predicate: Predicate::default(),
+            ready: None,
         }
     }
 
@@ -111,6 +113,15 @@ impl<K: Object + Clone> Controller<K> {
     #[must_use]
     pub fn with_predicate(mut self, predicate: Predicate<K>) -> Self {
         self.predicate = predicate;
+        self
+    }
+
+    /// Marks `check` ready once every informer the controller reads has synced and its
+    /// workers run, and not ready when it stops (a [`Health`](crate::Health) check, which
+    /// `/readyz` reports).
+    #[must_use]
+    pub fn with_ready_check(mut self, check: Check) -> Self {
+        self.ready = Some(check);
         self
     }
 
@@ -216,6 +227,7 @@ impl<K: Object + Clone> Controller<K> {
             waits,
             detach,
             failed,
+            ready,
             ..
         } = self;
         let workers = config.concurrency().get();
@@ -257,6 +269,8 @@ impl<K: Object + Clone> Controller<K> {
                 }
             }
             worker.metrics.started(workers);
+            // Not ready again once the workers stop, however the driver ends.
+            let _ready = ready.map(ReadyWhileRunning::new);
             let mut running = tokio::task::JoinSet::new();
             for _ in 0..workers {
                 running.spawn(Arc::clone(&worker).run());
@@ -336,4 +350,20 @@ pub(crate) fn latest<K: Object + Clone>(
     object: &ObjectRef,
 ) -> Option<Arc<K>> {
     cache.indexer().get_by_key(&object.cache_key())
+}
+
+/// Keeps a readiness check ready while it lives (the driver's workers run).
+struct ReadyWhileRunning(Check);
+
+impl ReadyWhileRunning {
+    fn new(check: Check) -> Self {
+        check.set_ready(true);
+        Self(check)
+    }
+}
+
+impl Drop for ReadyWhileRunning {
+    fn drop(&mut self) {
+        self.0.set_ready(false);
+    }
 }

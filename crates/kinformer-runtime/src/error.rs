@@ -23,9 +23,11 @@ pub enum Error<E> {
     /// A handler could not be added to an informer (it had stopped).
     #[error("the controller could not watch an informer")]
     Informer(#[source] kinformer_informer::Error),
-    /// [`finalizer`](crate::finalizer) could not add (`adding`) or remove its finalizer on
+    /// `finalizer` could not add (`adding`) or remove its finalizer on
     /// `object`: a conflict (the object changed since the cache read it; the next reconcile
     /// sees the change) or another API error.
+    #[cfg(feature = "rest")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
     #[error(
         "could not {} finalizer {finalizer:?} {} {object}",
         if *.adding { "add" } else { "remove" },
@@ -44,6 +46,8 @@ pub enum Error<E> {
     },
     /// A finalizer name the API server would refuse (it must be a qualified name such as
     /// `example.com/cleanup`).
+    #[cfg(feature = "rest")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
     #[error("invalid finalizer name {finalizer:?}")]
     InvalidFinalizer {
         /// The name.

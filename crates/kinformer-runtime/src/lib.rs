@@ -11,9 +11,11 @@
 //! - [`Action`]: requeue after a delay, after the backoff, or wait for a change.
 //! - [`Predicate`]: which updates of a primary object are worth a reconcile (by default not a
 //!   status-only write).
-//! - [`finalizer`]: a reconcile that cleans up before its object goes, through the
-//!   controller's finalizer ([`FinalizerEvent::Apply`], [`FinalizerEvent::Cleanup`]).
+//! - `finalizer` (feature `rest`): a reconcile that cleans up before its object goes, through
+//!   the controller's finalizer (`FinalizerEvent::Apply`, `FinalizerEvent::Cleanup`).
 //! - [`ObjectRef`]: the key the queue holds.
+//! - [`Health`]: readiness checks (the caches synced, the controller started); with feature
+//!   `server`, `Probes` serves `/healthz`, `/readyz` and (feature `prometheus`) `/metrics`.
 //! - [`ControllerMetrics`]: hooks around each reconcile; with feature `prometheus`,
 //!   `RuntimeMetrics` records controller-runtime's `controller_runtime_*` metrics.
 //!
@@ -84,13 +86,17 @@ mod action;
 mod config;
 mod controller;
 mod error;
+#[cfg(feature = "rest")]
 mod finalizer;
+mod health;
 mod mapping;
 mod metrics;
 mod object_ref;
 mod predicate;
 #[cfg(feature = "prometheus")]
 mod prometheus;
+#[cfg(feature = "server")]
+mod server;
 mod signal;
 mod stream;
 mod worker;
@@ -99,12 +105,18 @@ pub use action::Action;
 pub use config::{ControllerConfig, DEFAULT_CONCURRENCY, DEFAULT_DRAIN_TIMEOUT};
 pub use controller::Controller;
 pub use error::Error;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use finalizer::{FinalizerEvent, finalizer};
+pub use health::{Check, Health};
 pub use metrics::{ControllerMetrics, NoControllerMetrics, ReconcileResult};
 pub use object_ref::ObjectRef;
 pub use predicate::Predicate;
 #[cfg(feature = "prometheus")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
 pub use prometheus::RuntimeMetrics;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use server::{ProbeServer, Probes};
 pub use signal::shutdown_signal;
 pub use stream::{Outcome, ResultStream};
