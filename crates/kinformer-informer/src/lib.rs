@@ -45,6 +45,7 @@
 
 mod config;
 mod error;
+mod events;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub mod factory;
@@ -71,6 +72,7 @@ mod transform;
 
 pub use config::{Config, QueueKind};
 pub use error::{Conflict, Error, Missed, Result};
+pub use events::{Event, EventStream};
 pub use handler::{EventHandler, FilteringHandler, HandlerFns};
 pub use metrics::Metrics;
 pub use pod_trim::trim_pod_capacity;
