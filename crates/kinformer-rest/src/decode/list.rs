@@ -55,6 +55,13 @@ impl ListMeta {
         list.remaining_item_count = self.remaining_item_count;
         list
     }
+
+    /// Makes this `list`'s metadata, its items kept: what a streaming decoder does with the
+    /// list's `metadata` when it arrives.
+    pub(crate) fn apply<K>(self, list: &mut ObjectList<K>) {
+        let items = std::mem::take(&mut list.items);
+        *list = self.into_list(items);
+    }
 }
 
 #[derive(Deserialize)]

@@ -16,10 +16,12 @@ pub use frame::JsonCodec;
 pub(crate) use limits::Limits;
 pub use limits::{DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME};
 pub use list::decode_list;
-pub use list_stream::ListDecoder;
+pub use list_stream::{JsonListCodec, ListCodec, ListDecoder};
 pub(crate) use media::Media;
 pub use projection::ProjectionSeed;
-pub use protobuf::{ProtobufCodec, ProtobufListDecoder, protobuf_decodes_exactly_sized};
+pub use protobuf::{
+    ProtobufCodec, ProtobufListCodec, ProtobufListDecoder, protobuf_decodes_exactly_sized,
+};
 pub use stream::{ByteStream, WatchStream};
 pub use watch::{WatchCodec, WatchDecoder};
 

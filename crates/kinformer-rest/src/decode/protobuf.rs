@@ -1,6 +1,6 @@
 //! Decoding Kubernetes' protobuf (`application/vnd.kubernetes.protobuf`) straight into typed
 //! objects, as the JSON decoders next to it do: a list item by item as the body arrives
-//! ([`ProtobufListDecoder`]), a watch frame by frame ([`ProtobufCodec`]), and one whole
+//! ([`ProtobufListCodec`]), a watch frame by frame ([`ProtobufCodec`]), and one whole
 //! object (a typed get). Every object goes through the request's `Projection` as on JSON, and
 //! decodes to exactly what the JSON form of the same object decodes to.
 //!
@@ -14,7 +14,7 @@ mod type_meta;
 mod watch;
 mod wire;
 
-pub use list::ProtobufListDecoder;
+pub use list::{ProtobufListCodec, ProtobufListDecoder};
 pub use object::protobuf_decodes_exactly_sized;
 pub(crate) use object::{decode_body, status_from_body};
 pub use watch::ProtobufCodec;

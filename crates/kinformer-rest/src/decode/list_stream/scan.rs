@@ -1,4 +1,4 @@
-//! The list decoder's scanner state: where it is in the top-level object, and how far one
+//! The JSON list codec's scanner state: where it is in the top-level object, and how far one
 //! member value has been scanned (so a value cut by a chunk boundary resumes where it stopped).
 
 /// Where the scanner is in the top-level object.

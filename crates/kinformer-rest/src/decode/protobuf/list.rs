@@ -1,4 +1,5 @@
-//! [`ProtobufListDecoder`]: a protobuf list body decoded while it arrives, item by item.
+//! [`ProtobufListCodec`]: a protobuf list body, for the one [`ListDecoder`] driver
+//! ([`ProtobufListDecoder`]).
 //!
 //! The body is `k8s\0`, then a `runtime.Unknown`: `typeMeta` (the list's apiVersion and kind,
 //! which name its message and so its items' message), then `raw`, the list message, whose
@@ -8,10 +9,7 @@
 //! before any of it is buffered, and fields nobody reads are skipped without being buffered.
 
 use std::fmt;
-use std::marker::PhantomData;
-use std::sync::Arc;
 
-use bytes::{Buf, BytesMut};
 use kinformer_core::{Fields, ObjectList};
 use kinformer_protobuf::envelope::{MAGIC, Unknown};
 use kinformer_protobuf::{MessageId, Schema};
@@ -19,17 +17,21 @@ use serde::de::DeserializeOwned;
 
 use super::object::Objects;
 use super::wire::{Header, read_header};
-use crate::decode::limits::{DEFAULT_MAX_LIST_ITEM, too_large};
+use crate::decode::limits::too_large;
 use crate::decode::list::ListMeta;
+use crate::decode::list_stream::{ListCodec, ListDecoder, item_too_large};
 use crate::error::{Error, Kind, Result};
 
 mod envelope;
 
 use envelope::ListTypes;
 
-/// Incremental decoder of a protobuf list body into [`ObjectList<K>`], the protobuf twin of
-/// [`ListDecoder`](crate::decoders::ListDecoder): the same limits, the same projection, the same
-/// list for the same objects.
+/// The longest field header: a tag and a length, each a varint of at most 10 bytes.
+const MAX_HEADER: usize = 20;
+
+/// Incremental decoder of a protobuf list body into [`ObjectList<K>`]: the [`ListDecoder`] driver
+/// with the [`ProtobufListCodec`], the protobuf twin of the JSON one: the same limits, the same
+/// projection, the same list for the same objects.
 ///
 /// # Examples
 /// ```
@@ -51,20 +53,19 @@ use envelope::ListTypes;
 /// assert_eq!((list.resource_version.as_str(), list.items.len()), ("9", 1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct ProtobufListDecoder<K> {
+pub type ProtobufListDecoder<K> = ListDecoder<K, ProtobufListCodec<K>>;
+
+/// The protobuf codec of a [`ListDecoder`]: the envelope and the list message's fields walked
+/// from their headers (see the module docs), each item decoded as the fields say: by the
+/// generated typed decoder for k8s-openapi's types with [`Fields::All`] or
+/// [`Fields::WithoutManagedFields`], through serde and the projection otherwise. Built-in types
+/// only: the list's messages come from the built-in API's schema.
+pub struct ProtobufListCodec<K> {
     schema: &'static Schema,
-    /// Bytes received and not consumed: at most one field in progress.
-    buf: BytesMut,
     phase: Phase,
     /// The list message's item and metadata messages, once the envelope named the list.
     types: Option<ListTypes>,
-    meta: ListMeta,
-    items: Vec<Arc<K>>,
-    max_item: usize,
-    max_body: Option<usize>,
-    received: usize,
     objects: Objects<K>,
-    _kind: PhantomData<fn() -> K>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,107 +96,43 @@ enum Step {
     Wait,
 }
 
-impl<K: DeserializeOwned + 'static> Default for ProtobufListDecoder<K> {
+impl<K: DeserializeOwned + 'static> Default for ProtobufListCodec<K> {
     fn default() -> Self {
-        Self::new()
+        Self {
+            schema: Schema::kubernetes(),
+            phase: Phase::Magic,
+            types: None,
+            objects: Objects::new(Fields::All),
+        }
     }
 }
 
-impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
-    /// A decoder for one list body with the built-in API's schema, decoding whole objects
-    /// ([`Fields::All`]),
-    /// accepting items up to [`DEFAULT_MAX_LIST_ITEM`] bytes and a body of any size.
-    ///
-    /// [`DEFAULT_MAX_LIST_ITEM`]: crate::decoders::DEFAULT_MAX_LIST_ITEM
-    pub fn new() -> Self {
-        Self {
-            schema: Schema::kubernetes(),
-            buf: BytesMut::new(),
-            phase: Phase::Magic,
-            types: None,
-            meta: ListMeta::default(),
-            items: Vec::new(),
-            max_item: DEFAULT_MAX_LIST_ITEM,
-            max_body: None,
-            received: 0,
-            objects: Objects::new(Fields::All),
-            _kind: PhantomData,
-        }
-    }
-
-    /// Decodes `fields` of each item ([`Fields::All`], the default, decodes them whole): the
-    /// generated typed decoder serves all fields and all but managedFields, a projection goes
-    /// through serde. Skipped fields cost nothing here: each is length-delimited, and jumped over.
-    #[must_use]
-    pub fn with_fields(mut self, fields: Fields) -> Self {
+impl<K: DeserializeOwned + 'static> ListCodec<K> for ProtobufListCodec<K> {
+    /// The generated typed decoder serves all fields and all but managedFields, a projection
+    /// goes through serde. Skipped fields cost nothing here: each is length-delimited, and
+    /// jumped over.
+    fn set_fields(&mut self, fields: Fields) {
         self.objects = Objects::new(fields);
-        self
     }
 
-    /// Sets the largest item (or other field) accepted, in bytes: the decoder buffers at most
-    /// one field in progress, so this bounds its buffer.
-    #[must_use]
-    pub fn with_max_item(mut self, max_item: usize) -> Self {
-        self.max_item = max_item;
-        self
+    /// The limit and a field's header: a longer field is refused from its header first.
+    fn max_buffered(max_item: usize) -> usize {
+        max_item.saturating_add(MAX_HEADER)
     }
 
-    /// Sets the largest body accepted, in bytes (`None`: unbounded).
-    #[must_use]
-    pub fn with_max_body(mut self, max_body: Option<usize>) -> Self {
-        self.max_body = max_body;
-        self
-    }
-
-    /// Feeds the next chunk; complete items are decoded at once.
-    ///
-    /// # Errors
-    /// A body that is not a protobuf list, an item that is not a `K`, or an item or body over
-    /// its limit ([`Error::is_response_too_large`]).
-    pub fn decode(&mut self, chunk: &[u8]) -> Result<()> {
-        self.received = self.received.saturating_add(chunk.len());
-        if let Some(max) = self.max_body.filter(|max| self.received > *max) {
-            return Err(too_large("the list body", max));
-        }
-        if self.buf.is_empty() {
-            // Straight from the chunk; only an incomplete field's bytes are kept.
-            let consumed = self.run(chunk)?;
-            self.buf.extend_from_slice(&chunk[consumed..]);
-        } else {
-            self.buf.extend_from_slice(chunk);
-            let data = std::mem::take(&mut self.buf);
-            let consumed = self.run(&data)?;
-            self.buf = data;
-            self.buf.advance(consumed);
-        }
-        Ok(())
-    }
-
-    /// Ends the body and returns the list.
-    ///
-    /// # Errors
-    /// A body that ended inside the envelope, the list or one of their fields.
-    pub fn finish(self) -> Result<ObjectList<K>> {
-        if self.phase != Phase::Envelope || !self.buf.is_empty() {
-            return Err(malformed("the body ended before the list did"));
-        }
-        Ok(self.meta.into_list(self.items))
-    }
-
-    /// Decodes as much of `data` as is complete; how many bytes were consumed.
-    fn run(&mut self, data: &[u8]) -> Result<usize> {
+    fn decode(&mut self, data: &[u8], max_item: usize, list: &mut ObjectList<K>) -> Result<usize> {
         let mut pos = 0;
         loop {
             let rest = &data[pos..];
             let step = match self.phase {
                 Phase::Magic => self.magic(rest)?,
                 Phase::Envelope if rest.is_empty() => Step::Wait,
-                Phase::Envelope => self.envelope_field(rest)?,
+                Phase::Envelope => self.envelope_field(rest, max_item, list)?,
                 Phase::List { left: 0 } => {
                     self.phase = Phase::Envelope;
                     Step::Consumed(0)
                 }
-                Phase::List { left } => self.list_field(rest, left)?,
+                Phase::List { left } => self.list_field(rest, left, max_item, list)?,
                 Phase::Skip { left, .. } if left > 0 && rest.is_empty() => Step::Wait,
                 Phase::Skip { left, list_left } => {
                     let n = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
@@ -215,6 +152,16 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
         }
     }
 
+    /// The body ends between fields of the envelope, the list message's one among them.
+    fn finish(&mut self, rest: &[u8], _max_item: usize, _list: &mut ObjectList<K>) -> Result<()> {
+        if self.phase != Phase::Envelope || !rest.is_empty() {
+            return Err(malformed("the body ended before the list did"));
+        }
+        Ok(())
+    }
+}
+
+impl<K: DeserializeOwned + 'static> ProtobufListCodec<K> {
     fn magic(&mut self, rest: &[u8]) -> Result<Step> {
         let n = rest.len().min(MAGIC.len());
         if rest[..n] != MAGIC[..n] {
@@ -228,23 +175,33 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
     }
 
     /// The field of `rest`'s header, once it and (for a field that is read) its value are all
-    /// there: the header and the value's bytes.
-    fn whole<'a>(&self, rest: &'a [u8], header: &Header) -> Result<Option<&'a [u8]>> {
-        if header.len > self.max_item as u64 {
-            let items = self.types.map(|t| t.items);
-            let what = if Some(header.number) == items && self.phase != Phase::Envelope {
-                format!("list item {}", self.items.len())
-            } else {
-                format!("field {} of the list body", header.number)
-            };
-            return Err(too_large(&what, self.max_item));
+    /// there: the header and the value's bytes. `items` have been decoded before it.
+    fn whole<'a>(
+        &self,
+        rest: &'a [u8],
+        header: &Header,
+        max_item: usize,
+        items: usize,
+    ) -> Result<Option<&'a [u8]>> {
+        if header.len > max_item as u64 {
+            let item_field = self.types.map(|t| t.items);
+            if Some(header.number) == item_field && self.phase != Phase::Envelope {
+                return Err(item_too_large(items, max_item));
+            }
+            let what = format!("field {} of the list body", header.number);
+            return Err(too_large(&what, max_item));
         }
         // Bounded by the item limit just checked.
         let end = header.size + header.len as usize;
         Ok(rest.get(header.size..end))
     }
 
-    fn envelope_field(&mut self, rest: &[u8]) -> Result<Step> {
+    fn envelope_field(
+        &mut self,
+        rest: &[u8],
+        max_item: usize,
+        list: &ObjectList<K>,
+    ) -> Result<Step> {
         let Some(header) =
             read_header(rest).map_err(|e| malformed("the envelope").with_source(e))?
         else {
@@ -262,10 +219,12 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
                 Ok(Step::Consumed(header.size))
             }
             Unknown::TYPE_META | Unknown::CONTENT_ENCODING | Unknown::CONTENT_TYPE => {
-                let Some(value) = self.whole(rest, &header)? else {
+                let Some(value) = self.whole(rest, &header, max_item, list.items.len())? else {
                     return Ok(Step::Wait);
                 };
-                self.envelope_value(header.number, value)?;
+                if let Some(types) = envelope::read_field(self.schema, header.number, value)? {
+                    self.types = Some(types);
+                }
                 Ok(Step::Consumed(header.size + value.len()))
             }
             _ => {
@@ -278,14 +237,13 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
         }
     }
 
-    fn envelope_value(&mut self, number: u32, value: &[u8]) -> Result<()> {
-        if let Some(types) = envelope::read_field(self.schema, number, value)? {
-            self.types = Some(types);
-        }
-        Ok(())
-    }
-
-    fn list_field(&mut self, rest: &[u8], left: u64) -> Result<Step> {
+    fn list_field(
+        &mut self,
+        rest: &[u8],
+        left: u64,
+        max_item: usize,
+        list: &mut ObjectList<K>,
+    ) -> Result<Step> {
         // Bounded by `left`, which fits: it is at most what is left of a u64 length.
         let window = &rest[..rest.len().min(usize::try_from(left).unwrap_or(usize::MAX))];
         let Some(header) = read_header(window).map_err(|e| malformed("the list").with_source(e))?
@@ -319,40 +277,39 @@ impl<K: DeserializeOwned + 'static> ProtobufListDecoder<K> {
             };
             return Ok(Step::Consumed(header.size));
         }
-        let Some(value) = self.whole(window, &header)? else {
+        let Some(value) = self.whole(window, &header, max_item, list.items.len())? else {
             return Ok(Step::Wait);
         };
         if header.number == types.items {
-            self.item(types.item, value)?;
+            self.item(types.item, value, list)?;
         } else if let Some((_, meta)) = types.meta {
-            self.list_meta(meta, value)?;
+            self.list_meta(meta, value, list)?;
         }
         self.phase = Phase::List { left };
         Ok(Step::Consumed(header.size + value.len()))
     }
 
-    fn item(&mut self, message: MessageId, bytes: &[u8]) -> Result<()> {
+    fn item(&self, message: MessageId, bytes: &[u8], list: &mut ObjectList<K>) -> Result<()> {
         let item = self
             .objects
             .decode(self.schema, message, bytes, None)
-            .map_err(|e| malformed(format!("item {}", self.items.len())).with_source(e))?;
-        self.items.push(item);
+            .map_err(|e| malformed(format!("item {}", list.items.len())).with_source(e))?;
+        list.items.push(item);
         Ok(())
     }
 
-    fn list_meta(&mut self, message: MessageId, bytes: &[u8]) -> Result<()> {
-        self.meta = kinformer_protobuf::from_slice(self.schema, message, bytes)
-            .map_err(|e| malformed("metadata").with_source(e))?;
+    fn list_meta(&self, message: MessageId, bytes: &[u8], list: &mut ObjectList<K>) -> Result<()> {
+        kinformer_protobuf::from_slice::<ListMeta>(self.schema, message, bytes)
+            .map_err(|e| malformed("metadata").with_source(e))?
+            .apply(list);
         Ok(())
     }
 }
 
-impl<K> fmt::Debug for ProtobufListDecoder<K> {
+impl<K> fmt::Debug for ProtobufListCodec<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ProtobufListDecoder")
-            .field("buffered", &self.buf.len())
+        f.debug_struct("ProtobufListCodec")
             .field("phase", &self.phase)
-            .field("items", &self.items.len())
             .field("fields", self.objects.fields())
             .finish()
     }
