@@ -115,13 +115,13 @@ pub use rest_client::{Getter, PatchType, RestClient};
 /// The decoders behind [`Request::list`] and [`Request::watch`], for callers that hold
 /// raw bytes (benchmarks, fuzzing, a body read elsewhere): lists through the one `ListDecoder`
 /// driver with its JSON (`JsonListCodec`, the default) or protobuf (`ProtobufListCodec`, as
-/// `ProtobufListDecoder`) codec; watches through the one `WatchDecoder` driver with its JSON
+/// `ListDecoder<K, ProtobufListCodec<K>>`) codec; watches through the one `WatchDecoder` driver with its JSON
 /// (`JsonCodec`, the default) or protobuf (`ProtobufCodec`) codec.
 pub mod decoders {
     pub use crate::decode::{
         DEFAULT_MAX_LIST_ITEM, DEFAULT_MAX_WATCH_FRAME, JsonCodec, JsonListCodec, ListCodec,
-        ListDecoder, ProjectionSeed, ProtobufCodec, ProtobufListCodec, ProtobufListDecoder,
-        WatchCodec, WatchDecoder, decode_list, protobuf_decodes_exactly_sized,
+        ListDecoder, ProjectionSeed, ProtobufCodec, ProtobufListCodec, WatchCodec, WatchDecoder,
+        decode_list, protobuf_decodes_exactly_sized,
     };
 }
 

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use k8s_openapi::api::core::v1::Pod;
 use kinformer_core::{Fields, ObjectList, WatchEvent};
 use kinformer_protobuf::{Schema, envelope, wire};
-use kinformer_rest::decoders::{ListDecoder, ProtobufCodec, ProtobufListDecoder, WatchDecoder};
+use kinformer_rest::decoders::{ListDecoder, ProtobufCodec, ProtobufListCodec, WatchDecoder};
 
 use super::{CHUNK, FRAME, RawList, Rows, interleaved, list_streamed, report_pair};
 
@@ -61,7 +61,8 @@ fn watch_stream(body: &[u8], events: usize) -> Vec<u8> {
 
 #[inline(never)]
 fn list_protobuf(body: &[u8]) -> ObjectList<Pod> {
-    let mut decoder = ProtobufListDecoder::<Pod>::new().with_fields(Fields::WithoutManagedFields);
+    let mut decoder =
+        ListDecoder::<Pod, ProtobufListCodec<Pod>>::new().with_fields(Fields::WithoutManagedFields);
     for chunk in body.chunks(CHUNK) {
         decoder.decode(chunk).unwrap();
     }

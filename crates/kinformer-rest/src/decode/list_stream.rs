@@ -51,7 +51,7 @@ pub trait ListCodec<K>: Default + fmt::Debug {
 /// Incremental decoder of a list response body into [`ObjectList<K>`], its encoding walked by
 /// the codec `C`: JSON ([`JsonListCodec`], the default) or Kubernetes' protobuf
 /// ([`ProtobufListCodec`](super::ProtobufListCodec), as
-/// [`ProtobufListDecoder`](super::ProtobufListDecoder)). The same list decodes to the same
+/// `ListDecoder<K, ProtobufListCodec<K>>`). The same list decodes to the same
 /// objects, errors and limits in either.
 ///
 /// # Examples

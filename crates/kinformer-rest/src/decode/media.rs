@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use super::limits::Limits;
 use super::list_stream::ListDecoder;
-use super::protobuf::{ProtobufListDecoder, decode_body, status_from_body};
+use super::protobuf::{ProtobufListCodec, decode_body, status_from_body};
 use super::stream::Frames;
 use super::watch::WatchDecoder;
 use crate::content_type::ContentType;
@@ -93,7 +93,7 @@ impl Media {
                     .with_max_body(limits.list_body),
             ),
             Self::Protobuf => Items::Protobuf(
-                ProtobufListDecoder::new()
+                ListDecoder::<K, ProtobufListCodec<K>>::new()
                     .with_fields(fields)
                     .with_max_item(limits.list_item)
                     .with_max_body(limits.list_body),
@@ -117,7 +117,7 @@ impl Media {
 /// A list body's decoder, of the response's encoding.
 pub(crate) enum Items<K> {
     Json(ListDecoder<K>),
-    Protobuf(ProtobufListDecoder<K>),
+    Protobuf(ListDecoder<K, ProtobufListCodec<K>>),
 }
 
 impl<K: DeserializeOwned + 'static> Items<K> {

@@ -19,9 +19,7 @@ pub use list::decode_list;
 pub use list_stream::{JsonListCodec, ListCodec, ListDecoder};
 pub(crate) use media::Media;
 pub use projection::ProjectionSeed;
-pub use protobuf::{
-    ProtobufCodec, ProtobufListCodec, ProtobufListDecoder, protobuf_decodes_exactly_sized,
-};
+pub use protobuf::{ProtobufCodec, ProtobufListCodec, protobuf_decodes_exactly_sized};
 pub use stream::{ByteStream, WatchStream};
 pub use watch::{WatchCodec, WatchDecoder};
 

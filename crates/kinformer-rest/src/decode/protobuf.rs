@@ -14,7 +14,7 @@ mod type_meta;
 mod watch;
 mod wire;
 
-pub use list::{ProtobufListCodec, ProtobufListDecoder};
+pub use list::ProtobufListCodec;
 pub use object::protobuf_decodes_exactly_sized;
 pub(crate) use object::{decode_body, status_from_body};
 pub use watch::ProtobufCodec;

@@ -1,5 +1,5 @@
-//! [`ProtobufListCodec`]: a protobuf list body, for the one [`ListDecoder`] driver
-//! ([`ProtobufListDecoder`]).
+//! [`ProtobufListCodec`]: a protobuf list body, for the one [`ListDecoder`](crate::decoders::ListDecoder) driver
+//! (`ListDecoder<K, ProtobufListCodec<K>>`).
 //!
 //! The body is `k8s\0`, then a `runtime.Unknown`: `typeMeta` (the list's apiVersion and kind,
 //! which name its message and so its items' message), then `raw`, the list message, whose
@@ -19,7 +19,7 @@ use super::object::Objects;
 use super::wire::{Header, read_header};
 use crate::decode::limits::too_large;
 use crate::decode::list::ListMeta;
-use crate::decode::list_stream::{ListCodec, ListDecoder, item_too_large};
+use crate::decode::list_stream::{ListCodec, item_too_large};
 use crate::error::{Error, Kind, Result};
 
 mod envelope;
@@ -29,15 +29,20 @@ use envelope::ListTypes;
 /// The longest field header: a tag and a length, each a varint of at most 10 bytes.
 const MAX_HEADER: usize = 20;
 
-/// Incremental decoder of a protobuf list body into [`ObjectList<K>`]: the [`ListDecoder`] driver
-/// with the [`ProtobufListCodec`], the protobuf twin of the JSON one: the same limits, the same
-/// projection, the same list for the same objects.
+/// The protobuf codec of a [`ListDecoder`](crate::decoders::ListDecoder): the envelope and the list message's fields walked
+/// from their headers (see the module docs), each item decoded as the fields say: by the
+/// generated typed decoder for k8s-openapi's types with [`Fields::All`] or
+/// [`Fields::WithoutManagedFields`], through serde and the projection otherwise. Built-in types
+/// only: the list's messages come from the built-in API's schema.
+///
+/// A protobuf list body is decoded by `ListDecoder<K, ProtobufListCodec<K>>`, the protobuf twin
+/// of the JSON one: the same limits, the same projection, the same list for the same objects.
 ///
 /// # Examples
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kinformer_protobuf::{Schema, envelope, to_vec};
-/// use kinformer_rest::decoders::ProtobufListDecoder;
+/// use kinformer_rest::decoders::{ListDecoder, ProtobufListCodec};
 ///
 /// let schema = Schema::kubernetes();
 /// let list = serde_json::json!({"metadata": {"resourceVersion": "9"}, "items": [{"metadata": {"name": "a"}}]});
@@ -45,7 +50,7 @@ const MAX_HEADER: usize = 20;
 /// let mut body = Vec::new();
 /// envelope::encode("v1", "ConfigMapList", &raw, &mut body);
 ///
-/// let mut decoder = ProtobufListDecoder::<ConfigMap>::new();
+/// let mut decoder = ListDecoder::<ConfigMap, ProtobufListCodec<ConfigMap>>::new();
 /// for chunk in body.chunks(5) {
 ///     decoder.decode(chunk)?;
 /// }
@@ -53,13 +58,6 @@ const MAX_HEADER: usize = 20;
 /// assert_eq!((list.resource_version.as_str(), list.items.len()), ("9", 1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub type ProtobufListDecoder<K> = ListDecoder<K, ProtobufListCodec<K>>;
-
-/// The protobuf codec of a [`ListDecoder`]: the envelope and the list message's fields walked
-/// from their headers (see the module docs), each item decoded as the fields say: by the
-/// generated typed decoder for k8s-openapi's types with [`Fields::All`] or
-/// [`Fields::WithoutManagedFields`], through serde and the projection otherwise. Built-in types
-/// only: the list's messages come from the built-in API's schema.
 pub struct ProtobufListCodec<K> {
     schema: &'static Schema,
     phase: Phase,

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{enveloped, pod};
-use crate::decode::{ListDecoder, ProtobufListDecoder};
+use crate::decode::{ListDecoder, ProtobufListCodec};
 use crate::error::Result;
 
 fn pod_list(n: usize) -> Value {
@@ -37,7 +37,7 @@ fn from_pb<K: DeserializeOwned + 'static>(
     chunk: usize,
     fields: Fields,
 ) -> Result<ObjectList<K>> {
-    let mut d = ProtobufListDecoder::<K>::new().with_fields(fields);
+    let mut d = ListDecoder::<K, ProtobufListCodec<K>>::new().with_fields(fields);
     for c in body.chunks(chunk.max(1)) {
         d.decode(c)?;
     }
@@ -73,7 +73,7 @@ fn a_list_split_in_two_anywhere_decodes_the_same() {
     let expected = parts(&from_json::<Pod>(&json_body(&list), Fields::All));
     let body = pb_body(&list);
     for cut in 0..=body.len() {
-        let mut d = ProtobufListDecoder::<Pod>::new();
+        let mut d = ListDecoder::<Pod, ProtobufListCodec<Pod>>::new();
         d.decode(&body[..cut]).unwrap();
         d.decode(&body[cut..]).unwrap();
         assert_eq!(parts(&d.finish().unwrap()), expected, "cut at {cut}");
@@ -166,7 +166,7 @@ fn limits_are_checked_from_the_lengths() {
     let item = enveloped("v1", "Pod", &pod(0)).len();
     // An item over the limit is refused before it is buffered, whatever the chunking.
     for chunk in [1, 16, body.len()] {
-        let mut d = ProtobufListDecoder::<Pod>::new().with_max_item(item / 2);
+        let mut d = ListDecoder::<Pod, ProtobufListCodec<Pod>>::new().with_max_item(item / 2);
         let err = body
             .chunks(chunk)
             .try_for_each(|c| d.decode(c))
@@ -174,12 +174,13 @@ fn limits_are_checked_from_the_lengths() {
         assert!(err.is_response_too_large(), "{err}");
         assert!(format!("{err}").contains("list item 0"), "{err}");
     }
-    let fits = ProtobufListDecoder::<Pod>::new().with_max_item(item);
+    let fits = ListDecoder::<Pod, ProtobufListCodec<Pod>>::new().with_max_item(item);
     let mut fits = fits;
     body.chunks(64).try_for_each(|c| fits.decode(c)).unwrap();
     assert_eq!(fits.finish().unwrap().items.len(), 4);
 
-    let mut d = ProtobufListDecoder::<Pod>::new().with_max_body(Some(body.len() - 1));
+    let mut d =
+        ListDecoder::<Pod, ProtobufListCodec<Pod>>::new().with_max_body(Some(body.len() - 1));
     let err = body.chunks(64).try_for_each(|c| d.decode(c)).unwrap_err();
     assert!(err.is_response_too_large());
 }
@@ -189,7 +190,7 @@ fn truncated_and_misordered_bodies_are_errors() {
     let body = pb_body(&pod_list(2));
     // Every cut short of the end: the list is not over, or a field is cut.
     for cut in (0..body.len() - 4).step_by(7) {
-        let mut d = ProtobufListDecoder::<Pod>::new();
+        let mut d = ListDecoder::<Pod, ProtobufListCodec<Pod>>::new();
         let err = d.decode(&body[..cut]).and_then(|()| d.finish().map(|_| ()));
         assert!(err.unwrap_err().is_decode(), "cut {cut}");
     }
@@ -211,7 +212,7 @@ fn truncated_and_misordered_bodies_are_errors() {
         &overrun,
     ];
     for body in bad {
-        let mut d = ProtobufListDecoder::<Pod>::new();
+        let mut d = ListDecoder::<Pod, ProtobufListCodec<Pod>>::new();
         let err = d.decode(body).and_then(|()| d.finish().map(|_| ()));
         assert!(err.unwrap_err().is_decode(), "{body:?}");
     }
@@ -263,7 +264,7 @@ proptest! {
         let mut body = envelope::MAGIC.to_vec();
         body.extend_from_slice(&bytes);
         for input in [&bytes[..], &body[..]] {
-            let mut d = ProtobufListDecoder::<Pod>::new().with_max_item(1 << 12);
+            let mut d = ListDecoder::<Pod, ProtobufListCodec<Pod>>::new().with_max_item(1 << 12);
             let _ = input.chunks(chunk).try_for_each(|c| d.decode(c)).and_then(|()| d.finish().map(|_| ()));
         }
     }
@@ -274,7 +275,7 @@ proptest! {
         let mut body = pb_body(&pod_list(1));
         let at = at % body.len();
         body[at] = to;
-        let mut d = ProtobufListDecoder::<Pod>::new();
+        let mut d = ListDecoder::<Pod, ProtobufListCodec<Pod>>::new();
         let _ = body.chunks(chunk).try_for_each(|c| d.decode(c)).and_then(|()| d.finish().map(|_| ()));
     }
 }
