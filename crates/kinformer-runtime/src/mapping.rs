@@ -5,26 +5,31 @@ use std::sync::Arc;
 
 use kinformer_core::{ApiResource, DeletedState, Object, Scope};
 use kinformer_informer::EventHandler;
-use kinformer_workqueue::RateLimitingQueue;
+use kinformer_workqueue::{Priority, RateLimitingQueue};
 
 use crate::{ObjectRef, Predicate};
 
 /// Queues a primary object when it is added and when an update passes the predicate. A
 /// deleted primary is not queued: it is gone from the cache, and what is gone is not
-/// reconciled.
+/// reconciled. What an initial list or a resync brings is queued at [`Priority::Low`]: after a
+/// restart, real changes go before the backlog of unchanged objects (which ages, so it is never
+/// starved).
 pub(crate) struct Primary<K> {
     pub(crate) queue: RateLimitingQueue<ObjectRef>,
     pub(crate) predicate: Predicate<K>,
 }
 
 impl<K: Object> EventHandler<K> for Primary<K> {
-    fn on_add(&self, obj: &Arc<K>, _is_in_initial_list: bool) {
-        self.queue.add(ObjectRef::from_obj(&**obj));
+    fn on_add(&self, obj: &Arc<K>, is_in_initial_list: bool) {
+        self.queue
+            .add_with_priority(ObjectRef::from_obj(&**obj), priority(is_in_initial_list));
     }
 
     fn on_update(&self, old: &Arc<K>, new: &Arc<K>) {
         if self.predicate.matches(old, new) {
-            self.queue.add(ObjectRef::from_obj(&**new));
+            let resync = old.resource_version() == new.resource_version();
+            self.queue
+                .add_with_priority(ObjectRef::from_obj(&**new), priority(resync));
         }
     }
 }
@@ -53,14 +58,23 @@ pub(crate) struct Mapped<F> {
 }
 
 impl<F> Mapped<F> {
-    fn queue_mapped<O, I>(&self, obj: &O)
+    fn queue_mapped<O, I>(&self, obj: &O, priority: Priority)
     where
         F: Fn(&O) -> I,
         I: IntoIterator<Item = ObjectRef>,
     {
         for primary in (self.mapper)(obj) {
-            self.queue.add(primary);
+            self.queue.add_with_priority(primary, priority);
         }
+    }
+}
+
+/// Low for what confirms the unchanged (an initial list, a resync), else normal.
+fn priority(unchanged: bool) -> Priority {
+    if unchanged {
+        Priority::Low
+    } else {
+        Priority::Normal
     }
 }
 
@@ -70,16 +84,17 @@ where
     F: Fn(&O) -> I + Send + Sync + 'static,
     I: IntoIterator<Item = ObjectRef>,
 {
-    fn on_add(&self, obj: &Arc<O>, _is_in_initial_list: bool) {
-        self.queue_mapped(&**obj);
+    fn on_add(&self, obj: &Arc<O>, is_in_initial_list: bool) {
+        self.queue_mapped(&**obj, priority(is_in_initial_list));
     }
 
     fn on_update(&self, old: &Arc<O>, new: &Arc<O>) {
-        self.queue_mapped(&**old);
-        self.queue_mapped(&**new);
+        let resync = priority(old.resource_version() == new.resource_version());
+        self.queue_mapped(&**old, resync);
+        self.queue_mapped(&**new, resync);
     }
 
     fn on_delete(&self, state: &DeletedState<O>) {
-        self.queue_mapped(&**state.object());
+        self.queue_mapped(&**state.object(), Priority::Normal);
     }
 }

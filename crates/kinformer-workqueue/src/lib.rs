@@ -50,6 +50,8 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod delaying;
+mod error;
+mod lanes;
 mod metrics;
 #[cfg(feature = "prometheus")]
 mod prometheus;
@@ -62,6 +64,8 @@ mod waiting;
 use std::hash::Hash;
 
 pub use delaying::{DelayingQueue, MAX_DELAY};
+pub use error::Error;
+pub use lanes::{DEFAULT_LOW_PRIORITY_WAIT, Priority};
 pub use metrics::{NoQueueMetrics, QueueMetrics};
 #[cfg(feature = "prometheus")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]

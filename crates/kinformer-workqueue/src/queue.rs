@@ -8,9 +8,10 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::QueueItem;
+use super::lanes::{DEFAULT_LOW_PRIORITY_WAIT, Priority};
 use super::metrics::{NoQueueMetrics, QueueMetrics};
 use super::state::State;
+use super::{Error, QueueItem};
 
 /// Options of a work queue: a name (for logs and metrics) and a metrics sink. `Default` is an
 /// anonymous queue without metrics; each setting has a `with_` setter and a getter of the same
@@ -31,6 +32,7 @@ use super::state::State;
 pub struct QueueConfig {
     name: String,
     metrics: Arc<dyn QueueMetrics>,
+    low_priority_wait: Duration,
 }
 
 impl Default for QueueConfig {
@@ -38,6 +40,7 @@ impl Default for QueueConfig {
         Self {
             name: String::new(),
             metrics: Arc::new(NoQueueMetrics),
+            low_priority_wait: DEFAULT_LOW_PRIORITY_WAIT,
         }
     }
 }
@@ -65,6 +68,25 @@ impl QueueConfig {
     /// Where measurements go ([`NoQueueMetrics`] by default).
     pub fn metrics(&self) -> &Arc<dyn QueueMetrics> {
         &self.metrics
+    }
+
+    /// Sets [`low_priority_wait`](Self::low_priority_wait).
+    ///
+    /// # Errors
+    /// A wait over [`MAX_DELAY`](crate::MAX_DELAY) (a year: "never").
+    pub fn with_low_priority_wait(mut self, wait: Duration) -> Result<Self, Error> {
+        if wait > crate::MAX_DELAY {
+            return Err(Error::LowPriorityWait(wait));
+        }
+        self.low_priority_wait = wait;
+        Ok(self)
+    }
+
+    /// How much later than it became ready a [`Priority::Low`] item is handed out: it waits
+    /// behind normal items, but never behind one that became ready more than this after it
+    /// (default [`DEFAULT_LOW_PRIORITY_WAIT`], 30 s; zero: no priorities).
+    pub fn low_priority_wait(&self) -> Duration {
+        self.low_priority_wait
     }
 }
 
@@ -122,7 +144,7 @@ impl<T: QueueItem> Queue<T> {
         Self {
             shared: Arc::new(Shared {
                 name: config.name,
-                state: Mutex::new(State::new(config.metrics)),
+                state: Mutex::new(State::new(config.metrics, config.low_priority_wait)),
                 ready: Notify::new(),
                 drained: Notify::new(),
             }),
@@ -135,9 +157,27 @@ impl<T: QueueItem> Queue<T> {
     }
 
     /// Marks `item` as needing processing. Ignored after shutdown; a no-op when the item is
-    /// already waiting to be processed.
+    /// already waiting to be processed (at [`Priority::Normal`]; a low-priority one is raised).
     pub fn add(&self, item: T) {
-        let became_ready = self.lock().add(item, Instant::now());
+        self.add_with_priority(item, Priority::Normal);
+    }
+
+    /// [`add`](Self::add) at `priority`: an item already waiting keeps the higher of its
+    /// priorities. See [`Priority`] for the order items are handed out in.
+    ///
+    /// ```
+    /// use kinformer_workqueue::{Priority, Queue};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let queue = Queue::new();
+    /// queue.add_with_priority("listed", Priority::Low);
+    /// queue.add("edited");
+    /// assert_eq!(queue.get().await, Some("edited"));
+    /// assert_eq!(queue.get().await, Some("listed"));
+    /// # });
+    /// ```
+    pub fn add_with_priority(&self, item: T, priority: Priority) {
+        let became_ready = self.lock().add(item, priority, Instant::now());
         if became_ready {
             self.shared.ready.notify_one();
         }

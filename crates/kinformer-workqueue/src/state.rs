@@ -1,13 +1,14 @@
 //! [`State`]: the work queue's bookkeeping, synchronous and lock-free of its own (the queue holds
 //! it in a mutex).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use super::QueueItem;
+use super::lanes::{Lanes, Priority};
 use super::metrics::QueueMetrics;
 use super::waiting::Waiting;
 
@@ -17,10 +18,14 @@ use super::waiting::Waiting;
 /// in `ready` at most once; items in `processing` were handed out and not yet reported done.
 #[derive(Debug)]
 pub(super) struct State<T> {
-    /// Items ready to be handed out, with the time each became ready (for queue latency).
-    ready: VecDeque<(T, Instant)>,
-    /// Items that need processing: queued, or re-added while being processed.
-    dirty: HashSet<T>,
+    /// Items ready to be handed out, by priority, with the time each became ready (for queue
+    /// latency).
+    ready: Lanes<T>,
+    /// Items that need processing (queued, or re-added while being processed), at the highest
+    /// priority they were added with, and the ticket of their live entry in `ready`.
+    dirty: HashMap<T, (Priority, u64)>,
+    /// The next entry's ticket.
+    tickets: u64,
     /// Items handed out and not yet done, with the time each was handed out.
     processing: HashMap<T, Instant>,
     waiting: Waiting<T>,
@@ -30,10 +35,11 @@ pub(super) struct State<T> {
 }
 
 impl<T: QueueItem> State<T> {
-    pub(super) fn new(metrics: Arc<dyn QueueMetrics>) -> Self {
+    pub(super) fn new(metrics: Arc<dyn QueueMetrics>, low_priority_wait: Duration) -> Self {
         Self {
-            ready: VecDeque::new(),
-            dirty: HashSet::new(),
+            ready: Lanes::new(low_priority_wait),
+            dirty: HashMap::new(),
+            tickets: 0,
             processing: HashMap::new(),
             waiting: Waiting::new(),
             shutting_down: false,
@@ -42,17 +48,28 @@ impl<T: QueueItem> State<T> {
         }
     }
 
-    /// Marks `item` dirty; returns true when it became ready (so one waiter should wake).
-    pub(super) fn add(&mut self, item: T, now: Instant) -> bool {
-        if self.shutting_down || self.dirty.contains(&item) {
+    /// Marks `item` dirty at `priority` (an item already dirty at a lower one is raised);
+    /// returns true when it became ready (so one waiter should wake).
+    pub(super) fn add(&mut self, item: T, priority: Priority, now: Instant) -> bool {
+        if self.shutting_down {
             return false;
         }
-        self.dirty.insert(item.clone());
+        if let Some(&(queued, _)) = self.dirty.get(&item) {
+            if priority > queued {
+                if self.processing.contains_key(&item) {
+                    self.dirty.insert(item, (priority, 0));
+                } else {
+                    self.push_ready(item, priority, now, true);
+                }
+            }
+            return false;
+        }
         if self.processing.contains_key(&item) {
             // Queued again by `done`, so two workers never hold the same item.
+            self.dirty.insert(item, (priority, 0));
             return false;
         }
-        self.push_ready(item, now);
+        self.push_ready(item, priority, now, false);
         true
     }
 
@@ -63,7 +80,7 @@ impl<T: QueueItem> State<T> {
         }
         self.metrics.retry();
         if ready_at <= now {
-            return self.add(item, now);
+            return self.add(item, Priority::Normal, now);
         }
         self.waiting.insert(item, ready_at)
     }
@@ -72,7 +89,7 @@ impl<T: QueueItem> State<T> {
     pub(super) fn promote(&mut self, now: Instant) -> usize {
         let mut promoted = 0;
         while let Some(item) = self.waiting.pop_ready(now) {
-            if self.add(item, now) {
+            if self.add(item, Priority::Normal, now) {
                 promoted += 1;
             }
         }
@@ -81,7 +98,11 @@ impl<T: QueueItem> State<T> {
 
     /// Hands out the next ready item, if any, and marks it processing.
     pub(super) fn take(&mut self, now: Instant) -> Option<T> {
-        let (item, ready_since) = self.ready.pop_front()?;
+        let dirty = &self.dirty;
+        // An entry is live while it is its dirty item's latest.
+        let (item, ready_since) = self
+            .ready
+            .pop(|item, ticket| dirty.get(item).is_some_and(|d| d.1 == ticket))?;
         self.metrics.depth(self.ready.len());
         self.metrics
             .queue_latency(now.saturating_duration_since(ready_since));
@@ -97,8 +118,8 @@ impl<T: QueueItem> State<T> {
         };
         self.metrics
             .work_duration(now.saturating_duration_since(started));
-        if self.dirty.contains(item) {
-            self.push_ready(item.clone(), now);
+        if let Some(&(priority, _)) = self.dirty.get(item) {
+            self.push_ready(item.clone(), priority, now, false);
             return true;
         }
         false
@@ -149,8 +170,11 @@ impl<T: QueueItem> State<T> {
             })
     }
 
-    fn push_ready(&mut self, item: T, now: Instant) {
-        self.ready.push_back((item, now));
+    /// Queues `item` as its one live entry (`replaces` a lower-priority one).
+    fn push_ready(&mut self, item: T, priority: Priority, now: Instant, replaces: bool) {
+        self.tickets += 1;
+        self.dirty.insert(item.clone(), (priority, self.tickets));
+        self.ready.push(item, priority, now, self.tickets, replaces);
         self.metrics.added();
         self.metrics.depth(self.ready.len());
     }
@@ -162,16 +186,16 @@ mod tests {
     use super::*;
 
     fn state() -> State<&'static str> {
-        State::new(Arc::new(NoQueueMetrics))
+        State::new(Arc::new(NoQueueMetrics), crate::DEFAULT_LOW_PRIORITY_WAIT)
     }
 
     #[tokio::test(start_paused = true)]
     async fn duplicate_adds_queue_once() {
         let now = Instant::now();
         let mut s = state();
-        assert!(s.add("a", now));
-        assert!(!s.add("a", now));
-        assert!(s.add("b", now));
+        assert!(s.add("a", Priority::Normal, now));
+        assert!(!s.add("a", Priority::Normal, now));
+        assert!(s.add("b", Priority::Normal, now));
         assert_eq!(s.len(), 2);
         assert_eq!(s.take(now), Some("a"));
         assert_eq!(s.take(now), Some("b"));
@@ -182,9 +206,12 @@ mod tests {
     async fn re_add_while_processing_waits_for_done() {
         let now = Instant::now();
         let mut s = state();
-        s.add("a", now);
+        s.add("a", Priority::Normal, now);
         assert_eq!(s.take(now), Some("a"));
-        assert!(!s.add("a", now), "not ready while processing");
+        assert!(
+            !s.add("a", Priority::Normal, now),
+            "not ready while processing"
+        );
         assert_eq!(s.len(), 0);
         assert_eq!(s.take(now), None);
         assert!(s.done(&"a", now), "ready again after done");
@@ -198,7 +225,7 @@ mod tests {
         let now = Instant::now();
         let mut s = state();
         assert!(!s.done(&"ghost", now));
-        s.add("ghost", now);
+        s.add("ghost", Priority::Normal, now);
         assert!(!s.done(&"ghost", now), "queued but not processing");
         assert_eq!(s.len(), 1);
     }
@@ -207,10 +234,10 @@ mod tests {
     async fn shutdown_ignores_adds_but_keeps_queued_items() {
         let now = Instant::now();
         let mut s = state();
-        s.add("a", now);
+        s.add("a", Priority::Normal, now);
         s.add_at("later", now + Duration::from_secs(1), now);
         s.shut_down(false);
-        assert!(!s.add("b", now));
+        assert!(!s.add("b", Priority::Normal, now));
         assert!(!s.add_at("c", now, now));
         assert_eq!(s.waiting_len(), 0, "waiting items are dropped");
         assert_eq!(s.take(now), Some("a"));
@@ -221,9 +248,9 @@ mod tests {
     async fn dirty_item_is_requeued_on_done_even_during_shutdown() {
         let now = Instant::now();
         let mut s = state();
-        s.add("a", now);
+        s.add("a", Priority::Normal, now);
         s.take(now);
-        s.add("a", now);
+        s.add("a", Priority::Normal, now);
         s.shut_down(true);
         assert!(!s.is_drained());
         assert!(s.done(&"a", now));
@@ -248,39 +275,52 @@ mod tests {
         assert_eq!(s.next_ready_at(), None);
     }
 
-    /// What the state machine must do, written as plainly as possible.
+    /// What the state machine must do, written as plainly as possible (all at one instant, so
+    /// normal items go before low ones, each in order).
     #[derive(Default)]
     struct Model {
-        ready: Vec<u8>,
-        dirty: Vec<u8>,
+        ready: Vec<(u8, Priority)>,
+        dirty: Vec<(u8, Priority)>,
         processing: Vec<u8>,
         shutting_down: bool,
     }
 
     impl Model {
-        fn add(&mut self, item: u8) {
-            if self.shutting_down || self.dirty.contains(&item) {
+        fn add(&mut self, item: u8, priority: Priority) {
+            if self.shutting_down {
                 return;
             }
-            self.dirty.push(item);
+            if let Some(d) = self.dirty.iter_mut().find(|(i, _)| *i == item) {
+                if priority > d.1 {
+                    d.1 = priority;
+                    if let Some(r) = self.ready.iter().position(|(i, _)| *i == item) {
+                        self.ready.remove(r);
+                        self.ready.push((item, priority));
+                    }
+                }
+                return;
+            }
+            self.dirty.push((item, priority));
             if !self.processing.contains(&item) {
-                self.ready.push(item);
+                self.ready.push((item, priority));
             }
         }
         fn take(&mut self) -> Option<u8> {
-            if self.ready.is_empty() {
-                return None;
-            }
-            let item = self.ready.remove(0);
-            self.dirty.retain(|d| *d != item);
+            let next = self
+                .ready
+                .iter()
+                .position(|(_, p)| *p == Priority::Normal)
+                .or((!self.ready.is_empty()).then_some(0))?;
+            let (item, _) = self.ready.remove(next);
+            self.dirty.retain(|(d, _)| *d != item);
             self.processing.push(item);
             Some(item)
         }
         fn done(&mut self, item: u8) {
             if let Some(i) = self.processing.iter().position(|p| *p == item) {
                 self.processing.remove(i);
-                if self.dirty.contains(&item) {
-                    self.ready.push(item);
+                if let Some(&(_, priority)) = self.dirty.iter().find(|(d, _)| *d == item) {
+                    self.ready.push((item, priority));
                 }
             }
         }
@@ -288,7 +328,7 @@ mod tests {
 
     #[derive(Clone, Debug)]
     enum Op {
-        Add(u8),
+        Add(u8, Priority),
         Take,
         Done(u8),
         Shutdown,
@@ -297,7 +337,8 @@ mod tests {
     fn op() -> impl proptest::strategy::Strategy<Value = Op> {
         use proptest::prelude::*;
         prop_oneof![
-            8 => (0u8..6).prop_map(Op::Add),
+            5 => (0u8..6).prop_map(|i| Op::Add(i, Priority::Normal)),
+            3 => (0u8..6).prop_map(|i| Op::Add(i, Priority::Low)),
             6 => Just(Op::Take),
             6 => (0u8..6).prop_map(Op::Done),
             1 => Just(Op::Shutdown),
@@ -312,13 +353,13 @@ mod tests {
             let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
             rt.block_on(async {
                 let t = Instant::now();
-                let mut state: State<u8> = State::new(Arc::new(NoQueueMetrics));
+                let mut state: State<u8> = State::new(Arc::new(NoQueueMetrics), crate::DEFAULT_LOW_PRIORITY_WAIT);
                 let mut model = Model::default();
                 for op in ops {
                     match op {
-                        Op::Add(i) => {
-                            state.add(i, t);
-                            model.add(i);
+                        Op::Add(i, priority) => {
+                            state.add(i, priority, t);
+                            model.add(i, priority);
                         }
                         Op::Take => {
                             let got = state.take(t);
@@ -338,7 +379,7 @@ mod tests {
                     }
                     assert_eq!(state.len(), model.ready.len());
                     assert_eq!(state.processing_len(), model.processing.len());
-                    let mut ready = model.ready.clone();
+                    let mut ready: Vec<u8> = model.ready.iter().map(|(i, _)| *i).collect();
                     ready.sort_unstable();
                     ready.dedup();
                     assert_eq!(ready.len(), model.ready.len(), "queued twice");
@@ -351,8 +392,8 @@ mod tests {
     async fn unfinished_work_sums_and_finds_longest() {
         let t0 = Instant::now();
         let mut s = state();
-        s.add("a", t0);
-        s.add("b", t0);
+        s.add("a", Priority::Normal, t0);
+        s.add("b", Priority::Normal, t0);
         s.take(t0);
         s.take(t0 + Duration::from_secs(2));
         let (total, longest) = s.unfinished_work(t0 + Duration::from_secs(5));

@@ -279,3 +279,63 @@ async fn concurrent_workers_never_share_an_item() {
     let total: usize = processed.values().sum();
     assert!(total <= 2 * ROUNDS, "deduplication never creates work");
 }
+
+/// Under a change rate twice the worker's throughput, a restart's backlog of low-priority items
+/// waits behind the changes, but no change that became ready more than the low-priority wait
+/// after them goes first: none starves.
+#[tokio::test(start_paused = true)]
+async fn low_priority_items_age_instead_of_starving() {
+    let wait = Duration::from_secs(2);
+    let queue = Queue::with_config(QueueConfig::default().with_low_priority_wait(wait).unwrap());
+    let start = Instant::now();
+    for i in 0..10 {
+        queue.add_with_priority(format!("listed-{i}"), Priority::Low);
+    }
+    let mut order = Vec::new();
+    let mut changes = 0u64;
+    // One change every 10 ms; the worker takes one item every 20 ms.
+    while order
+        .iter()
+        .filter(|k: &&String| k.starts_with("listed"))
+        .count()
+        < 10
+    {
+        queue.add(format!("change-{changes}"));
+        changes += 1;
+        tokio::time::advance(Duration::from_millis(10)).await;
+        if changes % 2 == 0 {
+            let item = queue.get().await.unwrap();
+            queue.done(&item);
+            order.push(item);
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "a low item starved"
+        );
+    }
+    assert!(
+        order[0].starts_with("change"),
+        "changes go first: {order:?}"
+    );
+    // Every change handed out before the last listed item became ready within `wait` of it.
+    let last_listed = order.iter().rposition(|k| k.starts_with("listed")).unwrap();
+    for change in order[..last_listed]
+        .iter()
+        .filter_map(|k| k.strip_prefix("change-"))
+    {
+        let ready_at = Duration::from_millis(10 * change.parse::<u64>().unwrap());
+        assert!(ready_at <= wait, "change-{change} overtook the backlog");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_edit_raises_a_listed_item() {
+    let queue = Queue::new();
+    queue.add_with_priority("a", Priority::Low);
+    queue.add_with_priority("b", Priority::Low);
+    queue.add("b");
+    assert_eq!(queue.len(), 2);
+    assert_eq!(queue.get().await, Some("b"));
+    assert_eq!(queue.get().await, Some("a"));
+    assert_eq!(queue.len(), 0);
+}
