@@ -303,7 +303,7 @@ async fn low_priority_items_age_instead_of_starving() {
         queue.add(format!("change-{changes}"));
         changes += 1;
         tokio::time::advance(Duration::from_millis(10)).await;
-        if changes % 2 == 0 {
+        if changes.is_multiple_of(2) {
             let item = queue.get().await.unwrap();
             queue.done(&item);
             order.push(item);
