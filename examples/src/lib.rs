@@ -3,6 +3,7 @@
 use kinformer::rest::{Client, Config, Kubeconfig, KubeconfigOptions, RateLimit, TokenBucket};
 use kinformer::sim::{SimBuilder, SimHandle};
 
+pub mod foo;
 pub mod sample;
 
 /// A client, and the embedded server when no `--kubeconfig` was given (kept alive by the caller).

@@ -8,9 +8,11 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use kinformer::api::{Api, PostParams};
+use kinformer::core::DynamicObject;
 use kinformer::rest::Client;
 use kinformer::sim::{Sim, wait_until};
 use kinformer_examples::client_from_kubeconfig;
+use kinformer_examples::foo;
 use kinformer_examples::sample::{self, CONTROLLER};
 
 /// Short election timings, so that a lease left by a killed leader runs out quickly.
@@ -57,7 +59,7 @@ async fn holder(client: &Client) -> Option<String> {
 async fn has_deployment(client: &Client, primary: &str) -> bool {
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     matches!(
-        deployments.get_opt(&sample::deployment_name(primary)).await,
+        deployments.get_opt(&foo::deployment_name(primary)).await,
         Ok(Some(_))
     )
 }
@@ -75,14 +77,15 @@ where
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_leader_is_replaced_and_a_stopped_one_releases_the_lease() {
     let sim = Sim::builder().start().await.unwrap();
-    sim.register(sample::foo_crd()).await.unwrap();
+    sim.register(foo::crd()).await.unwrap();
     let kubeconfig = std::env::temp_dir().join(format!(
         "sample-controller-{}.kubeconfig",
         std::process::id()
     ));
     std::fs::write(&kubeconfig, sim.kubeconfig()).unwrap();
     let client = client_from_kubeconfig(&sim.kubeconfig()).unwrap();
-    let foos = sample::foos(&client, "default");
+    let foos =
+        Api::<DynamicObject>::namespaced_with(client.clone(), "default", &sample::foo_resource());
 
     let mut first = replica(&kubeconfig, "first");
     eventually("the first replica to lead", || async {
@@ -90,7 +93,7 @@ async fn a_killed_leader_is_replaced_and_a_stopped_one_releases_the_lease() {
     })
     .await;
     let mut second = replica(&kubeconfig, "second");
-    foos.create(&PostParams::default(), &sample::foo("foo-a", 2))
+    foos.create(&PostParams::default(), &foo::object("foo-a", 2))
         .await
         .unwrap();
     eventually("foo-a's Deployment", || has_deployment(&client, "foo-a")).await;
@@ -98,7 +101,7 @@ async fn a_killed_leader_is_replaced_and_a_stopped_one_releases_the_lease() {
     // Killed outright: no release; the lease must run out before the second may lead.
     first.0.kill().unwrap();
     first.0.wait().unwrap();
-    foos.create(&PostParams::default(), &sample::foo("foo-b", 1))
+    foos.create(&PostParams::default(), &foo::object("foo-b", 1))
         .await
         .unwrap();
     eventually("the second replica to lead", || async {

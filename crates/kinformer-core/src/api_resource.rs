@@ -87,6 +87,37 @@ impl ApiResource {
         }
     }
 
+    /// The owner reference that makes `owner`, an object of this resource, the controller of
+    /// another object (`controller: true`, and `blockOwnerDeletion: true` so a foreground
+    /// deletion of the owner waits for it); `None` for an owner without a uid (never stored).
+    ///
+    /// ```
+    /// use k8s_openapi::api::apps::v1::Deployment;
+    /// use kinformer_core::ApiResource;
+    ///
+    /// let mut owner = Deployment::default();
+    /// owner.metadata.name = Some("web".into());
+    /// owner.metadata.uid = Some("6f1c".into());
+    /// let reference = ApiResource::of::<Deployment>().controller_reference(&owner).unwrap();
+    /// assert_eq!((reference.api_version.as_str(), reference.kind.as_str()), ("apps/v1", "Deployment"));
+    /// assert_eq!((reference.name.as_str(), reference.controller), ("web", Some(true)));
+    /// ```
+    pub fn controller_reference<K: crate::Object>(
+        &self,
+        owner: &K,
+    ) -> Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> {
+        Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+                api_version: self.api_version(),
+                kind: self.kind.clone(),
+                name: owner.name().to_owned(),
+                uid: owner.uid()?.to_owned(),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            },
+        )
+    }
+
     /// The group-version path prefix: `/api/v1` or `/apis/{group}/{version}`.
     pub fn group_version_path(&self) -> String {
         if self.group.is_empty() {

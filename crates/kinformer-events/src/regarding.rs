@@ -69,6 +69,26 @@ impl Regarding {
     }
 }
 
+impl Regarding {
+    /// The object `object` of `resource` (a custom resource's `DynamicObject`, say, whose type
+    /// the object itself may not carry).
+    pub fn of<K: kinformer_core::Object>(
+        object: &K,
+        resource: &kinformer_core::ApiResource,
+    ) -> Self {
+        let meta = object.meta();
+        Self::new(ObjectReference {
+            api_version: Some(resource.api_version()),
+            kind: Some(resource.kind.clone()),
+            name: meta.name.clone(),
+            namespace: meta.namespace.clone(),
+            uid: meta.uid.clone(),
+            resource_version: meta.resource_version.clone(),
+            field_path: None,
+        })
+    }
+}
+
 impl From<ObjectReference> for Regarding {
     fn from(object: ObjectReference) -> Self {
         Self::new(object)

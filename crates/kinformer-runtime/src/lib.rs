@@ -85,6 +85,8 @@
 mod action;
 mod config;
 mod controller;
+#[cfg(feature = "rest")]
+mod elected;
 mod error;
 #[cfg(feature = "rest")]
 mod finalizer;
@@ -104,6 +106,9 @@ mod worker;
 pub use action::Action;
 pub use config::{ControllerConfig, DEFAULT_CONCURRENCY, DEFAULT_DRAIN_TIMEOUT};
 pub use controller::Controller;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use elected::LeaderElected;
 pub use error::Error;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
