@@ -168,7 +168,7 @@ async fn reconcile(
     };
     let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), ns);
     configmaps
-        .patch(name, &PatchParams::apply(MANAGER), &Patch::Apply(&desired))
+        .patch(name, &PatchParams::apply(MANAGER)?, &Patch::Apply(&desired))
         .await?;
     Ok(true)
 }

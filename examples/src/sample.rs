@@ -141,7 +141,7 @@ async fn reconcile(primary: Arc<DynamicObject>, ctx: Arc<Context>) -> anyhow::Re
         },
     });
     let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), namespace);
-    let apply = PatchParams::apply(CONTROLLER).force();
+    let apply = PatchParams::apply(CONTROLLER)?.with_force(true);
     let applied = deployments
         .patch(name, &apply, &Patch::Apply(&desired))
         .await?;

@@ -107,10 +107,13 @@ impl<K> Api<K> {
     }
 
     /// The objects of `resource` in `namespace`; for a cluster-scoped resource the namespace is
-    /// ignored.
+    /// ignored. An empty `namespace` does not mean every namespace (that is [`all_with`]): each
+    /// call then fails with the request's error naming the empty namespace.
+    ///
+    /// [`all_with`]: Self::all_with
     pub fn namespaced_with(client: Client, namespace: &str, resource: &ApiResource) -> Self {
         let mut api = Self::all_with(client, resource);
-        if resource.scope == Scope::Namespaced && !namespace.is_empty() {
+        if resource.scope == Scope::Namespaced {
             api.namespace = Some(namespace.into());
         }
         api
@@ -306,5 +309,12 @@ mod tests {
         assert!(matches!(all.create_request(), Err(Error::Usage(_))));
         let node_in_ns = Api::<Node>::namespaced_with(client(), "prod", &ApiResource::of::<Node>());
         assert_eq!(node_in_ns.namespace(), None);
+    }
+
+    #[test]
+    fn an_empty_namespace_is_an_error_not_every_namespace() {
+        let cms = Api::<ConfigMap>::namespaced(client(), "");
+        let err = cms.collection(Method::GET).url().unwrap_err();
+        assert!(err.to_string().contains("leave the namespace unset"), "{err}");
     }
 }

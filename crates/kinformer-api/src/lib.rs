@@ -47,7 +47,7 @@
 //!         },
 //!     },
 //! });
-//! let apply = PatchParams::apply("web-controller").force();
+//! let apply = PatchParams::apply("web-controller")?.with_force(true);
 //! let web = deployments.patch("web", &apply, &Patch::Apply(&desired)).await?;
 //!
 //! let status = Patch::Merge(json!({"status": {"observedGeneration": web.metadata.generation}}));

@@ -2,39 +2,68 @@
 
 use serde::Serialize;
 
+use crate::Error;
+
+/// The longest field manager kube-apiserver accepts.
+const MAX_FIELD_MANAGER: usize = 128;
+
+/// Checks a field manager as kube-apiserver does.
+fn field_manager(manager: String) -> Result<String, Error> {
+    if manager.is_empty() {
+        return Err(Error::Usage("a field manager may not be empty"));
+    }
+    if manager.chars().count() > MAX_FIELD_MANAGER {
+        return Err(Error::Usage(
+            "a field manager may not be longer than 128 characters",
+        ));
+    }
+    Ok(manager)
+}
+
 /// The options of `create`, `replace` and the subresource replaces (client-go `CreateOptions`
 /// and `UpdateOptions`).
 ///
 /// ```
 /// use kinformer_api::PostParams;
 ///
-/// let params = PostParams::default().field_manager("my-controller").dry_run();
-/// assert!(params.dry_run);
+/// let params = PostParams::default().with_field_manager("my-controller")?.with_dry_run(true);
+/// assert!(params.dry_run());
+/// assert_eq!(params.field_manager(), Some("my-controller"));
+/// # Ok::<(), kinformer_api::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct PostParams {
-    /// `dryRun=All`: the server validates and answers the object as it would store it, and
-    /// stores nothing.
-    pub dry_run: bool,
-    /// `fieldManager`: who owns the fields this write sets (the server uses the User-Agent when
-    /// unset).
-    pub field_manager: Option<String>,
+    dry_run: bool,
+    field_manager: Option<String>,
 }
 
 impl PostParams {
-    /// Asks for a dry run.
+    /// Sets [`dry_run`](Self::dry_run).
     #[must_use]
-    pub fn dry_run(mut self) -> Self {
-        self.dry_run = true;
+    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
         self
     }
 
-    /// Names the field manager.
-    #[must_use]
-    pub fn field_manager(mut self, manager: impl Into<String>) -> Self {
-        self.field_manager = Some(manager.into());
-        self
+    /// `dryRun=All`: the server validates and answers the object as it would store it, and
+    /// stores nothing.
+    pub fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// Sets [`field_manager`](Self::field_manager).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a name kube-apiserver refuses (empty, over 128 characters).
+    pub fn with_field_manager(mut self, manager: impl Into<String>) -> Result<Self, Error> {
+        self.field_manager = Some(field_manager(manager.into())?);
+        Ok(self)
+    }
+
+    /// `fieldManager`: who owns the fields this write sets (the server uses the User-Agent when
+    /// unset).
+    pub fn field_manager(&self) -> Option<&str> {
+        self.field_manager.as_deref()
     }
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
@@ -48,49 +77,65 @@ impl PostParams {
 /// ```
 /// use kinformer_api::PatchParams;
 ///
-/// let params = PatchParams::apply("my-controller").force();
-/// assert_eq!(params.field_manager.as_deref(), Some("my-controller"));
-/// assert!(params.force);
+/// let params = PatchParams::apply("my-controller")?.with_force(true);
+/// assert_eq!(params.field_manager(), Some("my-controller"));
+/// assert!(params.force());
+/// assert!(PatchParams::apply("").is_err());
+/// # Ok::<(), kinformer_api::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct PatchParams {
-    /// `dryRun=All`: nothing is stored.
-    pub dry_run: bool,
-    /// `force`: an apply takes the fields other managers own (apply only).
-    pub force: bool,
-    /// `fieldManager`: required for an apply.
-    pub field_manager: Option<String>,
+    dry_run: bool,
+    force: bool,
+    field_manager: Option<String>,
 }
 
 impl PatchParams {
     /// The parameters of a server-side apply by `manager`.
-    pub fn apply(manager: impl Into<String>) -> Self {
-        Self {
-            field_manager: Some(manager.into()),
-            ..Self::default()
-        }
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a name kube-apiserver refuses (empty, over 128 characters).
+    pub fn apply(manager: impl Into<String>) -> Result<Self, Error> {
+        Self::default().with_field_manager(manager)
     }
 
-    /// Takes ownership of conflicting fields from other managers (apply only).
+    /// Sets [`force`](Self::force).
     #[must_use]
-    pub fn force(mut self) -> Self {
-        self.force = true;
+    pub fn with_force(mut self, force: bool) -> Self {
+        self.force = force;
         self
     }
 
-    /// Asks for a dry run.
+    /// `force`: an apply takes the fields other managers own (apply only: another patch with
+    /// it is refused before it is sent).
+    pub fn force(&self) -> bool {
+        self.force
+    }
+
+    /// Sets [`dry_run`](Self::dry_run).
     #[must_use]
-    pub fn dry_run(mut self) -> Self {
-        self.dry_run = true;
+    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
         self
     }
 
-    /// Names the field manager.
-    #[must_use]
-    pub fn field_manager(mut self, manager: impl Into<String>) -> Self {
-        self.field_manager = Some(manager.into());
-        self
+    /// `dryRun=All`: nothing is stored.
+    pub fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// Sets [`field_manager`](Self::field_manager).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a name kube-apiserver refuses (empty, over 128 characters).
+    pub fn with_field_manager(mut self, manager: impl Into<String>) -> Result<Self, Error> {
+        self.field_manager = Some(field_manager(manager.into())?);
+        Ok(self)
+    }
+
+    /// `fieldManager`: required for an apply.
+    pub fn field_manager(&self) -> Option<&str> {
+        self.field_manager.as_deref()
     }
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
@@ -131,14 +176,23 @@ pub enum PropagationPolicy {
 
 /// Conditions the object must meet for a delete to go ahead (409 Conflict otherwise).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
 pub struct Preconditions {
-    /// The object must have this uid (not a re-created namesake).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uid: Option<String>,
-    /// The object must be at this resourceVersion (unchanged since it was read).
+    uid: Option<String>,
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
+    resource_version: Option<String>,
+}
+
+impl Preconditions {
+    /// The object must have this uid (not a re-created namesake).
+    pub fn uid(&self) -> Option<&str> {
+        self.uid.as_deref()
+    }
+
+    /// The object must be at this resourceVersion (unchanged since it was read).
+    pub fn resource_version(&self) -> Option<&str> {
+        self.resource_version.as_deref()
+    }
 }
 
 /// The options of `delete` and `delete_collection` (client-go `DeleteOptions`, sent as the
@@ -147,75 +201,91 @@ pub struct Preconditions {
 /// ```
 /// use kinformer_api::{DeleteParams, PropagationPolicy};
 ///
-/// let params = DeleteParams::foreground().uid("0b5e…").grace_period(0);
-/// assert_eq!(params.propagation_policy, Some(PropagationPolicy::Foreground));
+/// let params = DeleteParams::foreground().with_uid("0b5e…").with_grace_period_seconds(0);
+/// assert_eq!(params.propagation_policy(), Some(PropagationPolicy::Foreground));
+/// assert_eq!(params.preconditions().and_then(|p| p.uid()), Some("0b5e…"));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct DeleteParams {
-    /// `dryRun=All`: nothing is deleted.
-    pub dry_run: bool,
-    /// `gracePeriodSeconds`: how long the object may take to go (pods); `0` is at once.
-    pub grace_period_seconds: Option<u32>,
-    /// `propagationPolicy`; the resource's default when unset.
-    pub propagation_policy: Option<PropagationPolicy>,
-    /// `preconditions`.
-    pub preconditions: Option<Preconditions>,
+    dry_run: bool,
+    grace_period_seconds: Option<u32>,
+    propagation_policy: Option<PropagationPolicy>,
+    preconditions: Option<Preconditions>,
 }
 
 impl DeleteParams {
     /// Deletes the dependents in the background.
     pub fn background() -> Self {
-        Self::default().propagation(PropagationPolicy::Background)
+        Self::default().with_propagation_policy(PropagationPolicy::Background)
     }
 
     /// Deletes the dependents first.
     pub fn foreground() -> Self {
-        Self::default().propagation(PropagationPolicy::Foreground)
+        Self::default().with_propagation_policy(PropagationPolicy::Foreground)
     }
 
     /// Leaves the dependents.
     pub fn orphan() -> Self {
-        Self::default().propagation(PropagationPolicy::Orphan)
+        Self::default().with_propagation_policy(PropagationPolicy::Orphan)
     }
 
-    /// Sets the propagation policy.
+    /// Sets [`propagation_policy`](Self::propagation_policy).
     #[must_use]
-    pub fn propagation(mut self, policy: PropagationPolicy) -> Self {
+    pub fn with_propagation_policy(mut self, policy: PropagationPolicy) -> Self {
         self.propagation_policy = Some(policy);
         self
     }
 
-    /// Sets the grace period.
+    /// `propagationPolicy`; the resource's default when unset.
+    pub fn propagation_policy(&self) -> Option<PropagationPolicy> {
+        self.propagation_policy
+    }
+
+    /// Sets [`grace_period_seconds`](Self::grace_period_seconds).
     #[must_use]
-    pub fn grace_period(mut self, seconds: u32) -> Self {
+    pub fn with_grace_period_seconds(mut self, seconds: u32) -> Self {
         self.grace_period_seconds = Some(seconds);
         self
     }
 
-    /// Deletes only the object with this uid.
+    /// `gracePeriodSeconds`: how long the object may take to go (pods); `0` is at once.
+    pub fn grace_period_seconds(&self) -> Option<u32> {
+        self.grace_period_seconds
+    }
+
+    /// Deletes only the object with this uid (a precondition).
     #[must_use]
-    pub fn uid(mut self, uid: impl Into<String>) -> Self {
+    pub fn with_uid(mut self, uid: impl Into<String>) -> Self {
         self.preconditions
             .get_or_insert_with(Preconditions::default)
             .uid = Some(uid.into());
         self
     }
 
-    /// Deletes only if the object is still at this resourceVersion.
+    /// Deletes only if the object is still at this resourceVersion (a precondition).
     #[must_use]
-    pub fn resource_version(mut self, resource_version: impl Into<String>) -> Self {
+    pub fn with_resource_version(mut self, resource_version: impl Into<String>) -> Self {
         self.preconditions
             .get_or_insert_with(Preconditions::default)
             .resource_version = Some(resource_version.into());
         self
     }
 
-    /// Asks for a dry run.
+    /// `preconditions`, when a uid or resourceVersion was set.
+    pub fn preconditions(&self) -> Option<&Preconditions> {
+        self.preconditions.as_ref()
+    }
+
+    /// Sets [`dry_run`](Self::dry_run).
     #[must_use]
-    pub fn dry_run(mut self) -> Self {
-        self.dry_run = true;
+    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
         self
+    }
+
+    /// `dryRun=All`: nothing is deleted.
+    pub fn dry_run(&self) -> bool {
+        self.dry_run
     }
 
     /// The `DeleteOptions` body.
@@ -269,10 +339,10 @@ mod tests {
             serde_json::json!({"kind": "DeleteOptions", "apiVersion": "v1"})
         );
         let params = DeleteParams::orphan()
-            .uid("u1")
-            .resource_version("7")
-            .grace_period(0)
-            .dry_run();
+            .with_uid("u1")
+            .with_resource_version("7")
+            .with_grace_period_seconds(0)
+            .with_dry_run(true);
         assert_eq!(
             serde_json::to_value(params.body()).unwrap(),
             serde_json::json!({
@@ -285,11 +355,23 @@ mod tests {
     }
 
     #[test]
+    fn field_managers_are_checked_as_the_api_server_checks_them() {
+        assert!(PatchParams::apply("").is_err());
+        assert!(PatchParams::apply("m".repeat(129)).is_err());
+        assert!(PatchParams::apply("m".repeat(128)).is_ok());
+        assert!(PostParams::default().with_field_manager("").is_err());
+    }
+
+    #[test]
     fn queries_name_only_what_was_set() {
         assert!(PostParams::default().query().is_empty());
         assert!(PatchParams::default().query().is_empty());
         assert_eq!(
-            PatchParams::apply("m").force().dry_run().query(),
+            PatchParams::apply("m")
+                .unwrap()
+                .with_force(true)
+                .with_dry_run(true)
+                .query(),
             [
                 ("dryRun", "All".to_owned()),
                 ("force", "true".to_owned()),
@@ -297,7 +379,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            PostParams::default().field_manager("m").query(),
+            PostParams::default()
+                .with_field_manager("m")
+                .unwrap()
+                .query(),
             [("fieldManager", "m".to_owned())]
         );
     }

@@ -65,12 +65,12 @@ impl<P: Serialize> Patch<P> {
     /// Refuses, before sending, what the server would refuse for certain.
     pub(crate) fn check(&self, params: &PatchParams) -> Result<(), Error> {
         let is_apply = matches!(self, Self::Apply(_));
-        if is_apply && params.field_manager.as_deref().is_none_or(str::is_empty) {
+        if is_apply && params.field_manager().is_none() {
             return Err(Error::Usage(
                 "a server-side apply needs a field manager: PatchParams::apply(\"name\")",
             ));
         }
-        if !is_apply && params.force {
+        if !is_apply && params.force() {
             return Err(Error::Usage("force is only for a server-side apply"));
         }
         Ok(())
@@ -219,10 +219,14 @@ mod tests {
             apply.check(&PatchParams::default()),
             Err(Error::Usage(_))
         ));
-        assert!(apply.check(&PatchParams::apply("m").force()).is_ok());
+        assert!(
+            apply
+                .check(&PatchParams::apply("m").unwrap().with_force(true))
+                .is_ok()
+        );
         let merge = Patch::Merge(json!({}));
         assert!(matches!(
-            merge.check(&PatchParams::default().force()),
+            merge.check(&PatchParams::default().with_force(true)),
             Err(Error::Usage(_))
         ));
         assert!(merge.check(&PatchParams::default()).is_ok());

@@ -104,7 +104,7 @@ where
     ///     "metadata": {"name": "owned"},
     ///     "data": {"replicas": "3"},
     /// });
-    /// let params = PatchParams::apply("my-controller").force();
+    /// let params = PatchParams::apply("my-controller")?.with_force(true);
     /// let cm = configmaps.patch("owned", &params, &Patch::Apply(&desired)).await?;
     /// assert_eq!(cm.data.unwrap()["replicas"], "3");
     /// # Ok(()) }
@@ -141,7 +141,7 @@ where
     /// # cm.metadata.name = Some("old".into());
     /// let cm = configmaps.create(&PostParams::default(), &cm).await?;
     /// // Delete only the object that was read, not a namesake created since.
-    /// let params = DeleteParams::background().uid(cm.metadata.uid.unwrap());
+    /// let params = DeleteParams::background().with_uid(cm.metadata.uid.unwrap());
     /// configmaps.delete("old", &params).await?;
     /// assert!(configmaps.get_opt("old").await?.is_none());
     /// # Ok(()) }

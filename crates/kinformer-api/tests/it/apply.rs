@@ -17,7 +17,7 @@ fn desired(data: Value) -> Patch<Value> {
 async fn apply_creates_then_updates_and_an_unchanged_apply_changes_nothing() {
     let (sim, client) = sim().await;
     let api = configmaps(&client);
-    let params = PatchParams::apply("controller-a");
+    let params = PatchParams::apply("controller-a").unwrap();
     let created = api
         .patch("applied", &params, &desired(json!({"k": "1"})))
         .await
@@ -54,7 +54,7 @@ async fn an_apply_conflict_names_the_managers_and_fields_and_force_takes_them() 
     let api = configmaps(&client);
     api.patch(
         "applied",
-        &PatchParams::apply("a"),
+        &PatchParams::apply("a").unwrap(),
         &desired(json!({"k": "a"})),
     )
     .await
@@ -62,7 +62,7 @@ async fn an_apply_conflict_names_the_managers_and_fields_and_force_takes_them() 
     let err = api
         .patch(
             "applied",
-            &PatchParams::apply("b"),
+            &PatchParams::apply("b").unwrap(),
             &desired(json!({"k": "b"})),
         )
         .await
@@ -82,7 +82,7 @@ async fn an_apply_conflict_names_the_managers_and_fields_and_force_takes_them() 
     let forced = api
         .patch(
             "applied",
-            &PatchParams::apply("b").force(),
+            &PatchParams::apply("b").unwrap().with_force(true),
             &desired(json!({"k": "b"})),
         )
         .await
@@ -95,7 +95,7 @@ async fn an_apply_takes_fields_from_an_update_only_with_force() {
     let (_sim, client) = sim().await;
     let api = configmaps(&client);
     api.create(
-        &PostParams::default().field_manager("editor"),
+        &PostParams::default().with_field_manager("editor").unwrap(),
         &configmap("applied", &[("k", "edited")]),
     )
     .await
@@ -103,7 +103,7 @@ async fn an_apply_takes_fields_from_an_update_only_with_force() {
     let err = api
         .patch(
             "applied",
-            &PatchParams::apply("ctl"),
+            &PatchParams::apply("ctl").unwrap(),
             &desired(json!({"k": "mine"})),
         )
         .await

@@ -31,7 +31,7 @@ async fn a_custom_resource_through_dynamic_objects() {
     let applied = api
         .patch(
             "w2",
-            &PatchParams::apply("widget-controller"),
+            &PatchParams::apply("widget-controller").unwrap(),
             &Patch::Apply(json!({"apiVersion": "example.com/v1", "kind": "Widget",
                 "metadata": {"name": "w2"}, "spec": {"size": 1}})),
         )

@@ -114,7 +114,7 @@ async fn delete_collection_deletes_what_the_selector_matches() {
         api.create(&PostParams::default(), &cm).await.unwrap();
     }
     let red = ListOptions::default().labels("team=red");
-    api.delete_collection(&DeleteParams::default().dry_run(), &red)
+    api.delete_collection(&DeleteParams::default().with_dry_run(true), &red)
         .await
         .unwrap();
     assert_eq!(

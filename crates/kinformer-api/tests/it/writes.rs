@@ -133,7 +133,7 @@ async fn dry_runs_leave_nothing() {
     let api = configmaps(&client);
     let dry = api
         .create(
-            &PostParams::default().dry_run(),
+            &PostParams::default().with_dry_run(true),
             &configmap("ghost", &[("k", "v")]),
         )
         .await
@@ -152,20 +152,27 @@ async fn dry_runs_leave_nothing() {
         .get_or_insert_default()
         .insert("k".into(), "2".into());
     let answered = api
-        .replace("a", &PostParams::default().dry_run(), &changed)
+        .replace("a", &PostParams::default().with_dry_run(true), &changed)
         .await
         .unwrap();
     assert_eq!(answered.data.unwrap()["k"], "2");
     let merge = Patch::Merge(json!({"data": {"k": "3"}}));
-    api.patch("a", &PatchParams::default().dry_run(), &merge)
+    api.patch("a", &PatchParams::default().with_dry_run(true), &merge)
         .await
         .unwrap();
     let apply = Patch::Apply(json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "a"}, "data": {"k": "4"}}));
-    api.patch("a", &PatchParams::apply("m").force().dry_run(), &apply)
-        .await
-        .unwrap();
-    api.delete("a", &DeleteParams::default().dry_run())
+    api.patch(
+        "a",
+        &PatchParams::apply("m")
+            .unwrap()
+            .with_force(true)
+            .with_dry_run(true),
+        &apply,
+    )
+    .await
+    .unwrap();
+    api.delete("a", &DeleteParams::default().with_dry_run(true))
         .await
         .unwrap();
 
@@ -183,7 +190,7 @@ async fn delete_preconditions_must_hold() {
         .create(&PostParams::default(), &configmap("a", &[]))
         .await
         .unwrap();
-    let wrong_uid = DeleteParams::default().uid("not-the-uid");
+    let wrong_uid = DeleteParams::default().with_uid("not-the-uid");
     let err = api.delete("a", &wrong_uid).await.unwrap_err();
     assert!(err.is_conflict(), "{err:?}");
 
@@ -192,15 +199,15 @@ async fn delete_preconditions_must_hold() {
     api.replace("a", &PostParams::default(), &touched)
         .await
         .unwrap();
-    let stale = DeleteParams::default().resource_version(rv(&cm.metadata));
+    let stale = DeleteParams::default().with_resource_version(rv(&cm.metadata));
     let err = api.delete("a", &stale).await.unwrap_err();
     assert!(err.is_conflict(), "{err:?}");
     assert!(api.get_opt("a").await.unwrap().is_some());
 
     let current = api.get("a").await.unwrap();
     let exact = DeleteParams::default()
-        .uid(current.metadata.uid.clone().unwrap())
-        .resource_version(rv(&current.metadata));
+        .with_uid(current.metadata.uid.clone().unwrap())
+        .with_resource_version(rv(&current.metadata));
     api.delete("a", &exact).await.unwrap();
     assert!(api.get_opt("a").await.unwrap().is_none());
 }
