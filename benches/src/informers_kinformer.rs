@@ -50,7 +50,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let mut all: Vec<SharedIndexInformer<ConfigMap>> = informers::namespaces(options)
         .into_iter()
         .map(|ns| {
-            let source = ListWatch::<ConfigMap, _>::for_type(client.clone()).namespace(ns);
+            let source = ListWatch::<ConfigMap, _>::for_type(client.clone()).with_namespace(ns);
             SharedIndexInformer::new(source, Config::default())
         })
         .collect();

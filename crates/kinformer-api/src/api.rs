@@ -315,6 +315,9 @@ mod tests {
     fn an_empty_namespace_is_an_error_not_every_namespace() {
         let cms = Api::<ConfigMap>::namespaced(client(), "");
         let err = cms.collection(Method::GET).url().unwrap_err();
-        assert!(err.to_string().contains("leave the namespace unset"), "{err}");
+        assert!(
+            err.to_string().contains("leave the namespace unset"),
+            "{err}"
+        );
     }
 }

@@ -79,13 +79,13 @@ where
 {
     let mut source = K::source(client, setup.resource.clone());
     if let Some(ns) = &setup.namespace {
-        source = source.namespace(ns.clone());
+        source = source.with_namespace(ns.clone());
     }
     if let Some(labels) = &setup.label_selector {
-        source = source.labels(labels.clone());
+        source = source.with_label_selector(labels.clone());
     }
     if let Some(fields) = &setup.field_selector {
-        source = source.fields(fields.clone());
+        source = source.with_field_selector(fields.clone());
     }
     let config = Config::default()
         .with_reflector(ReflectorConfig::default().with_streaming_list(setup.streaming_list))

@@ -184,7 +184,7 @@ async fn selectors_indexes_and_listers_work_on_a_compact_cache() {
             .collect())
     });
     let informer = SharedIndexInformer::new(
-        source(&sim).labels("tier=frontend"),
+        source(&sim).with_label_selector("tier=frontend"),
         Config::default()
             .with_name("pods")
             .with_shape(

@@ -97,7 +97,7 @@ async fn selectors_and_indexes_work_on_metadata() {
             .collect())
     });
     let informer = SharedIndexInformer::new(
-        metadata_source(&sim).labels("tier=frontend"),
+        metadata_source(&sim).with_label_selector("tier=frontend"),
         Config::default()
             .with_name("pods")
             .with_index("app", by_app)

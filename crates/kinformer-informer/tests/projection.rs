@@ -129,7 +129,8 @@ async fn selectors_and_indexes_work_on_projected_objects() {
         .await
         .unwrap();
     let drop = Projection::drop(["spec.containers[].env", "status.containerStatuses"]).unwrap();
-    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).labels("tier=backend");
+    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()))
+        .with_label_selector("tier=backend");
     let by_node = IndexFunc::new(|pod: &Pod| {
         Ok(pod
             .spec

@@ -69,7 +69,7 @@ async fn measure(pods: usize, streaming: bool) {
         .unwrap();
     let mut lw = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
     if !streaming {
-        lw = lw.without_streaming_list();
+        lw = lw.with_streaming_list(false);
     }
     if !streaming {
         // The bare list call, for comparison: where the time goes is the transport and decoding.

@@ -21,8 +21,8 @@
 //! }));
 //! let pods = ListWatch::<Pod, _>::for_type(client)
 //!     .namespace("prod")
-//!     .labels("app=web")
-//!     .modify(|options| options.timeout_seconds = options.timeout_seconds.map(|t| t.min(600)));
+//!     .with_label_selector("app=web")
+//!     .with_options_modifier(|options| options.timeout_seconds = options.timeout_seconds.map(|t| t.min(600)));
 //! assert_eq!(pods.collection_path(), "/api/v1/namespaces/prod/pods");
 //! ```
 //!

@@ -32,7 +32,7 @@ pub const METADATA_WATCH_ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.pro
 
 /// Lists and watches objects of type `K` through getter `G`.
 ///
-/// What it decodes of each object are the [`Fields`] it is [`keeping`](Self::keeping): by
+/// What it decodes of each object are the [`Fields`] it is [`with_fields`](Self::with_fields): by
 /// default every field but `metadata.managedFields`, which are 20–50% of a real object's bytes
 /// and which no informer cache needs. The parser skips the rest: this is the one place fields
 /// are removed.
@@ -56,7 +56,8 @@ pub struct ListWatch<K, G> {
 
 impl<K, G: Getter> ListWatch<K, G> {
     /// A list-watch of `resource` through `getter`, whose requests must be rooted at the
-    /// resource's group-version. All namespaces until [`namespace`](Self::namespace) is set.
+    /// resource's group-version. All namespaces until [`with_namespace`](Self::with_namespace)
+    /// sets one.
     pub fn new(getter: G, resource: ApiResource) -> Self {
         Self {
             getter,
@@ -99,7 +100,7 @@ impl<K, G: Getter> ListWatch<K, G> {
     ///
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = kinformer_sim::Sim::builder().pods(3).seed(1).start().await?;
-    /// let lean = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).keeping(
+    /// let lean = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).with_fields(
     ///     Fields::projected(Projection::drop(["spec.containers[].env", "status.containerStatuses"])?),
     /// );
     /// let list = lean.list(&Default::default()).await?;
@@ -107,9 +108,14 @@ impl<K, G: Getter> ListWatch<K, G> {
     /// # Ok(()) }
     /// ```
     #[must_use]
-    pub fn keeping(mut self, fields: Fields) -> Self {
+    pub fn with_fields(mut self, fields: Fields) -> Self {
         self.fields = fields;
         self
+    }
+
+    /// What each request decodes of each object.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
     }
 
     /// True when this source asks for metadata only.
@@ -117,41 +123,67 @@ impl<K, G: Getter> ListWatch<K, G> {
         self.metadata_only
     }
 
-    /// Restricts to one namespace (ignored for cluster-scoped resources); `""` means all.
+    /// Restricts to one namespace (ignored for cluster-scoped resources); without one, every
+    /// namespace. An empty or malformed name is not "every namespace": each request fails with
+    /// the request's error naming it.
     #[must_use]
-    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = Some(namespace.into()).filter(|ns| !ns.is_empty());
+    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
         self
+    }
+
+    /// The namespace; `None` for every namespace.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
     }
 
     /// Sends `labelSelector` on every request.
     #[must_use]
-    pub fn labels(mut self, selector: impl Into<String>) -> Self {
+    pub fn with_label_selector(mut self, selector: impl Into<String>) -> Self {
         self.label_selector = Some(selector.into());
         self
     }
 
+    /// The `labelSelector` every request sends.
+    pub fn label_selector(&self) -> Option<&str> {
+        self.label_selector.as_deref()
+    }
+
     /// Sends `fieldSelector` on every request.
     #[must_use]
-    pub fn fields(mut self, selector: impl Into<String>) -> Self {
+    pub fn with_field_selector(mut self, selector: impl Into<String>) -> Self {
         self.field_selector = Some(selector.into());
         self
     }
 
+    /// The `fieldSelector` every request sends.
+    pub fn field_selector(&self) -> Option<&str> {
+        self.field_selector.as_deref()
+    }
+
     /// Runs `modify` on the options of every request, last (it may override anything).
     #[must_use]
-    pub fn modify(mut self, modify: impl Fn(&mut ListOptions) + Send + Sync + 'static) -> Self {
+    pub fn with_options_modifier(
+        mut self,
+        modify: impl Fn(&mut ListOptions) + Send + Sync + 'static,
+    ) -> Self {
         self.modifier = Some(Arc::new(modify));
         self
     }
 
-    /// Declares that the server behind this source cannot serve streaming lists
-    /// (`sendInitialEvents`), so a reflector goes straight to list+watch (client-go's
-    /// `IsWatchListSemanticsUnSupported`). Fakes and mock servers should say so.
+    /// Sets [`streaming_list`](Self::streaming_list): `false` declares that the server behind
+    /// this source cannot serve streaming lists (`sendInitialEvents`), so a reflector goes
+    /// straight to list+watch (client-go's `IsWatchListSemanticsUnSupported`). Fakes and mock
+    /// servers should say so.
     #[must_use]
-    pub fn without_streaming_list(mut self) -> Self {
-        self.streaming_list = false;
+    pub fn with_streaming_list(mut self, streaming_list: bool) -> Self {
+        self.streaming_list = streaming_list;
         self
+    }
+
+    /// Whether the server behind this source serves streaming lists (true by default).
+    pub fn streaming_list(&self) -> bool {
+        self.streaming_list
     }
 
     /// The resource this source reads.

@@ -56,9 +56,9 @@ fn canned() -> (Client, Arc<Mutex<Vec<String>>>) {
 async fn list_sends_path_selectors_and_caller_options_and_decodes() {
     let (client, seen) = canned();
     let lw = ListWatch::<Pod, _>::for_type(client)
-        .namespace("ns")
-        .labels("app=web")
-        .fields("spec.nodeName=n1");
+        .with_namespace("ns")
+        .with_label_selector("app=web")
+        .with_field_selector("spec.nodeName=n1");
     let list = lw
         .list(&ListOptions::default().resource_version("0").limit(500))
         .await
@@ -96,8 +96,8 @@ async fn watch_adds_watch_true_and_yields_typed_events_and_the_end_bookmark() {
 async fn the_modifier_runs_last_and_may_override() {
     let (client, seen) = canned();
     let lw = ListWatch::<Pod, _>::for_type(client)
-        .labels("app=web")
-        .modify(|o| {
+        .with_label_selector("app=web")
+        .with_options_modifier(|o| {
             o.label_selector = Some("tier=db".into());
             o.limit = None;
         });
@@ -122,11 +122,11 @@ async fn errors_carry_the_status_for_the_reflector() {
 #[tokio::test]
 async fn cluster_scoped_resources_ignore_the_namespace_and_dynamic_objects_work() {
     let (client, seen) = canned();
-    let nodes = ListWatch::<Node, _>::for_type(client.clone()).namespace("ns");
+    let nodes = ListWatch::<Node, _>::for_type(client.clone()).with_namespace("ns");
     assert_eq!(nodes.collection_path(), "/api/v1/nodes");
 
     let resource = ApiResource::new("", "v1", "Pod", "pods", Scope::Namespaced);
-    let dynamic = ListWatch::<DynamicObject, _>::from_client(client, resource).namespace("ns");
+    let dynamic = ListWatch::<DynamicObject, _>::from_client(client, resource).with_namespace("ns");
     let list = dynamic.list(&ListOptions::default()).await.unwrap();
     assert_eq!(list.items[0].labels().unwrap()["app"], "web");
     assert_eq!(seen.lock().unwrap()[0], "/api/v1/namespaces/ns/pods");
@@ -137,7 +137,7 @@ fn streaming_support_can_be_declared_absent() {
     let (client, _) = canned();
     let lw = ListWatch::<Pod, _>::for_type(client);
     assert!(lw.supports_streaming_list());
-    assert!(!lw.without_streaming_list().supports_streaming_list());
+    assert!(!lw.with_streaming_list(false).supports_streaming_list());
 }
 
 /// The `Accept` of each request a service answering like `canned` receives.

@@ -22,7 +22,7 @@ async fn a_list_watch_skips_managed_fields_unless_it_keeps_all_fields() {
             .all(|p| p.metadata.managed_fields.is_none())
     );
 
-    let kept = ListWatch::<Pod, _>::for_type(client).keeping(Fields::All);
+    let kept = ListWatch::<Pod, _>::for_type(client).with_fields(Fields::All);
     let list = kept.list(&options).await.unwrap();
     assert!(
         list.items

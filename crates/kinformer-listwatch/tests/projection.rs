@@ -47,7 +47,7 @@ where
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_projection_applies_on_whichever_thread_decodes() {
     let sim = Sim::builder().pods(PODS).seed(3).start().await.unwrap();
-    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).keeping(
+    let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).with_fields(
         Fields::projected(Projection::drop(["status", "spec.containers[].env"]).unwrap()),
     );
     let here = thread::current().id();

@@ -207,10 +207,10 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     let client = Client::new(sim.service());
     let mut lw = ListWatch::<Pod, _>::for_type(client);
     if let Some(tier) = tier {
-        lw = lw.labels(format!("tier={tier}"));
+        lw = lw.with_label_selector(format!("tier={tier}"));
     }
     if !streaming {
-        lw = lw.without_streaming_list();
+        lw = lw.with_streaming_list(false);
     }
     let store = Arc::new(MapStore::default());
     let counters = Arc::new(Counters::default());
@@ -356,7 +356,7 @@ async fn a_failing_server_sees_a_bounded_request_rate() {
             .await;
         let mut lw = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
         if !streaming {
-            lw = lw.without_streaming_list();
+            lw = lw.with_streaming_list(false);
         }
         let store = Arc::new(MapStore::default());
         Reflector::new(lw, store, Config::default().with_seed(5))

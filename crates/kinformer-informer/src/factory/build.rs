@@ -30,10 +30,10 @@ impl SharedInformerFactory {
         let options = &self.inner.config;
         let mut source = source(&self.inner.client, &resource);
         if let Some(ns) = options.namespace() {
-            source = source.namespace(ns);
+            source = source.with_namespace(ns);
         }
         if let Some(tweak) = options.tweak.clone() {
-            source = source.modify(move |o| tweak(o));
+            source = source.with_options_modifier(move |o| tweak(o));
         }
         let reflector = options.reflector().clone();
         let mut config = config

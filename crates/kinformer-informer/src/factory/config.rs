@@ -65,10 +65,11 @@ impl FactoryConfig {
         self.default_resync
     }
 
-    /// Restricts every informer to `namespace` (`""`: all namespaces).
+    /// Restricts every informer to `namespace` (without it, every namespace). An empty name is
+    /// not "every namespace": the informers' requests fail naming it.
     #[must_use]
     pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = Some(namespace.into()).filter(|ns| !ns.is_empty());
+        self.namespace = Some(namespace.into());
         self
     }
 
