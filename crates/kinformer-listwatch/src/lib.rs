@@ -20,7 +20,7 @@
 //!     Ok::<_, std::convert::Infallible>(http::Response::new(Body::empty()))
 //! }));
 //! let pods = ListWatch::<Pod, _>::for_type(client)
-//!     .namespace("prod")
+//!     .with_namespace("prod")
 //!     .with_label_selector("app=web")
 //!     .with_options_modifier(|options| options.timeout_seconds = options.timeout_seconds.map(|t| t.min(600)));
 //! assert_eq!(pods.collection_path(), "/api/v1/namespaces/prod/pods");
