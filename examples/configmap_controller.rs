@@ -42,7 +42,7 @@ async fn main() -> anyhow::Result<()> {
         Config::default()
             .with_name("configmaps")
             .with_metrics(informer_metrics.for_informer("configmaps", &configmaps)),
-    );
+    )?;
     let queue: RateLimitingQueue<String> = RateLimitingQueue::with_rate_limiter(
         default_controller_rate_limiter(),
         QueueConfig::default()

@@ -37,7 +37,7 @@ async fn main() -> anyhow::Result<()> {
     let informer: SharedIndexInformer<DynamicObject> = SharedIndexInformer::new(
         ListWatch::<DynamicObject, _>::from_client(conn.client.clone(), resource),
         Config::default().with_name("widgets"),
-    );
+    )?;
     let seen = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&seen);
     let registration = informer.add_event_handler(HandlerFns::new().add_fn(

@@ -40,14 +40,14 @@ async fn main() -> anyhow::Result<()> {
             .with_name("pods")
             .with_index("node", by_node())?
             .with_shape(ObjectShape::default().with_fields(Fields::projected(keep))),
-    );
+    )?;
     let compact = SharedIndexInformer::new(
         ListWatch::<Pod, _>::for_type(conn.client.clone()),
         Config::default()
             .with_name("pods")
             .with_index("node", by_node())?
             .with_shape(ObjectShape::default().with_holding(Holding::Compact)),
-    );
+    )?;
     let running = [projected.clone(), compact.clone()]
         .map(|informer| tokio::spawn(async move { informer.run().await }));
     projected.wait_for_cache_sync().await?;

@@ -36,7 +36,7 @@ async fn main() -> anyhow::Result<()> {
         Config::default()
             .with_name("pods")
             .with_index("owner", by_owner)?,
-    );
+    )?;
     informer.add_event_handler(HandlerFns::new().add_fn(|_: &Arc<PartialObjectMetadata>, _| {}))?;
     let running = tokio::spawn({
         let informer = informer.clone();

@@ -29,7 +29,7 @@ async fn main() -> anyhow::Result<()> {
         Config::default()
             .with_name("pods")
             .with_index("node", by_node)?,
-    );
+    )?;
     informer.add_event_handler(HandlerFns::new().add_fn(|_: &Arc<Pod>, _initial| {}))?;
     let running = tokio::spawn({
         let informer = informer.clone();

@@ -26,7 +26,8 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let cluster_wide = SharedIndexInformer::new(
         ListWatch::<ConfigMap, _>::for_type(client.clone()),
         Config::default(),
-    );
+    )
+    .map_err(|e| e.to_string())?;
     let first = {
         let (client, informer) = (client.clone(), cluster_wide.clone());
         async move {
@@ -51,9 +52,9 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         .into_iter()
         .map(|ns| {
             let source = ListWatch::<ConfigMap, _>::for_type(client.clone()).with_namespace(ns);
-            SharedIndexInformer::new(source, Config::default())
+            SharedIndexInformer::new(source, Config::default()).map_err(|e| e.to_string())
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let mut running: Vec<_> = all
         .iter()
         .map(|informer| {

@@ -40,7 +40,8 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         // A metadata-only informer of the same pods.
         let pods = ApiResource::of::<Pod>();
         let source = ListWatch::metadata(RestClient::for_resource(client, &pods), pods);
-        let informer = SharedIndexInformer::new(source, base(reflector, metrics, default));
+        let informer = SharedIndexInformer::new(source, base(reflector, metrics, default))
+            .map_err(|e| e.to_string())?;
         return drive(informer, &counters, options, report, started).await;
     }
     let config = |shape| base(reflector.clone(), Arc::clone(&metrics), shape);
@@ -65,7 +66,8 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         }
         _ => config(default),
     };
-    let informer = SharedIndexInformer::new(ListWatch::<Pod, _>::for_type(client), config);
+    let informer = SharedIndexInformer::new(ListWatch::<Pod, _>::for_type(client), config)
+        .map_err(|e| e.to_string())?;
     drive(informer, &counters, options, report, started).await
 }
 

@@ -78,7 +78,8 @@ pub(crate) async fn run(
     let informer: SharedIndexInformer<Pod> = SharedIndexInformer::new(
         ListWatch::<Pod, _>::for_type(client),
         Config::default().with_name("pods"),
-    );
+    )
+    .map_err(|e| e.to_string())?;
     let handled = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&handled);
     let registration = informer

@@ -93,7 +93,9 @@ where
         .with_queue(setup.queue)
         .with_metrics(metrics)
         .with_shape(setup.shape.clone());
-    SharedIndexInformer::new(source, config)
+    // A ListWatch built here for this informer alone, with no fields chosen: it takes the
+    // shape's, whatever they are.
+    SharedIndexInformer::new(source, config).expect("a fresh ListWatch takes the shape's fields")
 }
 
 /// Runs `informer` on its own task; the handle yields its result after `shutdown`.

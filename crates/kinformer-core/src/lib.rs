@@ -68,7 +68,7 @@ pub use partial::{
 pub use projection::{Projection, ProjectionError, ProjectionNode, ProjectionTake};
 pub use shape::{Fields, Holding, ObjectShape};
 pub use store::{Store, StoreError, StoreRead};
-pub use traits::{Lister, ListerWatcher, Watcher};
+pub use traits::{FieldsError, Lister, ListerWatcher, Watcher};
 pub use transform::Transform;
 pub use watch::{Bookmark, WatchEvent};
 

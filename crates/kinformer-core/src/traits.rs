@@ -49,11 +49,16 @@ pub trait ListerWatcher<K>: Lister<K> + Watcher<K, Error = <Self as Lister<K>>::
 
     /// Decodes only `fields` of each object from now on: an informer hands its
     /// [`ObjectShape`](crate::ObjectShape)'s fields to its source before it starts, so the
-    /// shape is the one place that decides them. A source that decodes nothing itself (a fake
-    /// serving ready objects) keeps the default, which ignores them; so does a source shared
-    /// behind `&T` or an `Arc<T>` held elsewhere too, which others may read as it is.
-    fn set_fields(&mut self, fields: &Fields) {
+    /// shape is the one place that decides them.
+    ///
+    /// # Errors
+    /// The default refuses ([`FieldsError::NotDecoding`]): a source that decodes nothing itself
+    /// cannot apply fields, so one that serves ready objects (a fake) says so by accepting them
+    /// in one line. A source shared behind `&T`, or an `Arc<T>` held elsewhere too, refuses
+    /// ([`FieldsError::Shared`]): others read it as it is.
+    fn set_fields(&mut self, fields: &Fields) -> Result<(), FieldsError> {
         let _ = fields;
+        Err(FieldsError::NotDecoding)
     }
 
     /// True when every object this source hands over is already exactly sized (each list
@@ -101,6 +106,10 @@ impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for &T {
     fn decodes_exactly_sized(&self) -> bool {
         (**self).decodes_exactly_sized()
     }
+
+    fn set_fields(&mut self, _fields: &Fields) -> Result<(), FieldsError> {
+        Err(FieldsError::Shared)
+    }
 }
 
 impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Box<T> {
@@ -112,8 +121,8 @@ impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Box<T> {
         (**self).decodes_exactly_sized()
     }
 
-    fn set_fields(&mut self, fields: &Fields) {
-        (**self).set_fields(fields);
+    fn set_fields(&mut self, fields: &Fields) -> Result<(), FieldsError> {
+        (**self).set_fields(fields)
     }
 }
 
@@ -127,9 +136,31 @@ impl<K, T: ListerWatcher<K> + ?Sized> ListerWatcher<K> for Arc<T> {
     }
 
     /// Sets the fields of a source no one else holds.
-    fn set_fields(&mut self, fields: &Fields) {
-        if let Some(source) = Self::get_mut(self) {
-            source.set_fields(fields);
-        }
+    fn set_fields(&mut self, fields: &Fields) -> Result<(), FieldsError> {
+        Self::get_mut(self)
+            .ok_or(FieldsError::Shared)?
+            .set_fields(fields)
     }
+}
+
+/// Why a source cannot decode the fields an informer's shape asks for; the informer is not
+/// built (a cache holding other fields than its shape says would be a silent surprise).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FieldsError {
+    /// The source hands over objects it does not decode itself.
+    #[error("the source does not decode objects, so it cannot apply the informer's fields")]
+    NotDecoding,
+    /// The source is shared (behind `&T`, or an `Arc` held elsewhere too): changing what it
+    /// decodes would change it for its other users.
+    #[error("the source is shared, so the informer cannot set the fields it decodes")]
+    Shared,
+    /// The source was built to decode other fields than the informer's shape asks for.
+    #[error("the source decodes {built:?}, the informer's shape asks for {shape:?}")]
+    Conflict {
+        /// What the source was built with.
+        built: Fields,
+        /// What the shape asks for.
+        shape: Fields,
+    },
 }

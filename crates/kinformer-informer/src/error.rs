@@ -35,6 +35,10 @@ pub enum Error {
         #[source]
         source: kinformer_core::StoreError,
     },
+    /// The source cannot decode the fields of the informer's shape; the informer was not
+    /// built.
+    #[error("the informer's source cannot decode its shape's fields")]
+    Fields(#[from] kinformer_core::FieldsError),
     /// An informer's or a factory's per-resource options cannot be applied (see [`Conflict`]);
     /// nothing was set or created.
     #[error("options for {resource}: {conflict}")]

@@ -93,7 +93,7 @@ impl<K: Send + Sync + 'static> EventHandler<K> for Forward<K> {
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let sim = kinformer_sim::Sim::builder().configmaps(2).start().await?;
 /// let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
-/// let informer = SharedIndexInformer::new(source, Config::default());
+/// let informer = SharedIndexInformer::new(source, Config::default())?;
 /// let mut events = informer.events()?;
 /// let running = tokio::spawn({
 ///     let informer = informer.clone();

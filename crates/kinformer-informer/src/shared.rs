@@ -75,6 +75,10 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     /// An informer listing and watching `source` with `config`. Nothing happens until
     /// [`run`](Self::run).
     ///
+    /// # Errors
+    /// [`Error::Fields`] when `source` cannot decode the fields of the config's shape (it is
+    /// shared, decodes nothing itself, or was built with other fields).
+    ///
     /// # Examples
     /// ```
     /// use k8s_openapi::api::core::v1::ConfigMap;
@@ -86,7 +90,7 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let sim = Sim::builder().configmaps(5).seed(1).start().await?;
     /// let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
-    /// let informer = SharedIndexInformer::new(source, Config::default().with_name("configmaps"));
+    /// let informer = SharedIndexInformer::new(source, Config::default().with_name("configmaps"))?;
     /// informer.add_event_handler(HandlerFns::new().add_fn(|cm: &std::sync::Arc<ConfigMap>, _| {
     ///     let _ = cm;
     /// }))?;
@@ -100,7 +104,7 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
     /// running.await??;
     /// # Ok(()) }
     /// ```
-    pub fn new<L>(source: L, config: Config<K>) -> Self
+    pub fn new<L>(source: L, config: Config<K>) -> Result<Self>
     where
         L: ListerWatcher<K> + 'static,
     {
@@ -115,13 +119,13 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         mut source: L,
         config: Config<K>,
         make_queue: impl FnOnce(Arc<Indexer<K>>) -> Q + Send + 'static,
-    ) -> Self
+    ) -> Result<Self>
     where
         L: ListerWatcher<K> + 'static,
         Q: DeltaQueue<K> + Send + Sync + 'static,
     {
         let config = config.into_parts();
-        source.set_fields(config.shape.fields());
+        source.set_fields(config.shape.fields())?;
         let mut indexes = config
             .indexes
             .into_iter()
@@ -146,13 +150,13 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
             exact_copy,
             make_queue,
         );
-        Self::from_parts(
+        Ok(Self::from_parts(
             Indexer::new(indexes),
             config.resync_period,
             config.name,
             config.transform,
             pipeline,
-        )
+        ))
     }
 
     /// Adds a handler with the informer's default resync period.

@@ -82,7 +82,8 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
             )
             .with_queue(queue)
             .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
-    );
+    )
+    .unwrap();
     let (updates, adds) = (Updates::default(), Arc::new(Mutex::new(0)));
     let registration = informer
         .add_event_handler(recording(&updates, &adds))
@@ -151,13 +152,15 @@ async fn a_compact_informer_follows_churn_and_relists_with_list_and_watch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compact_cache_reads_back_what_a_typed_cache_holds() {
     let sim = sim(40).await;
-    let typed = SharedIndexInformer::new(source(&sim), Config::default().with_name("pods"));
+    let typed =
+        SharedIndexInformer::new(source(&sim), Config::default().with_name("pods")).unwrap();
     let compact = SharedIndexInformer::new(
         source(&sim),
         Config::default().with_name("pods").with_shape(
             kinformer_core::ObjectShape::default().with_holding(kinformer_core::Holding::Compact),
         ),
-    );
+    )
+    .unwrap();
     let (a, b) = (spawn_run(&typed), spawn_run(&compact));
     typed.wait_for_cache_sync().await.unwrap();
     compact.wait_for_cache_sync().await.unwrap();
@@ -193,7 +196,8 @@ async fn selectors_indexes_and_listers_work_on_a_compact_cache() {
             )
             .with_index("app", by_app)
             .unwrap(),
-    );
+    )
+    .unwrap();
     let running = spawn_run(&informer);
     informer.wait_for_cache_sync().await.unwrap();
     let cached = informer.indexer().list();

@@ -119,7 +119,7 @@ async fn an_undecodable_object_reaches_the_handler_as_an_error_never_as_silence(
             kinformer_core::ObjectShape::default().with_holding(kinformer_core::Holding::Compact),
         )
         .with_metrics(Arc::clone(&failures) as Arc<dyn Metrics>);
-    let informer = SharedIndexInformer::new(source, config);
+    let informer = SharedIndexInformer::new(source, config).unwrap();
     let log = Log::default();
     informer.add_event_handler(recorder(&log)).unwrap();
     let running = spawn_run(&informer);

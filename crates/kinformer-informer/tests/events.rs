@@ -21,7 +21,7 @@ use common::{spawn_run, wait_until};
 async fn a_stream_sees_every_change_in_order_and_an_unread_one_delays_nothing() {
     let sim = Sim::builder().configmaps(3).start().await.unwrap();
     let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
-    let informer = SharedIndexInformer::new(source, Config::default());
+    let informer = SharedIndexInformer::new(source, Config::default()).unwrap();
     let mut events = informer.events().unwrap();
     let idle = informer.events().unwrap();
     let seen = Arc::new(AtomicUsize::new(0));

@@ -43,7 +43,8 @@ async fn follows_churn_and_a_relist(streaming: bool) {
         Config::default()
             .with_name("pods")
             .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
-    );
+    )
+    .unwrap();
     let running = spawn_run(&informer);
     informer.wait_for_cache_sync().await.unwrap();
     converges_to_the_sims_pods(&sim, &informer).await;
@@ -102,7 +103,8 @@ async fn selectors_and_indexes_work_on_metadata() {
             .with_name("pods")
             .with_index("app", by_app)
             .unwrap(),
-    );
+    )
+    .unwrap();
     let running = spawn_run(&informer);
     informer.wait_for_cache_sync().await.unwrap();
     let cached = informer.indexer().list();

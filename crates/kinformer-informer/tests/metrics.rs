@@ -57,7 +57,8 @@ async fn an_informer_reports_client_gos_reflector_and_informer_metrics() {
         Config::default()
             .with_name("pods")
             .with_metrics(metrics.for_informer("pods", &pods)),
-    );
+    )
+    .unwrap();
     let (release, released) = std::sync::mpsc::channel::<()>();
     let released = Mutex::new(released);
     let slow = informer

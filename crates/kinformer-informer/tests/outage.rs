@@ -39,7 +39,8 @@ async fn outage(streaming: bool) {
                     .with_seed(3),
             )
             .with_metrics(counters.clone()),
-    );
+    )
+    .unwrap();
     let runner = spawn_run(&informer);
     informer.wait_for_cache_sync().await.unwrap();
     while sim.stats().await.open_watches == 0 {

@@ -59,7 +59,8 @@ async fn projects_through_churn_and_a_relist(streaming: bool) {
             .with_name("pods")
             .with_shape(ObjectShape::default().with_fields(Fields::projected(narrow())))
             .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
-    );
+    )
+    .unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
     informer
@@ -146,7 +147,8 @@ async fn selectors_and_indexes_work_on_projected_objects() {
             .with_shape(ObjectShape::default().with_fields(Fields::projected(drop)))
             .with_index("node", by_node)
             .unwrap(),
-    );
+    )
+    .unwrap();
     let running = spawn_run(&informer);
     informer.wait_for_cache_sync().await.unwrap();
     let cached = informer.indexer().list();

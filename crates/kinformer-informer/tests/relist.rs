@@ -42,7 +42,8 @@ async fn relist_reuses_unchanged_objects(streaming: bool, queue: QueueKind) {
             .with_queue(queue)
             .with_reflector(reflector)
             .with_metrics(counters.clone()),
-    );
+    )
+    .unwrap();
     let updates = Arc::new(AtomicUsize::new(0));
     let counter = updates.clone();
     informer
@@ -149,7 +150,8 @@ async fn cached_pods_carry_no_spare_vector_capacity() {
                 .with_name("pods")
                 .with_transform(kinformer_informer::trim_pod_capacity())
                 .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
-        );
+        )
+        .unwrap();
         let runner = spawn_run(&informer);
         informer.wait_for_cache_sync().await.unwrap();
         for pod in informer.indexer().list() {

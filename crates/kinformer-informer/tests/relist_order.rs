@@ -63,7 +63,8 @@ async fn relist_log(queue: QueueKind) -> Vec<String> {
         .await;
     let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
     let informer =
-        SharedIndexInformer::new(source, Config::default().with_name("cm").with_queue(queue));
+        SharedIndexInformer::new(source, Config::default().with_name("cm").with_queue(queue))
+            .unwrap();
     let log = Arc::new(Log::default());
     informer.add_event_handler(Arc::clone(&log)).unwrap();
     let running = spawn_run(&informer);

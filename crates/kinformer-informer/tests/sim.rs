@@ -70,7 +70,7 @@ async fn sim(pods: usize) -> SimHandle {
 
 fn informer(sim: &SimHandle, config: Config<Pod>) -> SharedIndexInformer<Pod> {
     let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()));
-    SharedIndexInformer::new(source, config.with_name("pods"))
+    SharedIndexInformer::new(source, config.with_name("pods")).unwrap()
 }
 
 async fn truth(sim: &SimHandle) -> BTreeMap<String, u64> {

@@ -36,7 +36,8 @@ async fn the_informers_handler_sees_each_failure_typed() {
                 .with_streaming_list(false)
                 .with_seed(2),
         ),
-    );
+    )
+    .unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
     informer

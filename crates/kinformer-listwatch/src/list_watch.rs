@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use kinformer_core::{
-    ApiResource, Fields, ListOptions, Lister, ListerWatcher, Object, ObjectList,
+    ApiResource, Fields, FieldsError, ListOptions, Lister, ListerWatcher, Object, ObjectList,
     PartialObjectMetadata, Scope, Watcher,
 };
 use kinformer_rest::decoders::protobuf_decodes_exactly_sized;
@@ -51,6 +51,9 @@ pub struct ListWatch<K, G> {
     metadata_only: bool,
     /// What each request decodes of each object.
     fields: Fields,
+    /// True once [`with_fields`](Self::with_fields) chose them: an informer's shape may not
+    /// overwrite them.
+    fields_chosen: bool,
     _object: PhantomData<fn() -> K>,
 }
 
@@ -69,6 +72,7 @@ impl<K, G: Getter> ListWatch<K, G> {
             streaming_list: true,
             metadata_only: false,
             fields: Fields::default(),
+            fields_chosen: false,
             _object: PhantomData,
         }
     }
@@ -110,6 +114,7 @@ impl<K, G: Getter> ListWatch<K, G> {
     #[must_use]
     pub fn with_fields(mut self, fields: Fields) -> Self {
         self.fields = fields;
+        self.fields_chosen = true;
         self
     }
 
@@ -309,8 +314,17 @@ where
         self.streaming_list
     }
 
-    fn set_fields(&mut self, fields: &Fields) {
+    /// Takes the informer's fields, unless [`with_fields`](Self::with_fields) chose others
+    /// (then the informer is refused, not the choice overwritten).
+    fn set_fields(&mut self, fields: &Fields) -> Result<(), FieldsError> {
+        if self.fields_chosen && self.fields != *fields {
+            return Err(FieldsError::Conflict {
+                built: self.fields.clone(),
+                shape: fields.clone(),
+            });
+        }
         self.fields = fields.clone();
+        Ok(())
     }
 
     /// Protobuf objects of a k8s-openapi type come from the generated typed decoder, which sizes
@@ -335,6 +349,7 @@ impl<K, G: Clone> Clone for ListWatch<K, G> {
             streaming_list: self.streaming_list,
             metadata_only: self.metadata_only,
             fields: self.fields.clone(),
+            fields_chosen: self.fields_chosen,
             _object: PhantomData,
         }
     }

@@ -223,14 +223,15 @@ fn protobuf_objects_of_built_in_types_come_exactly_sized() {
     let protobuf = client.with_content_type(ContentType::Protobuf);
     let mut pods = ListWatch::<Pod, _>::for_type(protobuf.clone());
     assert!(pods.decodes_exactly_sized());
-    pods.set_fields(&Fields::WithoutManagedFields);
+    pods.set_fields(&Fields::WithoutManagedFields).unwrap();
     assert!(
         pods.decodes_exactly_sized(),
         "managedFields are skipped on the wire"
     );
     pods.set_fields(&Fields::projected(
         Projection::keep(["spec.nodeName"]).unwrap(),
-    ));
+    ))
+    .unwrap();
     assert!(
         !pods.decodes_exactly_sized(),
         "a projection goes through serde"

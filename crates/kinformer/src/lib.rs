@@ -38,7 +38,7 @@
 //! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let sim = kinformer_sim::Sim::builder().configmaps(6).seed(1).start().await?;
 //! let source = ListWatch::<ConfigMap, _>::for_type(Client::new(sim.service()));
-//! let informer = SharedIndexInformer::new(source, Config::default().with_name("configmaps"));
+//! let informer = SharedIndexInformer::new(source, Config::default().with_name("configmaps"))?;
 //!
 //! let queue: RateLimitingQueue<String> = RateLimitingQueue::new();
 //! let (on_add, on_update) = (queue.clone(), queue.clone());

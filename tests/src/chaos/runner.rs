@@ -200,7 +200,7 @@ fn informer(
         .with_name("pods")
         .with_queue(queue)
         .with_metrics(counters);
-    Ok(SharedIndexInformer::new(source, config))
+    SharedIndexInformer::new(source, config).map_err(fail)
 }
 
 /// Churn and the faults, each at its time; returns the kinds of the rules that never fired.

@@ -59,7 +59,10 @@ impl SharedInformerFactory {
             };
             config = config.with_transform(transform);
         }
+        // The factory built this ListWatch for this informer alone and chose no fields for it:
+        // it takes the shape's, whatever they are.
         SharedIndexInformer::with_queue(source, config, make_queue)
+            .expect("a ListWatch of the factory's own takes the shape's fields")
     }
 }
 

@@ -8,7 +8,8 @@ use futures_util::stream::{self, BoxStream, StreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kinformer_core::{
-    ApiError, ListOptions, Lister, ObjectList, Status, StoreRead, WatchEvent, Watcher,
+    ApiError, Fields, FieldsError, ListOptions, Lister, ObjectList, Status, StoreRead, WatchEvent,
+    Watcher,
 };
 use tokio::sync::mpsc;
 
@@ -70,6 +71,11 @@ impl ListerWatcher<ConfigMap> for Source {
     fn supports_streaming_list(&self) -> bool {
         false
     }
+
+    /// Serves ready objects: whatever fields the informer wants, it gets them as they are.
+    fn set_fields(&mut self, _: &Fields) -> Result<(), FieldsError> {
+        Ok(())
+    }
 }
 
 fn cm(name: &str, rv: &str) -> Arc<ConfigMap> {
@@ -98,7 +104,8 @@ fn informer(
             .with_reflector(ReflectorConfig::default().with_seed(1))
             .with_metrics(metrics),
         |_known| ScriptedQueue::new(),
-    );
+    )
+    .unwrap();
     (informer, tx)
 }
 
@@ -162,7 +169,7 @@ async fn list_failures_reach_the_watch_error_handler_and_are_retried() {
 /// whether its objects come exactly sized.
 struct Fresh {
     exact: bool,
-    listed: Mutex<Vec<usize>>,
+    listed: Arc<Mutex<Vec<usize>>>,
 }
 
 impl Lister<ConfigMap> for Fresh {
@@ -190,6 +197,10 @@ impl ListerWatcher<ConfigMap> for Fresh {
         false
     }
 
+    fn set_fields(&mut self, _: &Fields) -> Result<(), FieldsError> {
+        Ok(())
+    }
+
     fn decodes_exactly_sized(&self) -> bool {
         self.exact
     }
@@ -198,19 +209,21 @@ impl ListerWatcher<ConfigMap> for Fresh {
 #[tokio::test(start_paused = true)]
 async fn objects_that_come_exactly_sized_are_held_as_they_come() {
     for exact in [false, true] {
-        let source = Arc::new(Fresh {
+        let listed = Arc::new(Mutex::new(Vec::new()));
+        let source = Fresh {
             exact,
-            listed: Mutex::new(Vec::new()),
-        });
+            listed: Arc::clone(&listed),
+        };
         let informer = SharedIndexInformer::with_queue(
-            Arc::clone(&source),
+            source,
             Config::default().with_name("configmaps"),
             |_known| ScriptedQueue::new(),
-        );
+        )
+        .unwrap();
         let running = spawn_run(&informer);
         informer.wait_for_cache_sync().await.unwrap();
         let held = informer.indexer().get_by_key("ns/a").unwrap();
-        let listed = source.listed.lock().unwrap()[0];
+        let listed = listed.lock().unwrap()[0];
         // The default shape holds exact copies: a copy unless the source says it needs none.
         assert_eq!(
             Arc::as_ptr(&held) as usize == listed,
