@@ -120,6 +120,21 @@ impl ApiError {
         e
     }
 
+    /// 422: a create without `metadata.name` or `generateName`.
+    pub(crate) fn name_required(def: &ResourceDef) -> Self {
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            format!(
+                "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
+                def.kind
+            ),
+        );
+        e.details = Some(json!({"kind": def.kind, "group": def.group,
+            "causes": [{"reason": "FieldValueRequired", "message": "Required value: name or generateName is required", "field": "metadata.name"}]}));
+        e
+    }
+
     pub(crate) fn already_exists(def: &ResourceDef, name: &str) -> Self {
         let mut e = Self::new(
             409,

@@ -1,10 +1,11 @@
-//! Deletes: at once (no graceful period or finalizers), with `DeleteOptions` preconditions and
-//! dry runs.
+//! Deletes: at once, or held by finalizers (the object is marked and stays until its last
+//! finalizer is removed), with `DeleteOptions` preconditions and dry runs.
 
 use std::sync::Arc;
 
 use serde_json::json;
 
+use super::finalizers;
 use super::read::current;
 use super::write::{Commit, MAX_RETRIES, stamped};
 use super::{EventType, RecordRef, Store, key_of};
@@ -46,12 +47,22 @@ impl Store {
             let old =
                 current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
             check_preconditions(def, name, &old, opts)?;
-            if opts.dry_run {
+            let mut map = old.to_map();
+            let md = map.get("metadata").cloned().unwrap_or_default();
+            let held = !finalizers::finalizers(&md).is_empty();
+            if opts.dry_run || (held && finalizers::being_deleted(&md)) {
+                // A second delete of an object already being deleted changes nothing.
                 return Ok(old);
             }
-            let mut map = old.to_map();
-            let build = stamped(def, EventType::Deleted, &mut map, self.protobuf());
-            match self.commit_if_unchanged(def, &key, EventType::Deleted, old, build) {
+            // Finalizers hold the object: it is marked, kept, and goes with its last finalizer.
+            let kind = if held {
+                finalizers::mark_deleted(super::write::metadata_mut(&mut map)?);
+                EventType::Modified
+            } else {
+                EventType::Deleted
+            };
+            let build = stamped(def, kind, &mut map, self.protobuf());
+            match self.commit_if_unchanged(def, &key, kind, old, build) {
                 Commit::Done(record) => return Ok(record),
                 Commit::Raced => {}
                 Commit::Gone => return Err(ApiError::not_found(def, name)),

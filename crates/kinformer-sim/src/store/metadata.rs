@@ -31,8 +31,15 @@ impl Store {
                 current(&self.read(), def, &key).ok_or_else(|| ApiError::not_found(def, name))?;
             let object = old.object();
             // Keys of stored objects are plain identifiers, so they borrow; anything else takes the
-            // general path.
-            let Ok(parts) = serde_json::from_slice::<BTreeMap<&str, &RawValue>>(&object) else {
+            // general path, as does an object being deleted (its finalizer rules are there).
+            let parts = serde_json::from_slice::<BTreeMap<&str, &RawValue>>(&object)
+                .ok()
+                .filter(|parts| {
+                    !parts
+                        .get("metadata")
+                        .is_some_and(|md| md.get().contains("\"deletionTimestamp\""))
+                });
+            let Some(parts) = parts else {
                 return self.modify(def, namespace, name, Precondition::None, |mut v| {
                     if let Some(md) = v.get_mut("metadata").and_then(Value::as_object_mut) {
                         f(md);

@@ -3,6 +3,7 @@
 
 mod compaction;
 mod delete;
+mod finalizers;
 mod metadata;
 mod partial;
 mod proto;

@@ -58,7 +58,7 @@ impl Store {
                 .and_then(Value::as_str)
                 .filter(|g| !g.is_empty())
             else {
-                return Err(invalid_name(def));
+                return Err(ApiError::name_required(def));
             };
             let mut r = Rng::derive(self.salt, self.revision());
             name = format!("{base}{}", r.alnum(5));
@@ -218,6 +218,8 @@ impl Store {
                     None => md.remove(f),
                 };
             }
+            let finishing =
+                super::finalizers::guard_write(def, name, &old_md, metadata_mut(&mut new)?)?;
             match old_md.get("generation").and_then(Value::as_i64) {
                 Some(generation) => {
                     let bump = i64::from(write_rules::bumps_generation(def, &old_content, &new));
@@ -234,17 +236,17 @@ impl Store {
             if new == unchanged {
                 return Ok(old);
             }
+            // The write that removes the last finalizer of an object being deleted deletes it.
+            let kind = if finishing {
+                EventType::Deleted
+            } else {
+                EventType::Modified
+            };
             if dry_run {
-                return Ok(Arc::new(Record::build(
-                    def,
-                    EventType::Modified,
-                    old.rev,
-                    &mut new,
-                    false,
-                )));
+                return Ok(Arc::new(Record::build(def, kind, old.rev, &mut new, false)));
             }
-            let build = stamped(def, EventType::Modified, &mut new, self.protobuf());
-            match self.commit_if_unchanged(def, &key, EventType::Modified, old, build) {
+            let build = stamped(def, kind, &mut new, self.protobuf());
+            match self.commit_if_unchanged(def, &key, kind, old, build) {
                 Commit::Done(record) => return Ok(record),
                 Commit::Raced if pre != Precondition::None => {
                     return Err(ApiError::conflict(def, name));
@@ -374,20 +376,6 @@ pub(super) fn metadata_mut(
         .or_insert_with(|| json!({}))
         .as_object_mut()
         .ok_or_else(|| ApiError::bad_request("metadata must be an object"))
-}
-
-fn invalid_name(def: &ResourceDef) -> ApiError {
-    let mut e = ApiError::new(
-        422,
-        "Invalid",
-        format!(
-            "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
-            def.kind
-        ),
-    );
-    e.details = Some(json!({"kind": def.kind, "group": def.group,
-        "causes": [{"reason": "FieldValueRequired", "message": "Required value: name or generateName is required", "field": "metadata.name"}]}));
-    e
 }
 
 /// The `metadata` of a patch that changes nothing else.
