@@ -105,15 +105,7 @@ pub trait IndexRead<K: Object>: StoreRead<K> + sealed::Cache<K> {
     /// # Errors
     /// [`Error::UnknownIndex`].
     fn by_index(&self, name: &str, value: &str) -> Result<Vec<Arc<K>>, Error> {
-        let state = self.cache().read();
-        let index = state.index(name)?;
-        let held = index
-            .values
-            .get(value)
-            .map(|keys| self.cache().held_of(&state, keys))
-            .unwrap_or_default();
-        drop(state);
-        Ok(load_all(held))
+        Ok(load_all(self.cache().held_by_index(name, value)?))
     }
 
     /// Every value index `name` currently holds (empty for an unknown index), sorted.
@@ -158,14 +150,7 @@ pub trait IndexRead<K: Object>: StoreRead<K> + sealed::Cache<K> {
     /// # Errors
     /// [`Error::UnknownIndex`].
     fn iter_by_index(&self, name: &str, value: &str) -> Result<Iter<K>, Error> {
-        let state = self.cache().read();
-        let index = state.index(name)?;
-        let held = index
-            .values
-            .get(value)
-            .map(|keys| self.cache().held_of(&state, keys))
-            .unwrap_or_default();
-        Ok(Iter::new(held))
+        Ok(Iter::new(self.cache().held_by_index(name, value)?))
     }
 
     /// The resourceVersion of the last write (client-go 1.36's `LastStoreSyncResourceVersion`,

@@ -19,6 +19,21 @@ impl<K: Object> Indexer<K> {
             .filter_map(|key| state.items.get(key)?.cached(key, self.compact))
             .collect()
     }
+
+    /// What to load for the objects indexed under `value` in index `name`, in key order.
+    pub(crate) fn held_by_index(
+        &self,
+        name: &str,
+        value: &str,
+    ) -> Result<Vec<Cached<K>>, crate::Error> {
+        let state = self.read();
+        let index = state.index(name)?;
+        Ok(index
+            .values
+            .get(value)
+            .map(|keys| self.held_of(&state, keys))
+            .unwrap_or_default())
+    }
 }
 
 /// The object of `obj`, decoded now when packed; `None` (logged) when it fails to decode,
