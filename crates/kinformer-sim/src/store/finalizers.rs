@@ -21,8 +21,16 @@ pub(super) fn being_deleted(md: &Value) -> bool {
     md.get("deletionTimestamp").is_some_and(|t| !t.is_null())
 }
 
-/// Marks `md` as being deleted now.
+/// Marks `md` as being deleted now; a generation above 0 goes up by one, as the real
+/// server's first mark does.
 pub(super) fn mark_deleted(md: &mut Map<String, Value>) {
+    if let Some(generation) = md
+        .get("generation")
+        .and_then(Value::as_i64)
+        .filter(|g| *g > 0)
+    {
+        md.insert("generation".into(), json!(generation + 1));
+    }
     md.insert(
         "deletionTimestamp".into(),
         json!(crate::clock::now_rfc3339()),
@@ -58,8 +66,19 @@ pub(super) fn guard_write(
     Ok(new.is_empty())
 }
 
+/// `Kind.group`, or the bare kind of the core group.
+fn qualified(def: &ResourceDef) -> String {
+    if def.group.is_empty() {
+        def.kind.clone()
+    } else {
+        format!("{}.{}", def.kind, def.group)
+    }
+}
+
 /// kube-apiserver's refusal of a finalizer added to an object being deleted.
 fn no_new_finalizers(def: &ResourceDef, name: &str, added: &[&str]) -> ApiError {
+    let mut added = added.to_vec();
+    added.sort_unstable();
     let quoted: Vec<String> = added.iter().map(|f| format!("{f:?}")).collect();
     let detail = format!(
         "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
@@ -68,9 +87,10 @@ fn no_new_finalizers(def: &ResourceDef, name: &str, added: &[&str]) -> ApiError 
     let mut error = ApiError::new(
         422,
         "Invalid",
+        // The kind carries its group, as the real server writes it (`Deployment.apps "x"`).
         format!(
             "{} {name:?} is invalid: metadata.finalizers: {detail}",
-            def.kind
+            qualified(def)
         ),
     );
     error.details = Some(json!({
