@@ -51,7 +51,9 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let mut all: Vec<SharedIndexInformer<ConfigMap>> = informers::namespaces(options)
         .into_iter()
         .map(|ns| {
-            let source = ListWatch::<ConfigMap, _>::for_type(client.clone()).with_namespace(ns);
+            let source = ListWatch::<ConfigMap, _>::for_type(client.clone())
+                .with_namespace(ns)
+                .expect("the bench namespaces are DNS-1123 labels");
             SharedIndexInformer::new(source, Config::default()).map_err(|e| e.to_string())
         })
         .collect::<Result<_, _>>()?;

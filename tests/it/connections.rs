@@ -61,7 +61,9 @@ impl Tenants {
             .map(|i| {
                 SharedInformerFactory::new(
                     client.clone(),
-                    FactoryConfig::default().with_namespace(namespace(i)),
+                    FactoryConfig::default()
+                        .with_namespace(namespace(i))
+                        .unwrap(),
                 )
             })
             .collect();

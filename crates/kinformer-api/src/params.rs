@@ -20,6 +20,40 @@ fn field_manager(manager: String) -> Result<String, Error> {
     Ok(manager)
 }
 
+/// The settings every write shares, and their checked setters and getters: one definition for
+/// [`PostParams`] and [`PatchParams`].
+macro_rules! write_settings {
+    () => {
+        /// Sets [`dry_run`](Self::dry_run).
+        #[must_use]
+        pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+            self.dry_run = dry_run;
+            self
+        }
+
+        /// `dryRun=All`: the server validates and answers the object as it would store it,
+        /// and stores nothing.
+        pub fn dry_run(&self) -> bool {
+            self.dry_run
+        }
+
+        /// Sets [`field_manager`](Self::field_manager).
+        ///
+        /// # Errors
+        /// [`Error::Usage`] for a name kube-apiserver refuses (empty, over 128 characters).
+        pub fn with_field_manager(mut self, manager: impl Into<String>) -> Result<Self, Error> {
+            self.field_manager = Some(field_manager(manager.into())?);
+            Ok(self)
+        }
+
+        /// `fieldManager`: who owns the fields this write sets (required for an apply; the
+        /// server uses the User-Agent otherwise).
+        pub fn field_manager(&self) -> Option<&str> {
+            self.field_manager.as_deref()
+        }
+    };
+}
+
 /// The options of `create`, `replace` and the subresource replaces (client-go `CreateOptions`
 /// and `UpdateOptions`).
 ///
@@ -38,33 +72,7 @@ pub struct PostParams {
 }
 
 impl PostParams {
-    /// Sets [`dry_run`](Self::dry_run).
-    #[must_use]
-    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
-        self.dry_run = dry_run;
-        self
-    }
-
-    /// `dryRun=All`: the server validates and answers the object as it would store it, and
-    /// stores nothing.
-    pub fn dry_run(&self) -> bool {
-        self.dry_run
-    }
-
-    /// Sets [`field_manager`](Self::field_manager).
-    ///
-    /// # Errors
-    /// [`Error::Usage`] for a name kube-apiserver refuses (empty, over 128 characters).
-    pub fn with_field_manager(mut self, manager: impl Into<String>) -> Result<Self, Error> {
-        self.field_manager = Some(field_manager(manager.into())?);
-        Ok(self)
-    }
-
-    /// `fieldManager`: who owns the fields this write sets (the server uses the User-Agent when
-    /// unset).
-    pub fn field_manager(&self) -> Option<&str> {
-        self.field_manager.as_deref()
-    }
+    write_settings!();
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
         write_query(self.dry_run, false, self.field_manager.as_deref())
@@ -112,31 +120,7 @@ impl PatchParams {
         self.force
     }
 
-    /// Sets [`dry_run`](Self::dry_run).
-    #[must_use]
-    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
-        self.dry_run = dry_run;
-        self
-    }
-
-    /// `dryRun=All`: nothing is stored.
-    pub fn dry_run(&self) -> bool {
-        self.dry_run
-    }
-
-    /// Sets [`field_manager`](Self::field_manager).
-    ///
-    /// # Errors
-    /// [`Error::Usage`] for a name kube-apiserver refuses (empty, over 128 characters).
-    pub fn with_field_manager(mut self, manager: impl Into<String>) -> Result<Self, Error> {
-        self.field_manager = Some(field_manager(manager.into())?);
-        Ok(self)
-    }
-
-    /// `fieldManager`: required for an apply.
-    pub fn field_manager(&self) -> Option<&str> {
-        self.field_manager.as_deref()
-    }
+    write_settings!();
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
         write_query(self.dry_run, self.force, self.field_manager.as_deref())

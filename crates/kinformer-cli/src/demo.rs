@@ -48,7 +48,7 @@ pub(crate) async fn run(args: DemoArgs) -> Result<(), CliError> {
         client,
         &Setup::new(ApiResource::of::<Pod>()),
         Arc::clone(&counters) as _,
-    );
+    )?;
     let handled = Arc::new(AtomicU64::new(0));
     let registration = informer.add_event_handler(counting_handler(&handled))?;
     let running = informer::spawn(&informer);

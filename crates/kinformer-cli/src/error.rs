@@ -28,6 +28,9 @@ pub(crate) enum CliError {
     /// The embedded server failed.
     #[error("embedded API server")]
     Sim(#[from] kinformer_sim::Error),
+    /// A namespace or selector the API server would refuse.
+    #[error("invalid option")]
+    Source(#[from] kinformer_listwatch::Error),
     /// The informer stopped with an error.
     #[error("informer")]
     Informer(#[from] kinformer::informer::Error),

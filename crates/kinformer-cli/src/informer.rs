@@ -11,6 +11,8 @@ use kinformer_rest::{Client, RestClient};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::error::CliError;
+
 /// An object type the commands cache, and how its list-watch is made.
 pub(crate) trait Cached: Object + Clone + DeserializeOwned + Serialize + Default {
     /// The list-watch of `resource` over `client`.
@@ -73,19 +75,19 @@ pub(crate) fn build<K>(
     client: Client,
     setup: &Setup,
     metrics: Arc<dyn Metrics>,
-) -> SharedIndexInformer<K>
+) -> Result<SharedIndexInformer<K>, CliError>
 where
     K: Cached,
 {
     let mut source = K::source(client, setup.resource.clone());
     if let Some(ns) = &setup.namespace {
-        source = source.with_namespace(ns.clone());
+        source = source.with_namespace(ns.clone())?;
     }
     if let Some(labels) = &setup.label_selector {
-        source = source.with_label_selector(labels.clone());
+        source = source.with_label_selector(labels.clone())?;
     }
     if let Some(fields) = &setup.field_selector {
-        source = source.with_field_selector(fields.clone());
+        source = source.with_field_selector(fields.clone())?;
     }
     let config = Config::default()
         .with_reflector(ReflectorConfig::default().with_streaming_list(setup.streaming_list))
@@ -95,7 +97,8 @@ where
         .with_shape(setup.shape.clone());
     // A ListWatch built here for this informer alone, with no fields chosen: it takes the
     // shape's, whatever they are.
-    SharedIndexInformer::new(source, config).expect("a fresh ListWatch takes the shape's fields")
+    Ok(SharedIndexInformer::new(source, config)
+        .expect("a fresh ListWatch takes the shape's fields"))
 }
 
 /// Runs `informer` on its own task; the handle yields its result after `shutdown`.

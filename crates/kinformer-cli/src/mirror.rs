@@ -111,7 +111,7 @@ where
         eprintln!("metrics: http://{bound}/metrics");
         exported = Some((metrics, name, server));
     }
-    let informer = informer::build::<K>(client, setup, hooks);
+    let informer = informer::build::<K>(client, setup, hooks)?;
     let last_error = Arc::new(Mutex::new(None));
     informer.set_watch_error_handler(remember(&last_error))?;
     let calls = Arc::new(AtomicU64::new(0));

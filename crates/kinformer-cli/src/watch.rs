@@ -39,7 +39,7 @@ async fn watch<K: Cached>(
     setup: &Setup,
     args: &WatchArgs,
 ) -> Result<(), CliError> {
-    let informer = informer::build::<K>(client, setup, Arc::new(Counters::default()) as _);
+    let informer = informer::build::<K>(client, setup, Arc::new(Counters::default()) as _)?;
     let printer = Arc::new(Printer {
         output: args.output,
         failed: Mutex::new(None),

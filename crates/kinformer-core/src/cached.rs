@@ -118,6 +118,12 @@ impl<K: 'static> Cached<K> {
 }
 
 impl<K> Cached<K> {
+    /// Each object of `list` as a decoded entry: what a store's `replace` hands to its
+    /// `replace_admitted`.
+    pub fn from_objects(list: Vec<Arc<K>>) -> Vec<Self> {
+        list.into_iter().map(Self::from).collect()
+    }
+
     /// The object when it is held decoded.
     pub fn decoded(&self) -> Option<&Arc<K>> {
         match &self.0 {

@@ -244,10 +244,7 @@ impl<K: Object> Store<K> for Indexer<K> {
     }
 
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
-        self.replace_admitted(
-            list.into_iter().map(Cached::from).collect(),
-            resource_version,
-        )
+        self.replace_admitted(Cached::from_objects(list), resource_version)
     }
 
     fn replace_admitted(

@@ -48,6 +48,16 @@ pub enum Error {
         /// What stands in the way.
         conflict: Conflict,
     },
+    /// A namespace that is not a DNS-1123 label, the empty string included (every namespace
+    /// is what a factory watches with none set); nothing was set.
+    #[error(
+        "invalid namespace {namespace:?}: a namespace is a DNS-1123 label; every namespace is \
+         what a factory watches when none is set"
+    )]
+    InvalidNamespace {
+        /// The refused value.
+        namespace: String,
+    },
 }
 
 /// Why options were refused ([`Error::Options`]).

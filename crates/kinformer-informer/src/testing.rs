@@ -79,7 +79,7 @@ impl<K: Object> Store<K> for ScriptedQueue<K> {
         Ok(())
     }
     fn replace(&self, list: Vec<Arc<K>>, rv: &str) -> Result<(), StoreError> {
-        self.replace_admitted(list.into_iter().map(Cached::from).collect(), rv)
+        self.replace_admitted(Cached::from_objects(list), rv)
     }
     fn replace_admitted(&self, list: Vec<Cached<K>>, _rv: &str) -> Result<(), StoreError> {
         let mut state = self.state.lock().unwrap();

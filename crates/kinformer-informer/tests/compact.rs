@@ -187,7 +187,7 @@ async fn selectors_indexes_and_listers_work_on_a_compact_cache() {
             .collect())
     });
     let informer = SharedIndexInformer::new(
-        source(&sim).with_label_selector("tier=frontend"),
+        source(&sim).with_label_selector("tier=frontend").unwrap(),
         Config::default()
             .with_name("pods")
             .with_shape(

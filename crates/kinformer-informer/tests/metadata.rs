@@ -98,7 +98,9 @@ async fn selectors_and_indexes_work_on_metadata() {
             .collect())
     });
     let informer = SharedIndexInformer::new(
-        metadata_source(&sim).with_label_selector("tier=frontend"),
+        metadata_source(&sim)
+            .with_label_selector("tier=frontend")
+            .unwrap(),
         Config::default()
             .with_name("pods")
             .with_index("app", by_app)

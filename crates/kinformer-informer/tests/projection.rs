@@ -131,7 +131,8 @@ async fn selectors_and_indexes_work_on_projected_objects() {
         .unwrap();
     let drop = Projection::drop(["spec.containers[].env", "status.containerStatuses"]).unwrap();
     let source = ListWatch::<Pod, _>::for_type(Client::new(sim.service()))
-        .with_label_selector("tier=backend");
+        .with_label_selector("tier=backend")
+        .unwrap();
     let by_node = IndexFunc::new(|pod: &Pod| {
         Ok(pod
             .spec

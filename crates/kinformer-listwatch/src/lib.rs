@@ -20,10 +20,11 @@
 //!     Ok::<_, std::convert::Infallible>(http::Response::new(Body::empty()))
 //! }));
 //! let pods = ListWatch::<Pod, _>::for_type(client)
-//!     .with_namespace("prod")
-//!     .with_label_selector("app=web")
+//!     .with_namespace("prod")?
+//!     .with_label_selector("app=web")?
 //!     .with_options_modifier(|options| options.timeout_seconds = options.timeout_seconds.map(|t| t.min(600)));
 //! assert_eq!(pods.collection_path(), "/api/v1/namespaces/prod/pods");
+//! # Ok::<(), kinformer_listwatch::Error>(())
 //! ```
 //!
 //! # Feature flags
@@ -34,9 +35,11 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod error;
 mod list_watch;
 
 // The public interface is:
+pub use error::Error;
 pub use list_watch::{
     ListWatch, METADATA_LIST_ACCEPT, METADATA_LIST_ACCEPT_PROTOBUF, METADATA_WATCH_ACCEPT,
     METADATA_WATCH_ACCEPT_PROTOBUF, OptionsModifier,

@@ -10,7 +10,7 @@ use kinformer_core::{
 };
 use kinformer_rest::{Body, Client};
 
-use crate::ListWatch;
+use crate::{Error, ListWatch};
 
 /// A service answering lists with one pod, watches with an ADDED event and a bookmark, and
 /// `410` for `resourceVersion=1`; it records every URI.
@@ -57,8 +57,11 @@ async fn list_sends_path_selectors_and_caller_options_and_decodes() {
     let (client, seen) = canned();
     let lw = ListWatch::<Pod, _>::for_type(client)
         .with_namespace("ns")
+        .unwrap()
         .with_label_selector("app=web")
-        .with_field_selector("spec.nodeName=n1");
+        .unwrap()
+        .with_field_selector("spec.nodeName=n1")
+        .unwrap();
     let list = lw
         .list(&ListOptions::default().resource_version("0").limit(500))
         .await
@@ -97,6 +100,7 @@ async fn the_modifier_runs_last_and_may_override() {
     let (client, seen) = canned();
     let lw = ListWatch::<Pod, _>::for_type(client)
         .with_label_selector("app=web")
+        .unwrap()
         .with_options_modifier(|o| {
             o.label_selector = Some("tier=db".into());
             o.limit = None;
@@ -122,11 +126,15 @@ async fn errors_carry_the_status_for_the_reflector() {
 #[tokio::test]
 async fn cluster_scoped_resources_ignore_the_namespace_and_dynamic_objects_work() {
     let (client, seen) = canned();
-    let nodes = ListWatch::<Node, _>::for_type(client.clone()).with_namespace("ns");
+    let nodes = ListWatch::<Node, _>::for_type(client.clone())
+        .with_namespace("ns")
+        .unwrap();
     assert_eq!(nodes.collection_path(), "/api/v1/nodes");
 
     let resource = ApiResource::new("", "v1", "Pod", "pods", Scope::Namespaced);
-    let dynamic = ListWatch::<DynamicObject, _>::from_client(client, resource).with_namespace("ns");
+    let dynamic = ListWatch::<DynamicObject, _>::from_client(client, resource)
+        .with_namespace("ns")
+        .unwrap();
     let list = dynamic.list(&ListOptions::default()).await.unwrap();
     assert_eq!(list.items[0].labels().unwrap()["app"], "web");
     assert_eq!(seen.lock().unwrap()[0], "/api/v1/namespaces/ns/pods");
@@ -247,4 +255,53 @@ fn protobuf_objects_of_built_in_types_come_exactly_sized() {
         resource,
     );
     assert!(!dynamic.decodes_exactly_sized(), "only generated types");
+}
+
+#[test]
+fn a_namespace_is_a_dns1123_label_and_the_empty_one_is_not_all() {
+    let (client, _) = canned();
+    let pods = ListWatch::<Pod, _>::for_type(client);
+    for bad in ["", "Prod", "prod.eu", "-prod", "prod-", &"n".repeat(64)] {
+        assert_eq!(
+            pods.clone().with_namespace(bad).unwrap_err(),
+            Error::InvalidNamespace {
+                namespace: bad.to_owned()
+            }
+        );
+    }
+    let ok = pods.with_namespace("n".repeat(63)).unwrap();
+    assert_eq!(ok.namespace(), Some("n".repeat(63).as_str()));
+}
+
+#[test]
+fn selectors_are_checked_with_the_api_servers_syntax_and_never_empty() {
+    let (client, _) = canned();
+    let pods = ListWatch::<Pod, _>::for_type(client);
+    // An empty value selects objects without one: the API server takes it.
+    assert!(pods.clone().with_field_selector("spec.nodeName=").is_ok());
+    assert!(pods.clone().with_label_selector("app=").is_ok());
+    for (setting, refused) in [
+        (
+            "label_selector",
+            pods.clone().with_label_selector("app in ()"),
+        ),
+        ("label_selector", pods.clone().with_label_selector("a=b=c")),
+        (
+            "field_selector",
+            pods.clone().with_field_selector("spec.nodeName"),
+        ),
+    ] {
+        let Err(Error::InvalidSelector { setting: s, .. }) = refused else {
+            panic!("{setting}: {refused:?}");
+        };
+        assert_eq!(s, setting);
+    }
+    for (setting, refused) in [
+        ("label_selector", pods.clone().with_label_selector("")),
+        ("label_selector", pods.clone().with_label_selector("  ")),
+        ("field_selector", pods.clone().with_field_selector("")),
+    ] {
+        assert_eq!(refused.unwrap_err(), Error::EmptySelector { setting });
+    }
+    assert_eq!(pods.label_selector(), None, "a refusal sets nothing");
 }

@@ -207,7 +207,7 @@ async fn converge(streaming: bool, tier: Option<&str>, seed: u64) {
     let client = Client::new(sim.service());
     let mut lw = ListWatch::<Pod, _>::for_type(client);
     if let Some(tier) = tier {
-        lw = lw.with_label_selector(format!("tier={tier}"));
+        lw = lw.with_label_selector(format!("tier={tier}")).unwrap();
     }
     if !streaming {
         lw = lw.with_streaming_list(false);

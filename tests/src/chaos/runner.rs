@@ -175,7 +175,9 @@ fn informer(
     let client = Client::from_config(&config).map_err(|e| fail(format!("client: {e}")))?;
     let mut source = ListWatch::<Pod, _>::for_type(client);
     if let Some(selector) = &schedule.mode.selector {
-        source = source.with_label_selector(selector.clone());
+        source = source
+            .with_label_selector(selector.clone())
+            .expect("the chaos schedules use valid selectors");
     }
     // `CHAOS_DEFAULT_BACKOFF=1` keeps client-go's backoff, to see how long it takes instead.
     let backoff = if std::env::var_os("CHAOS_DEFAULT_BACKOFF").is_some() {

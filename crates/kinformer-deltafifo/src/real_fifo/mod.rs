@@ -213,10 +213,7 @@ impl<K: Object> Store<K> for RealFifo<K> {
     /// Listed objects that arrive packed (as a packing cache admitted them) are queued as
     /// they are, under the key their cache gave them.
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), StoreError> {
-        self.replace_admitted(
-            list.into_iter().map(Cached::from).collect(),
-            resource_version,
-        )
+        self.replace_admitted(Cached::from_objects(list), resource_version)
     }
 
     fn replace_admitted(

@@ -30,7 +30,10 @@ impl SharedInformerFactory {
         let options = &self.inner.config;
         let mut source = source(&self.inner.client, &resource);
         if let Some(ns) = options.namespace() {
-            source = source.with_namespace(ns);
+            // FactoryConfig::with_namespace took only a DNS-1123 label, as ListWatch does.
+            source = source
+                .with_namespace(ns)
+                .expect("the factory's namespace was checked when it was set");
         }
         if let Some(tweak) = options.tweak.clone() {
             source = source.with_options_modifier(move |o| tweak(o));

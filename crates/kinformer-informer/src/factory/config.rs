@@ -8,7 +8,7 @@ use std::time::Duration;
 use kinformer_core::{ApiResource, ListOptions, ObjectMeta};
 use kinformer_reflector::Config as ReflectorConfig;
 
-use crate::{Metrics, QueueKind};
+use crate::{Error, Metrics, QueueKind};
 
 /// A change applied to the metadata of every object of every informer of a factory.
 pub(crate) type MetadataTransform = Arc<dyn Fn(&mut ObjectMeta) + Send + Sync>;
@@ -33,12 +33,14 @@ pub(crate) type OptionsTweak = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
 ///
 /// let config = FactoryConfig::default()
 ///     .with_default_resync(Duration::from_secs(600))
-///     .with_namespace("prod")
+///     .with_namespace("prod")?
 ///     .with_resync_for::<Pod>(Duration::from_secs(60))
 ///     .with_tweak_list_options(|options| options.label_selector = Some("team=a".into()))
 ///     .with_transform_metadata(|meta| meta.annotations = None);
 /// assert_eq!(config.namespace(), Some("prod"));
 /// assert_eq!(config.resync_for(&ApiResource::of::<Pod>()), Duration::from_secs(60));
+/// assert!(FactoryConfig::default().with_namespace("").is_err());
+/// # Ok::<(), kinformer_informer::Error>(())
 /// ```
 #[derive(Clone, Default)]
 pub struct FactoryConfig {
@@ -65,12 +67,18 @@ impl FactoryConfig {
         self.default_resync
     }
 
-    /// Restricts every informer to `namespace` (without it, every namespace). An empty name is
-    /// not "every namespace": the informers' requests fail naming it.
-    #[must_use]
-    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = Some(namespace.into());
-        self
+    /// Restricts every informer to `namespace` (without it, every namespace).
+    ///
+    /// # Errors
+    /// [`Error::InvalidNamespace`] when `namespace` is not a DNS-1123 label, as no namespace
+    /// is; the empty string among them (it is not "every namespace").
+    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Result<Self, Error> {
+        let namespace = namespace.into();
+        if !kinformer_selector::is_dns1123_label(&namespace) {
+            return Err(Error::InvalidNamespace { namespace });
+        }
+        self.namespace = Some(namespace);
+        Ok(self)
     }
 
     /// The namespace every informer watches (`None`: all).

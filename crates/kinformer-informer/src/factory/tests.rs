@@ -93,6 +93,7 @@ async fn namespace_and_tweaks_reach_the_list_watch() {
         FactoryConfig::default()
             .with_reflector(kinformer_reflector::Config::default().with_streaming_list(false))
             .with_namespace("ns-1")
+            .unwrap()
             .with_tweak_list_options(|o| o.field_selector = Some("metadata.namespace=ns-1".into()))
             .with_resync_for::<Pod>(Duration::from_secs(60)),
     );

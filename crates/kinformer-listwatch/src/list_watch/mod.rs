@@ -12,6 +12,8 @@ use kinformer_rest::decoders::protobuf_decodes_exactly_sized;
 use kinformer_rest::{Client, ContentType, Getter, Request, RestClient, WatchStream};
 use serde::de::DeserializeOwned;
 
+mod settings;
+
 /// Adjusts the options of every list and watch (client-go's `tweakListOptions`).
 pub type OptionsModifier = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
 
@@ -91,106 +93,6 @@ impl<G: Getter> ListWatch<PartialObjectMetadata, G> {
 }
 
 impl<K, G: Getter> ListWatch<K, G> {
-    /// Decodes only `fields` of each object (by default every field but
-    /// `metadata.managedFields`): the fields left out are skipped by the parser, so neither a
-    /// cache nor a handler ever holds them. An informer sets this from its
-    /// [`ObjectShape`](kinformer_core::ObjectShape), which is where an informer's user says it.
-    ///
-    /// ```
-    /// use k8s_openapi::api::core::v1::Pod;
-    /// use kinformer_core::{Fields, Lister, Projection};
-    /// use kinformer_listwatch::ListWatch;
-    /// use kinformer_rest::Client;
-    ///
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let sim = kinformer_sim::Sim::builder().pods(3).seed(1).start().await?;
-    /// let lean = ListWatch::<Pod, _>::for_type(Client::new(sim.service())).with_fields(
-    ///     Fields::projected(Projection::drop(["spec.containers[].env", "status.containerStatuses"])?),
-    /// );
-    /// let list = lean.list(&Default::default()).await?;
-    /// assert!(list.items.iter().all(|p| p.status.as_ref().unwrap().container_statuses.is_none()));
-    /// # Ok(()) }
-    /// ```
-    #[must_use]
-    pub fn with_fields(mut self, fields: Fields) -> Self {
-        self.fields = fields;
-        self.fields_chosen = true;
-        self
-    }
-
-    /// What each request decodes of each object.
-    pub fn fields(&self) -> &Fields {
-        &self.fields
-    }
-
-    /// True when this source asks for metadata only.
-    pub fn is_metadata_only(&self) -> bool {
-        self.metadata_only
-    }
-
-    /// Restricts to one namespace (ignored for cluster-scoped resources); without one, every
-    /// namespace. An empty or malformed name is not "every namespace": each request fails with
-    /// the request's error naming it.
-    #[must_use]
-    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = Some(namespace.into());
-        self
-    }
-
-    /// The namespace; `None` for every namespace.
-    pub fn namespace(&self) -> Option<&str> {
-        self.namespace.as_deref()
-    }
-
-    /// Sends `labelSelector` on every request.
-    #[must_use]
-    pub fn with_label_selector(mut self, selector: impl Into<String>) -> Self {
-        self.label_selector = Some(selector.into());
-        self
-    }
-
-    /// The `labelSelector` every request sends.
-    pub fn label_selector(&self) -> Option<&str> {
-        self.label_selector.as_deref()
-    }
-
-    /// Sends `fieldSelector` on every request.
-    #[must_use]
-    pub fn with_field_selector(mut self, selector: impl Into<String>) -> Self {
-        self.field_selector = Some(selector.into());
-        self
-    }
-
-    /// The `fieldSelector` every request sends.
-    pub fn field_selector(&self) -> Option<&str> {
-        self.field_selector.as_deref()
-    }
-
-    /// Runs `modify` on the options of every request, last (it may override anything).
-    #[must_use]
-    pub fn with_options_modifier(
-        mut self,
-        modify: impl Fn(&mut ListOptions) + Send + Sync + 'static,
-    ) -> Self {
-        self.modifier = Some(Arc::new(modify));
-        self
-    }
-
-    /// Sets [`streaming_list`](Self::streaming_list): `false` declares that the server behind
-    /// this source cannot serve streaming lists (`sendInitialEvents`), so a reflector goes
-    /// straight to list+watch (client-go's `IsWatchListSemanticsUnSupported`). Fakes and mock
-    /// servers should say so.
-    #[must_use]
-    pub fn with_streaming_list(mut self, streaming_list: bool) -> Self {
-        self.streaming_list = streaming_list;
-        self
-    }
-
-    /// Whether the server behind this source serves streaming lists (true by default).
-    pub fn streaming_list(&self) -> bool {
-        self.streaming_list
-    }
-
     /// The resource this source reads.
     pub fn resource(&self) -> &ApiResource {
         &self.resource
