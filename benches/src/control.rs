@@ -70,8 +70,69 @@ impl Control {
             .map_err(|e| format!("GET /_control/stats: {e}"))
     }
 
+    /// Serves the custom resource `crd` from now on.
+    pub(crate) async fn register(&self, crd: &kinformer_sim::CustomResource) -> Result<(), String> {
+        let body = serde_json::to_value(crd).map_err(|e| e.to_string())?;
+        self.post("resources", body).await
+    }
+
+    /// Applies `ops` in one request; an operation the sim refused is an error naming it.
+    pub(crate) async fn objects(&self, ops: &[kinformer_sim::ObjectOp]) -> Result<(), String> {
+        let answer: Value = Request::new(self.client.clone(), Method::POST, "/_control/objects")
+            .json_body(&json!({ "ops": ops }))
+            .into()
+            .await
+            .map_err(|e| format!("POST /_control/objects: {e}"))?;
+        let results = answer["results"].as_array().cloned().unwrap_or_default();
+        if results.len() != ops.len() {
+            return Err(format!(
+                "{} results for {} operations",
+                results.len(),
+                ops.len()
+            ));
+        }
+        match results
+            .iter()
+            .position(|r| r["code"].as_u64().is_none_or(|c| c >= 300))
+        {
+            Some(i) => Err(format!("{:?} refused: {}", ops[i], results[i])),
+            None => Ok(()),
+        }
+    }
+
+    /// Empties the sim's request log.
+    pub(crate) async fn clear_requests(&self) -> Result<(), String> {
+        Request::new(self.client.clone(), Method::DELETE, "/_control/requests")
+            .do_raw()
+            .await
+            .map(drop)
+            .map_err(|e| format!("DELETE /_control/requests: {e}"))
+    }
+
+    /// The requests the sim logged since the log was emptied: all of them, and the writes.
+    pub(crate) async fn requests(&self) -> Result<Requests, String> {
+        let log: Vec<Value> = Request::new(self.client.clone(), Method::GET, "/_control/requests")
+            .into()
+            .await
+            .map_err(|e| format!("GET /_control/requests: {e}"))?;
+        let writes = log
+            .iter()
+            .filter(|r| !matches!(r["method"].as_str(), Some("GET")))
+            .count();
+        Ok(Requests {
+            total: log.len(),
+            writes,
+        })
+    }
+
     /// Ends every open watch with an ERROR 410, forcing clients to relist.
     pub(crate) async fn force_relist(&self) -> Result<(), String> {
         self.post("watches/drop", json!({"mode": "error410"})).await
     }
+}
+
+/// Counts from the sim's request log.
+pub(crate) struct Requests {
+    pub(crate) total: usize,
+    pub(crate) writes: usize,
 }

@@ -1,5 +1,6 @@
 //! `bench-client MODE --kubeconfig FILE --control URL [--burst N] [--lag-rate R] [--lag-secs S]
-//! [--no-relist] [--sync-only] [--informers N] [--gets N] [--get-secs S] [--sim-pid PID]`
+//! [--no-relist] [--sync-only] [--informers N] [--gets N] [--get-secs S] [--sim-pid PID]
+//! [--foos N]`
 //!
 //! One benchmark client, run as its own process by `cargo xtask bench` so its memory is its own.
 //! It syncs a pod cache (or, for the floors, fetches and decodes the same list), then measures a
@@ -23,11 +24,18 @@
 //! namespace-scoped ConfigMap informers and one cluster-wide one on one client, then issue
 //! `--gets` GETs over `--get-secs` seconds on the same client (see `informers.rs`).
 //!
+//! The controller modes, `controller-kinformer` and `controller-kube`, run Kubernetes'
+//! sample-controller over `--foos` Foos on kinformer's runtime and on kube-rs's `Controller`
+//! (see `controller.rs`).
+//!
 //! The proxy modes, `proxy-direct`, `proxy-http` and `proxy-socks5`, sync the pod informer from a
 //! TLS sim directly, through an HTTP `CONNECT` proxy or through a SOCKS5 proxy, and report the
 //! bytes the proxy relayed (see `proxy.rs`).
 
 mod control;
+mod controller;
+mod controller_kinformer;
+mod controller_kube;
 mod floor;
 mod floor_protobuf;
 mod informers;
@@ -71,6 +79,8 @@ pub(crate) struct Options {
     pub(crate) get_secs: f64,
     /// The sim's process, whose CPU and bytes written during the sync are reported.
     pub(crate) sim_pid: Option<u32>,
+    /// Foos of the controller modes.
+    pub(crate) foos: usize,
 }
 
 impl Options {
@@ -91,6 +101,7 @@ impl Options {
             gets: 200,
             get_secs: 4.0,
             sim_pid: None,
+            foos: 10_000,
         };
         while let Some(flag) = args.next() {
             let mut value = || args.next().ok_or(format!("{flag} needs a value"));
@@ -116,6 +127,7 @@ impl Options {
                 "--sim-pid" => {
                     options.sim_pid = Some(value()?.parse().map_err(|e| format!("--sim-pid: {e}"))?)
                 }
+                "--foos" => options.foos = value()?.parse().map_err(|e| format!("--foos: {e}"))?,
                 "--no-relist" => options.relist = false,
                 "--sync-only" => options.sync_only = true,
                 "--exit-after-sync" => options.exit_after_sync = true,
@@ -176,6 +188,8 @@ fn main() -> ExitCode {
             "floor-decode" | "floor-decode-protobuf" | "floor-bytes" => {
                 floor::run(&options, &mut report).await
             }
+            "controller-kinformer" => controller_kinformer::run(&options, &mut report).await,
+            "controller-kube" => controller_kube::run(&options, &mut report).await,
             "informers-kinformer" => informers_kinformer::run(&options, &mut report).await,
             "informers-kube" => informers_kube::run(&options, &mut report).await,
             "proxy-direct" | "proxy-http" | "proxy-socks5" => {

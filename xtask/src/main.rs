@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         Some("protobuf-typed") => protobuf_typed::run(&args[1..], &workspace_root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package | protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out FILE] [--revision [api|apimachinery|apiextensions|aggregator=]NAME] | protobuf-typed [--check]>"
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] [--controller [--foos N]] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package | protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out FILE] [--revision [api|apimachinery|apiextensions|aggregator=]NAME] | protobuf-typed [--check]>"
             );
             return ExitCode::from(2);
         }

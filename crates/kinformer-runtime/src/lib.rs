@@ -83,6 +83,8 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod action;
+#[cfg(feature = "rest")]
+mod client_config;
 mod config;
 mod controller;
 #[cfg(feature = "rest")]
@@ -104,6 +106,9 @@ mod stream;
 mod worker;
 
 pub use action::Action;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub use client_config::client_config;
 pub use config::{ControllerConfig, DEFAULT_CONCURRENCY, DEFAULT_DRAIN_TIMEOUT};
 pub use controller::Controller;
 #[cfg(feature = "rest")]

@@ -24,7 +24,7 @@ pub(crate) fn run_rounds(
     for round in 1..=options.rounds {
         for client in clients {
             eprintln!("round {round}/{}: {client} ({what})", options.rounds);
-            let run = run_client(client, sim, options)?;
+            let run = run_client(client, sim, options, &[])?;
             eprintln!("  {}", summary(&run));
             runs.entry(client.clone()).or_default().push(run);
         }
@@ -32,7 +32,13 @@ pub(crate) fn run_rounds(
     Ok(runs)
 }
 
-fn run_client(client: &str, sim: &SimProcess, options: &Options) -> Result<Run, String> {
+/// Runs `client` once against `sim`, with `extra` arguments after the common ones.
+pub(crate) fn run_client(
+    client: &str,
+    sim: &SimProcess,
+    options: &Options,
+    extra: &[String],
+) -> Result<Run, String> {
     let mut command = Command::new("target/release/bench-client");
     command
         .arg(client)
@@ -47,6 +53,7 @@ fn run_client(client: &str, sim: &SimProcess, options: &Options) -> Result<Run, 
     if options.sync_only {
         command.arg("--sync-only");
     }
+    command.args(extra);
     let output = command
         .stderr(Stdio::inherit())
         .output()
@@ -83,6 +90,12 @@ fn summary(run: &Run) -> String {
         "tasks_per_informer",
         "connections_opened",
         "proxy_bytes",
+        "reconcile_all_secs",
+        "requests",
+        "reconciles_per_change",
+        "rss_per_foo",
+        "backlog_secs",
+        "restart_edit_p99_ms",
     ]
     .iter()
     .filter_map(|k| run.get(*k).map(|v| format!("{k}={v}")))

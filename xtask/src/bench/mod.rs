@@ -19,6 +19,9 @@
 //! `--proxy` together run both and nothing else. `--no-build` runs the release binaries already
 //! built.
 //!
+//! `cargo xtask bench --controller [--foos N]` runs only the controller run: sample-controller
+//! over 10,000 Foos on kinformer's runtime and on kube-rs's `Controller` (see `controller.rs`).
+//!
 //! `cargo xtask bench profile [--pods N] [--modes a,b]` profiles the initial sync under callgrind
 //! into `target/bench/profile.md`.
 //!
@@ -27,6 +30,7 @@
 mod areas;
 mod callgrind;
 mod clients;
+mod controller;
 mod goals;
 mod informers;
 mod profile;
@@ -67,6 +71,10 @@ pub(crate) struct Options {
     pub(crate) proxy: bool,
     /// Use the release binaries already built (`--no-build`).
     pub(crate) build: bool,
+    /// Run the controller run (and nothing else).
+    pub(crate) controller: bool,
+    /// Foos of the controller run.
+    pub(crate) foos: usize,
 }
 
 /// kinformer in each cache mode and on JSON (its default is protobuf), kube-rs with its defaults and stripping
@@ -104,6 +112,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         informers: 500,
         proxy: true,
         build: true,
+        controller: false,
+        foos: 10_000,
     };
     // `--informers` and `--proxy` each ask for their run alone; given together, for both.
     let (mut only_informers, mut only_proxy) = (false, false);
@@ -140,6 +150,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--proxy" => only_proxy = true,
             "--no-proxy" => options.proxy = false,
             "--no-build" => options.build = false,
+            "--controller" => options.controller = true,
+            "--foos" => options.foos = value()?.parse().map_err(|e| format!("--foos: {e}"))?,
             "--informer-count" => {
                 options.informers = value()?
                     .parse()
@@ -160,6 +172,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
             }
             other => return Err(format!("unknown option {other}")),
         }
+    }
+    if options.foos == 0 {
+        return Err("--foos must be at least 1".into());
     }
     if only_informers || only_proxy {
         options.shapes.clear();
@@ -200,6 +215,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     options.load_at_start = report::load_average();
     std::fs::create_dir_all(&options.out_dir).map_err(|e| format!("creating output dir: {e}"))?;
+    if options.controller {
+        return controller::run(&options);
+    }
     let mut sections = Vec::new();
     for shape in &options.shapes {
         let mut all = Vec::new();
