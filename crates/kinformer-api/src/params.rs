@@ -20,9 +20,9 @@ fn field_manager(manager: String) -> Result<String, Error> {
     Ok(manager)
 }
 
-/// The settings every write shares, and their checked setters and getters: one definition for
-/// [`PostParams`] and [`PatchParams`].
-macro_rules! write_settings {
+/// The `dryRun` setting every write and delete has: one definition for [`PostParams`],
+/// [`PatchParams`] and [`DeleteParams`].
+macro_rules! dry_run_setting {
     () => {
         /// Sets [`dry_run`](Self::dry_run).
         #[must_use]
@@ -31,12 +31,18 @@ macro_rules! write_settings {
             self
         }
 
-        /// `dryRun=All`: the server validates and answers the object as it would store it,
-        /// and stores nothing.
+        /// `dryRun=All`: the server validates the request and answers as it would, and
+        /// changes nothing.
         pub fn dry_run(&self) -> bool {
             self.dry_run
         }
+    };
+}
 
+/// The `fieldManager` setting of a write: one definition for [`PostParams`] and
+/// [`PatchParams`].
+macro_rules! field_manager_setting {
+    () => {
         /// Sets [`field_manager`](Self::field_manager).
         ///
         /// # Errors
@@ -72,7 +78,8 @@ pub struct PostParams {
 }
 
 impl PostParams {
-    write_settings!();
+    dry_run_setting!();
+    field_manager_setting!();
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
         write_query(self.dry_run, false, self.field_manager.as_deref())
@@ -120,7 +127,8 @@ impl PatchParams {
         self.force
     }
 
-    write_settings!();
+    dry_run_setting!();
+    field_manager_setting!();
 
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
         write_query(self.dry_run, self.force, self.field_manager.as_deref())
@@ -260,17 +268,7 @@ impl DeleteParams {
         self.preconditions.as_ref()
     }
 
-    /// Sets [`dry_run`](Self::dry_run).
-    #[must_use]
-    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
-        self.dry_run = dry_run;
-        self
-    }
-
-    /// `dryRun=All`: nothing is deleted.
-    pub fn dry_run(&self) -> bool {
-        self.dry_run
-    }
+    dry_run_setting!();
 
     /// The `DeleteOptions` body.
     pub(crate) fn body(&self) -> DeleteOptions<'_> {

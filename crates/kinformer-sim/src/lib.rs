@@ -107,6 +107,7 @@ mod control;
 mod crd;
 mod error;
 mod faults;
+mod gc;
 mod generate;
 mod handle;
 mod http;

@@ -58,6 +58,7 @@ pub struct SimBuilder {
     max_concurrent_streams: u32,
     protobuf: bool,
     aggregated_discovery: bool,
+    garbage_collection: bool,
 }
 
 /// kube-apiserver's default `--http2-max-streams-per-connection`.
@@ -75,6 +76,7 @@ impl Default for SimBuilder {
             port: 0,
             bookmark_interval: Duration::from_secs(60),
             compact_interval: Some(Duration::from_secs(300)),
+            garbage_collection: true,
             compact_keep: None,
             too_large_wait: Duration::from_secs(3),
             watch_timeout: None,
@@ -223,6 +225,15 @@ impl SimBuilder {
         self
     }
 
+    /// Whether the sim collects garbage as kube-controller-manager does (on by default): the
+    /// dependents of a deleted owner are deleted (background and foreground propagation) or
+    /// released (orphan). Off, deletions with `Orphan` or `Foreground` propagation keep the
+    /// owner with its finalizer, as a server without the collector does.
+    pub fn garbage_collection(mut self, on: bool) -> Self {
+        self.garbage_collection = on;
+        self
+    }
+
     /// Starts churn as soon as the server is up.
     pub fn churn(mut self, churn: Churn) -> Self {
         self.churn = Some(churn);
@@ -251,6 +262,10 @@ impl SimBuilder {
             protobuf: self.protobuf,
             aggregated_discovery: self.aggregated_discovery,
         });
+        if self.garbage_collection {
+            // Before anything is stored, so every owner reference is indexed.
+            shared.store.start_collecting();
+        }
         if let Some(ns) = shared.resource("namespaces") {
             for name in ["default", "kube-system", "kube-public"] {
                 let obj = serde_json::json!({"metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
@@ -286,6 +301,9 @@ impl SimBuilder {
                 self.compact_keep,
             ))
         });
+        let collector = self
+            .garbage_collection
+            .then(|| tokio::spawn(crate::gc::collect(shared.clone())));
         if let Some(churn) = self.churn {
             shared.start_churn(churn)?;
         }
@@ -297,7 +315,7 @@ impl SimBuilder {
             shared,
             tls: tls_config,
             server: std::sync::Mutex::new(Some(server)),
-            tasks: compactor.into_iter().collect(),
+            tasks: compactor.into_iter().chain(collector).collect(),
         })
     }
 }

@@ -6,17 +6,13 @@
 use std::fmt::Write as _;
 
 use super::Options;
-use super::clients::{self, Run, Runs};
+use super::clients::{self, Runs};
 use super::report::load_average;
 use super::sim_process::SimProcess;
-use super::stats::{Metric, summarize};
+use super::stats::{Metric, field, median, number_cell as cell};
 
 const KINFORMER: &str = "controller-kinformer";
 const KUBE: &str = "controller-kube";
-
-fn field(run: &Run, key: &str) -> Option<f64> {
-    run.get(key)?.parse().ok()
-}
 
 /// Each column: JSON key, title, metric.
 const COLUMNS: &[(&str, &str, Metric)] = &[
@@ -86,20 +82,6 @@ pub(crate) fn run(options: &Options) -> Result<(), String> {
         options.out_dir.join("controller.md").display()
     );
     Ok(())
-}
-
-fn median(runs: &Runs, client: &str, metric: Metric) -> Option<f64> {
-    Some(summarize(runs.get(client)?, metric)?.median)
-}
-
-fn cell(v: Option<f64>) -> String {
-    v.map_or("–".to_owned(), |v| {
-        if v.abs() >= 100.0 || v.fract() == 0.0 {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.2}")
-        }
-    })
 }
 
 fn table(options: &Options, runs: &Runs, load: &str) -> String {

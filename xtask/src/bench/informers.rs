@@ -8,7 +8,7 @@ use super::Options;
 use super::clients::{self, Runs};
 use super::report::verdict;
 use super::sim_process::{SimProcess, sim_has_flag};
-use super::stats::{Metric, summarize};
+use super::stats::{Metric, field, median, number_cell as cell};
 
 /// kube-apiserver's default `SETTINGS_MAX_CONCURRENT_STREAMS` (`--http2-max-streams-per-connection`).
 pub(crate) const STREAM_LIMIT: usize = 100;
@@ -63,10 +63,6 @@ pub(crate) fn run(options: &Options) -> Result<Section, String> {
     })
 }
 
-fn field(run: &clients::Run, key: &str) -> Option<f64> {
-    run.get(key)?.parse().ok()
-}
-
 fn synced_share(run: &clients::Run) -> Option<f64> {
     Some(field(run, "informers_synced")? / field(run, "informers")?)
 }
@@ -98,20 +94,6 @@ const COLUMNS: &[(&str, &str, Metric)] = &[
         field(r, "connections_held")
     }),
 ];
-
-fn median(runs: &Runs, client: &str, metric: Metric) -> Option<f64> {
-    Some(summarize(runs.get(client)?, metric)?.median)
-}
-
-fn cell(v: Option<f64>) -> String {
-    v.map_or("–".to_owned(), |v| {
-        if v.abs() >= 100.0 || v.fract() == 0.0 {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.2}")
-        }
-    })
-}
 
 /// The markdown section: results beside kube-rs, then the goals.
 pub(crate) fn table(section: &Section) -> String {

@@ -8,7 +8,7 @@ use super::Options;
 use super::clients::{self, Runs};
 use super::report::verdict;
 use super::sim_process::SimProcess;
-use super::stats::{Metric, Summary, summarize};
+use super::stats::{Metric, Summary, field, summarize};
 
 /// Pods the sim generates (realistic managedFields).
 pub(crate) const PODS: usize = 10_000;
@@ -50,10 +50,6 @@ pub(crate) fn run(options: &Options) -> Result<Section, String> {
     let clients: Vec<String> = CLIENTS.iter().map(|c| (*c).to_owned()).collect();
     let runs = clients::run_rounds(&options, &sim, &clients, &what)?;
     Ok(Section { runs })
-}
-
-fn field(run: &clients::Run, key: &str) -> Option<f64> {
-    run.get(key)?.parse().ok()
 }
 
 const SYNC: Metric = |r| field(r, "sync_secs");

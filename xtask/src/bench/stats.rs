@@ -13,7 +13,8 @@ pub(crate) struct Summary {
 /// A metric derived from one run's raw fields.
 pub(crate) type Metric = fn(&Run) -> Option<f64>;
 
-fn field(run: &Run, key: &str) -> Option<f64> {
+/// A run's numeric field `key`.
+pub(crate) fn field(run: &Run, key: &str) -> Option<f64> {
     run.get(key)?.parse().ok()
 }
 
@@ -118,6 +119,22 @@ pub(crate) fn summarize(runs: &[Run], metric: Metric) -> Option<Summary> {
         median,
         min: values[0],
         max: values[values.len() - 1],
+    })
+}
+
+/// The median of `metric` over `client`'s runs.
+pub(crate) fn median(runs: &super::clients::Runs, client: &str, metric: Metric) -> Option<f64> {
+    Some(summarize(runs.get(client)?, metric)?.median)
+}
+
+/// A table cell of one number: whole above 100 or when whole, else two decimals.
+pub(crate) fn number_cell(v: Option<f64>) -> String {
+    v.map_or("–".to_owned(), |v| {
+        if v.abs() >= 100.0 || v.fract() == 0.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.2}")
+        }
     })
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::finalizers;
+use super::owners::{Dependent, Work};
 use super::read::current;
 use super::write::{Commit, MAX_RETRIES, stamped};
 use super::{EventType, RecordRef, Store, key_of};
@@ -20,6 +21,44 @@ pub(crate) struct DeleteOptions {
     /// `preconditions.resourceVersion`: the object must be at this version.
     pub(crate) resource_version: Option<String>,
     pub(crate) dry_run: bool,
+    /// What happens to the objects it owns; `None`: the resource's default (background).
+    pub(crate) propagation: Option<Propagation>,
+}
+
+/// `propagationPolicy`: what a delete does to the objects the deleted one owns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Propagation {
+    /// The dependents stay, their references to it removed (the `orphan` finalizer holds the
+    /// object until they are).
+    Orphan,
+    /// The object goes at once; the garbage collector deletes the dependents afterwards.
+    Background,
+    /// The object stays (`foregroundDeletion` finalizer) until its blocking dependents are gone.
+    Foreground,
+}
+
+/// The finalizer a propagation policy puts on the deleted object.
+pub(crate) const ORPHAN: &str = "orphan";
+/// The finalizer of a foreground deletion.
+pub(crate) const FOREGROUND: &str = "foregroundDeletion";
+
+/// Sets the garbage-collection finalizers as `policy` asks (the other one goes, and
+/// `Background` removes both); true when the list changed. No policy changes nothing.
+fn apply_policy(list: &mut Vec<String>, policy: Option<Propagation>) -> bool {
+    let (add, remove): (Option<&str>, &[&str]) = match policy {
+        None => return false,
+        Some(Propagation::Orphan) => (Some(ORPHAN), &[FOREGROUND]),
+        Some(Propagation::Foreground) => (Some(FOREGROUND), &[ORPHAN]),
+        Some(Propagation::Background) => (None, &[ORPHAN, FOREGROUND]),
+    };
+    let before = list.clone();
+    list.retain(|f| !remove.contains(&f.as_str()));
+    if let Some(add) = add
+        && !list.iter().any(|f| f == add)
+    {
+        list.push(add.to_owned());
+    }
+    *list != before
 }
 
 impl Store {
@@ -49,21 +88,45 @@ impl Store {
             check_preconditions(def, name, &old, opts)?;
             let mut map = old.to_map();
             let md = map.get("metadata").cloned().unwrap_or_default();
-            let held = !finalizers::finalizers(&md).is_empty();
-            if opts.dry_run || (held && finalizers::being_deleted(&md)) {
-                // A second delete of an object already being deleted changes nothing.
+            let deleting = finalizers::being_deleted(&md);
+            let mut list: Vec<String> = finalizers::finalizers(&md)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            let changed = apply_policy(&mut list, opts.propagation);
+            if opts.dry_run || (deleting && !changed) {
+                // A second delete of an object already being deleted changes nothing, unless
+                // it asks for another propagation policy.
                 return Ok(old);
             }
             // Finalizers hold the object: it is marked, kept, and goes with its last finalizer.
-            let kind = if held {
-                finalizers::mark_deleted(super::write::metadata_mut(&mut map)?);
-                EventType::Modified
-            } else {
+            let kind = if list.is_empty() {
                 EventType::Deleted
+            } else {
+                let md = super::write::metadata_mut(&mut map)?;
+                md.insert("finalizers".into(), json!(list));
+                if !deleting {
+                    finalizers::mark_deleted(md);
+                }
+                EventType::Modified
             };
+            let uid = old.meta.uid.clone();
             let build = stamped(def, kind, &mut map, self.protobuf());
             match self.commit_if_unchanged(def, &key, kind, old, build) {
-                Commit::Done(record) => return Ok(record),
+                Commit::Done(record) => {
+                    let owner = || Dependent {
+                        def: Arc::clone(def),
+                        namespace: namespace.into(),
+                        name: name.into(),
+                    };
+                    if list.iter().any(|f| f == ORPHAN) {
+                        self.queue_gc(Work::Orphan(owner(), uid.clone()));
+                    }
+                    if list.iter().any(|f| f == FOREGROUND) {
+                        self.queue_gc(Work::Foreground(owner(), uid));
+                    }
+                    return Ok(record);
+                }
                 Commit::Raced => {}
                 Commit::Gone => return Err(ApiError::not_found(def, name)),
             }

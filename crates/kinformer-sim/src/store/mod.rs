@@ -5,6 +5,7 @@ mod compaction;
 mod delete;
 mod finalizers;
 mod metadata;
+mod owners;
 mod partial;
 mod proto;
 mod read;
@@ -21,7 +22,8 @@ use tokio::sync::watch;
 use crate::audit::Audit;
 use crate::resource::ResourceDef;
 
-pub(crate) use delete::DeleteOptions;
+pub(crate) use delete::{DeleteOptions, FOREGROUND, ORPHAN, Propagation};
+pub(crate) use owners::{Dependent, Work};
 pub(crate) use partial::partial_event_line;
 pub(crate) use read::{ListPage, ReadAt, ReadError};
 pub(crate) use record::{EventType, Meta, Record, RecordRef};
@@ -126,6 +128,8 @@ pub(crate) struct Inner {
     pub(crate) compacted: u64,
     pub(crate) collections: HashMap<String, Collection>,
     uid_counter: u64,
+    /// Who owns what, and the garbage collector's work (kept only once it runs).
+    pub(crate) owners: owners::OwnerIndex,
 }
 
 /// The store. Reads take a shared lock only long enough to clone `Arc`s; bytes are copied outside it.
@@ -141,6 +145,10 @@ pub(crate) struct Store {
     pub(crate) audit: Option<Audit>,
     /// Whether writes encode each revision's protobuf form (see [`Store::start_protobuf`]).
     protobuf: AtomicBool,
+    /// Whether commits keep the owner index and leave work for the garbage collector.
+    collecting: AtomicBool,
+    /// Wakes the garbage collector when a commit left work.
+    gc: tokio::sync::Notify,
 }
 
 impl Store {
@@ -155,7 +163,54 @@ impl Store {
             max_history,
             audit: None,
             protobuf: AtomicBool::new(false),
+            collecting: AtomicBool::new(false),
+            gc: tokio::sync::Notify::new(),
         }
+    }
+
+    /// From now on, commits index owner references and leave work for the garbage collector
+    /// (call before anything is stored).
+    pub(crate) fn start_collecting(&self) {
+        self.collecting.store(true, Ordering::Relaxed);
+    }
+
+    fn collecting(&self) -> bool {
+        self.collecting.load(Ordering::Relaxed)
+    }
+
+    /// Waits until a commit left work for the garbage collector, then takes it all.
+    pub(crate) async fn gc_work(&self) -> Vec<Work> {
+        loop {
+            let notified = self.gc.notified();
+            let work = std::mem::take(&mut self.write_lock().owners.queue);
+            if !work.is_empty() {
+                return work;
+            }
+            notified.await;
+        }
+    }
+
+    /// Leaves `work` for the garbage collector (when it runs).
+    pub(crate) fn queue_gc(&self, work: Work) {
+        if self.collecting.load(Ordering::Relaxed) {
+            self.write_lock().owners.queue.push(work);
+            self.gc.notify_one();
+        }
+    }
+
+    /// The live objects that name `uid` as an owner.
+    pub(crate) fn dependents_of(&self, uid: &str) -> Vec<Dependent> {
+        self.read().owners.dependents_of(uid)
+    }
+
+    /// Whether a live object names `uid` as an owner whose deletion it blocks.
+    pub(crate) fn blocked(&self, uid: &str) -> bool {
+        self.read().owners.blocked(uid)
+    }
+
+    /// `owner` waits in the foreground until its blocking dependents are gone.
+    pub(crate) fn wait_for_dependents(&self, owner: Dependent, uid: Box<str>) {
+        self.write_lock().owners.wait_for_dependents(owner, uid);
     }
 
     /// Records every write from now on (see [`Audit`]).
@@ -229,6 +284,7 @@ impl Store {
             c.live = LiveSet::default();
             c.notify.send_replace(rev);
         }
+        inner.owners.clear();
         drop(inner);
         if let Some(audit) = &self.audit {
             audit.clear();

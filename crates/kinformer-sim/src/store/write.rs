@@ -7,7 +7,6 @@ use serde_json::{Map, Value, json};
 
 use super::read::current;
 use super::{Collection, Event, EventType, Inner, Record, RecordRef, Store, Version, key_of};
-
 use crate::clock;
 use crate::resource::ResourceDef;
 use crate::rng::{self, Rng};
@@ -309,6 +308,11 @@ impl Store {
             .entry(def.id.clone())
             .or_insert_with(Collection::new);
         let history = coll.keys.entry(key.into()).or_default();
+        let before = match history.last() {
+            Some(Version::Live(live)) => Some(Arc::clone(live)),
+            _ => None,
+        };
+        let before = before.as_deref();
         if kind == EventType::Deleted {
             history.push(Version::Deleted(rev));
             coll.live.remove(key);
@@ -332,6 +336,14 @@ impl Store {
             audit.record(&def.id, &record);
         }
         coll.notify.send_replace(rev);
+        let after = (kind != EventType::Deleted).then_some(&record.meta);
+        if self.collecting()
+            && inner
+                .owners
+                .record(def, key, before.map(|r| &r.meta), after)
+        {
+            self.gc.notify_one();
+        }
         if self.max_history > 0 && rev - inner.compacted > self.max_history {
             inner.compact_to(rev - self.max_history / 2);
         }

@@ -110,8 +110,9 @@ async fn preconditions_hold_per_object_and_stop_at_the_first_that_fails() {
     );
     // Objects are deleted in key order: `a` (whose uid matched) went before `b` failed.
     assert_eq!(names(&c.get(CMS).await.json()), ["default/b"]);
+    // kube-apiserver validates DeleteOptions before anything is deleted: 422 Invalid.
     let bad_policy = delete(&c, CMS, Some(json!({"propagationPolicy": "Sometimes"}))).await;
-    assert_eq!(bad_policy.status, 400);
+    assert_eq!(bad_policy.status, 422);
     assert_eq!(names(&c.get(CMS).await.json()), ["default/b"]);
 }
 

@@ -16,6 +16,7 @@ mod deletion;
 mod discovery_documents;
 mod discovery_verbs;
 mod faults;
+mod gc;
 mod kubectl;
 mod kubectl_writes;
 mod list;

@@ -9,7 +9,7 @@ use super::super::decode;
 use crate::apply::managers::manager_name;
 use crate::resource::ResourceDef;
 use crate::status::ApiError;
-use crate::store::DeleteOptions;
+use crate::store::{DeleteOptions, Propagation};
 
 /// A write's query options.
 #[derive(Debug, Clone, Default)]
@@ -94,18 +94,75 @@ pub(in crate::http) fn delete_options(req: &Request<Bytes>) -> Result<DeleteOpti
     {
         dry_run |= dry_run_value(v.as_str().unwrap_or("?"))?;
     }
-    if let Some(policy) = body.get("propagationPolicy").and_then(Value::as_str)
-        && !matches!(policy, "Orphan" | "Background" | "Foreground")
-    {
-        return Err(ApiError::bad_request(format!(
-            "invalid propagationPolicy: {policy}"
-        )));
-    }
+    // A body that says anything about propagation is the whole say; else the query's.
+    let in_body = body.get("propagationPolicy").is_some() || body.get("orphanDependents").is_some();
+    let (policy, orphan) = if in_body {
+        (
+            body.get("propagationPolicy")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            body.get("orphanDependents").and_then(Value::as_bool),
+        )
+    } else {
+        let query = |key: &str| query_value(req, key);
+        (
+            query("propagationPolicy"),
+            query("orphanDependents").map(|v| v == "true"),
+        )
+    };
     Ok(DeleteOptions {
         uid: pre("uid"),
         resource_version: pre("resourceVersion"),
         dry_run,
+        propagation: propagation(policy.as_deref(), orphan)?,
     })
+}
+
+fn query_value(req: &Request<Bytes>, key: &str) -> Option<String> {
+    req.uri()
+        .query()?
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| decode(v))
+}
+
+/// The propagation `propagationPolicy` and the older `orphanDependents` ask for, refused as
+/// kube-apiserver's validation refuses them (422: both set, or a policy it does not know).
+fn propagation(
+    policy: Option<&str>,
+    orphan: Option<bool>,
+) -> Result<Option<Propagation>, ApiError> {
+    let invalid = |detail: String, reason: &str| {
+        let mut e = ApiError::new(
+            422,
+            "Invalid",
+            format!("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: {detail}"),
+        );
+        e.details = Some(json!({"group": "meta.k8s.io", "kind": "DeleteOptions",
+            "causes": [{"reason": reason, "message": detail, "field": "propagationPolicy"}]}));
+        e
+    };
+    match (policy, orphan) {
+        (Some(policy), Some(_)) => Err(invalid(
+            format!(
+                "Invalid value: {policy:?}: orphanDependents and deletionPropagation cannot be both set"
+            ),
+            "FieldValueInvalid",
+        )),
+        (Some("Orphan"), None) => Ok(Some(Propagation::Orphan)),
+        (Some("Background"), None) => Ok(Some(Propagation::Background)),
+        (Some("Foreground"), None) => Ok(Some(Propagation::Foreground)),
+        (Some(other), None) => Err(invalid(
+            format!(
+                "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+            ),
+            "FieldValueNotSupported",
+        )),
+        (None, Some(true)) => Ok(Some(Propagation::Orphan)),
+        (None, Some(false)) => Ok(Some(Propagation::Background)),
+        (None, None) => Ok(None),
+    }
 }
 
 /// 422 for an update without a resourceVersion of a resource that requires one.
