@@ -236,6 +236,18 @@ pub(crate) async fn send<T: DeserializeOwned>(request: Request) -> Result<T> {
     request.into::<T>().await.map_err(Error::from_rest)
 }
 
+/// [`send`] for a write: when the task's writes are observed
+/// ([`observe_writes`](crate::observe_writes)), its observer is told what was stored. A write
+/// answers JSON, so reading the body first decodes it as `send` does.
+pub(crate) async fn send_write<T: DeserializeOwned>(request: Request) -> Result<T> {
+    if !crate::written::observing() {
+        return send(request).await;
+    }
+    let body = request.do_raw().await.map_err(Error::from_rest)?;
+    crate::written::note(&body);
+    serde_json::from_slice(&body).map_err(Error::Decode)
+}
+
 /// Appends query parameters.
 pub(crate) fn with_query(mut request: Request, query: Vec<(&'static str, String)>) -> Request {
     for (key, value) in query {

@@ -71,6 +71,7 @@ mod patch;
 mod retry;
 mod subresource;
 mod verbs;
+mod written;
 
 // The public interface is:
 pub use api::Api;
@@ -79,3 +80,4 @@ pub use error::{Error, FieldConflict, Result, StatusCause};
 pub use params::{DeleteParams, PatchParams, PostParams, Preconditions, PropagationPolicy};
 pub use patch::{JsonPatchOp, Patch};
 pub use retry::retry_on_conflict;
+pub use written::{WriteObserver, observe_writes};

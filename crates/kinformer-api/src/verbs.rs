@@ -7,7 +7,7 @@ use kinformer_pager::Pager;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::api::{Api, send, with_query};
+use crate::api::{Api, send, send_write, with_query};
 use crate::error::{Error, Result};
 use crate::params::{DeleteParams, PatchParams, PostParams};
 use crate::patch::Patch;
@@ -74,7 +74,7 @@ where
     /// [`Error::AlreadyExists`], [`Error::Invalid`], [`Error::Forbidden`], ...
     pub async fn create(&self, params: &PostParams, object: &K) -> Result<K> {
         let request = self.create_request()?.json_body(object);
-        send(with_query(request, params.query())).await
+        send_write(with_query(request, params.query())).await
     }
 
     /// Replaces object `name` with `object` (client-go `Update`). When `object` carries a
@@ -189,7 +189,7 @@ where
         let request = self
             .object(Method::PUT, name, subresource)?
             .json_body(object);
-        send(with_query(request, params.query())).await
+        send_write(with_query(request, params.query())).await
     }
 
     /// PATCH of the object or a subresource.
@@ -205,7 +205,7 @@ where
             .object(Method::PATCH, name, subresource)?
             .header("content-type", patch.patch_type().content_type())
             .body(patch.body()?);
-        send(with_query(request, params.query())).await
+        send_write(with_query(request, params.query())).await
     }
 }
 

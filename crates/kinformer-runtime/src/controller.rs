@@ -12,6 +12,7 @@ use kinformer_workqueue::{QueueConfig, RateLimitingQueue, default_controller_rat
 use tokio::sync::mpsc;
 
 use crate::mapping::{Mapped, Primary, controller_owner};
+use crate::own_writes::OwnWrites;
 use crate::stream::{Detach, Outcome, ResultStream};
 use crate::worker::Worker;
 use crate::{Action, Check, ControllerConfig, Error, ObjectRef, Predicate};
@@ -33,7 +34,10 @@ type SyncWait = Pin<Box<dyn Future<Output = Result<(), kinformer_informer::Error
 /// - a failed reconcile is retried as the error policy's [`Action`] says
 ///   ([`Action::backoff`]: client-go's default controller rate limiter), and a success
 ///   starts the object's backoff over;
-/// - an object no longer in the cache (deleted) is not reconciled.
+/// - an object no longer in the cache (deleted) is not reconciled;
+/// - an owned or watched object's event that is the echo of a reconcile's own write (through
+///   `kinformer-api`, with the `rest` feature: the very state that write stored) does not
+///   reconcile that primary again.
 ///
 /// Informers come from the caller (a shared factory's, typically), so two controllers in one
 /// process share one watch and one cache per resource.
@@ -77,6 +81,7 @@ pub struct Controller<K> {
     failed: Option<kinformer_informer::Error>,
     predicate: Predicate<K>,
     ready: Option<Check>,
+    own: Arc<OwnWrites>,
 }
 
 impl<K: Object + Clone> Controller<K> {
@@ -104,6 +109,7 @@ impl<K: Object + Clone> Controller<K> {
             failed: None,
             predicate: Predicate::default(),
             ready: None,
+            own: Arc::default(),
         }
     }
 
@@ -155,6 +161,7 @@ impl<K: Object + Clone> Controller<K> {
         let handler = Mapped {
             queue: self.queue.clone(),
             mapper,
+            own: Arc::clone(&self.own),
         };
         self.watch(other, handler);
         self
@@ -228,6 +235,8 @@ impl<K: Object + Clone> Controller<K> {
             detach,
             failed,
             ready,
+            #[cfg(feature = "rest")]
+            own,
             ..
         } = self;
         let workers = config.concurrency().get();
@@ -248,6 +257,8 @@ impl<K: Object + Clone> Controller<K> {
             error_policy,
             context,
             outcomes,
+            #[cfg(feature = "rest")]
+            own,
         });
         let driver = tokio::spawn(async move {
             let outcomes = worker.outcomes.clone();

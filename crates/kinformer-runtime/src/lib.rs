@@ -96,6 +96,7 @@ mod health;
 mod mapping;
 mod metrics;
 mod object_ref;
+mod own_writes;
 mod predicate;
 #[cfg(feature = "prometheus")]
 mod prometheus;

@@ -7,6 +7,7 @@ use kinformer_core::{ApiResource, DeletedState, Object, Scope};
 use kinformer_informer::EventHandler;
 use kinformer_workqueue::{Priority, RateLimitingQueue};
 
+use crate::own_writes::OwnWrites;
 use crate::{ObjectRef, Predicate};
 
 /// Queues a primary object when it is added and when an update passes the predicate. A
@@ -51,20 +52,24 @@ pub(crate) fn controller_owner<C: Object>(owner: &ApiResource, child: &C) -> Opt
 }
 
 /// Queues whatever a mapper names for an object, before and after a change (so an object
-/// that changes owner, or mapping, reconciles both).
+/// that changes owner, or mapping, reconciles both), but not the primary whose own write the
+/// change is the echo of (see [`OwnWrites`]).
 pub(crate) struct Mapped<F> {
     pub(crate) queue: RateLimitingQueue<ObjectRef>,
     pub(crate) mapper: F,
+    pub(crate) own: Arc<OwnWrites>,
 }
 
 impl<F> Mapped<F> {
-    fn queue_mapped<O, I>(&self, obj: &O, priority: Priority)
+    fn queue_mapped<O, I>(&self, obj: &O, priority: Priority, writer: Option<&ObjectRef>)
     where
         F: Fn(&O) -> I,
         I: IntoIterator<Item = ObjectRef>,
     {
         for primary in (self.mapper)(obj) {
-            self.queue.add_with_priority(primary, priority);
+            if Some(&primary) != writer {
+                self.queue.add_with_priority(primary, priority);
+            }
         }
     }
 }
@@ -85,16 +90,18 @@ where
     I: IntoIterator<Item = ObjectRef>,
 {
     fn on_add(&self, obj: &Arc<O>, is_in_initial_list: bool) {
-        self.queue_mapped(&**obj, priority(is_in_initial_list));
+        let writer = self.own.writer_of(&**obj);
+        self.queue_mapped(&**obj, priority(is_in_initial_list), writer.as_ref());
     }
 
     fn on_update(&self, old: &Arc<O>, new: &Arc<O>) {
-        let resync = priority(old.resource_version() == new.resource_version());
-        self.queue_mapped(&**old, resync);
-        self.queue_mapped(&**new, resync);
+        let resync = old.resource_version() == new.resource_version();
+        let writer = (!resync).then(|| self.own.writer_of(&**new)).flatten();
+        self.queue_mapped(&**old, priority(resync), writer.as_ref());
+        self.queue_mapped(&**new, priority(resync), writer.as_ref());
     }
 
     fn on_delete(&self, state: &DeletedState<O>) {
-        self.queue_mapped(&**state.object(), Priority::Normal);
+        self.queue_mapped(&**state.object(), Priority::Normal, None);
     }
 }

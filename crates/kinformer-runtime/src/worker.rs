@@ -27,6 +27,9 @@ pub(crate) struct Worker<K, C, E, R, P> {
     pub(crate) error_policy: P,
     pub(crate) context: Arc<C>,
     pub(crate) outcomes: mpsc::Sender<Outcome<E>>,
+    /// Where the reconciles' own writes are recorded.
+    #[cfg(feature = "rest")]
+    pub(crate) own: Arc<crate::own_writes::OwnWrites>,
 }
 
 impl<K, C, E, R, Fut, P> Worker<K, C, E, R, P>
@@ -64,7 +67,9 @@ where
         let span = tracing::info_span!("reconcile", controller = %self.name, object = %object);
         self.metrics.reconcile_started();
         let started = Instant::now();
-        let result = (self.reconcile)(Arc::clone(&current), Arc::clone(&self.context))
+        let reconcile = (self.reconcile)(Arc::clone(&current), Arc::clone(&self.context));
+        let result = self
+            .observed(object, reconcile)
             .instrument(span.clone())
             .await;
         let took = started.elapsed();
@@ -88,6 +93,22 @@ where
                 })
             }
         })
+    }
+
+    /// `reconcile`, with its writes through `kinformer-api` recorded as the controller's own.
+    #[cfg(feature = "rest")]
+    async fn observed(&self, object: &ObjectRef, reconcile: Fut) -> Fut::Output {
+        let recorder = crate::own_writes::Recorder {
+            own: Arc::clone(&self.own),
+            primary: object.clone(),
+        };
+        kinformer_api::observe_writes(Arc::new(recorder), reconcile).await
+    }
+
+    /// `reconcile` (without `kinformer-api`, no write is recorded).
+    #[cfg(not(feature = "rest"))]
+    async fn observed(&self, _object: &ObjectRef, reconcile: Fut) -> Fut::Output {
+        reconcile.await
     }
 
     fn schedule(&self, object: &ObjectRef, action: Action) {
