@@ -100,3 +100,16 @@ fn sample_controller_reconciles_every_foo() {
     let out = run(env!("CARGO_BIN_EXE_sample_controller"));
     assert!(out.contains("3 foos, 3 deployments as asked"), "{out}");
 }
+
+#[test]
+fn owned_pods_are_created_counted_as_metadata_and_collected_with_their_owner() {
+    let out = run(env!("CARGO_BIN_EXE_owned_pods"));
+    assert!(
+        out.contains("3 replicasets, 9 pods cached as metadata"),
+        "{out}"
+    );
+    assert!(
+        out.contains("web deleted: its pods collected, 6 left"),
+        "{out}"
+    );
+}

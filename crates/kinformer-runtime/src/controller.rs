@@ -235,7 +235,6 @@ impl<K: Object + Clone> Controller<K> {
             detach,
             failed,
             ready,
-            #[cfg(feature = "rest")]
             own,
             ..
         } = self;
@@ -257,7 +256,6 @@ impl<K: Object + Clone> Controller<K> {
             error_policy,
             context,
             outcomes,
-            #[cfg(feature = "rest")]
             own,
         });
         let driver = tokio::spawn(async move {

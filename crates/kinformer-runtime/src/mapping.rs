@@ -61,15 +61,24 @@ pub(crate) struct Mapped<F> {
 }
 
 impl<F> Mapped<F> {
-    fn queue_mapped<O, I>(&self, obj: &O, priority: Priority, writer: Option<&ObjectRef>)
+    /// Queues the primaries `objects` map to (each once), as [`OwnWrites::route`] sorts
+    /// them for `changed`, the object's state now.
+    fn queue_mapped<O, I>(&self, changed: &O, objects: &[&O], priority: Priority)
     where
+        O: Object,
         F: Fn(&O) -> I,
         I: IntoIterator<Item = ObjectRef>,
     {
-        for primary in (self.mapper)(obj) {
-            if Some(&primary) != writer {
-                self.queue.add_with_priority(primary, priority);
+        let mut primaries: Vec<ObjectRef> = Vec::new();
+        for object in objects {
+            for primary in (self.mapper)(object) {
+                if !primaries.contains(&primary) {
+                    primaries.push(primary);
+                }
             }
+        }
+        for primary in self.own.route(changed, primaries, priority) {
+            self.queue.add_with_priority(primary, priority);
         }
     }
 }
@@ -90,18 +99,17 @@ where
     I: IntoIterator<Item = ObjectRef>,
 {
     fn on_add(&self, obj: &Arc<O>, is_in_initial_list: bool) {
-        let writer = self.own.writer_of(&**obj);
-        self.queue_mapped(&**obj, priority(is_in_initial_list), writer.as_ref());
+        self.queue_mapped(&**obj, &[&**obj], priority(is_in_initial_list));
     }
 
     fn on_update(&self, old: &Arc<O>, new: &Arc<O>) {
         let resync = old.resource_version() == new.resource_version();
-        let writer = (!resync).then(|| self.own.writer_of(&**new)).flatten();
-        self.queue_mapped(&**old, priority(resync), writer.as_ref());
-        self.queue_mapped(&**new, priority(resync), writer.as_ref());
+        self.queue_mapped(&**new, &[&**old, &**new], priority(resync));
     }
 
     fn on_delete(&self, state: &DeletedState<O>) {
-        self.queue_mapped(&**state.object(), Priority::Normal, None);
+        for primary in (self.mapper)(&**state.object()) {
+            self.queue.add_with_priority(primary, Priority::Normal);
+        }
     }
 }

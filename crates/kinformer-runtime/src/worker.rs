@@ -28,7 +28,6 @@ pub(crate) struct Worker<K, C, E, R, P> {
     pub(crate) context: Arc<C>,
     pub(crate) outcomes: mpsc::Sender<Outcome<E>>,
     /// Where the reconciles' own writes are recorded.
-    #[cfg(feature = "rest")]
     pub(crate) own: Arc<crate::own_writes::OwnWrites>,
 }
 
@@ -68,10 +67,15 @@ where
         self.metrics.reconcile_started();
         let started = Instant::now();
         let reconcile = (self.reconcile)(Arc::clone(&current), Arc::clone(&self.context));
+        self.own.begin(object);
         let result = self
             .observed(object, reconcile)
             .instrument(span.clone())
             .await;
+        if let Some(priority) = self.own.end(object) {
+            // Before `done`: a change that came meanwhile is exactly one more reconcile.
+            self.queue.add_with_priority(object.clone(), priority);
+        }
         let took = started.elapsed();
         Some(match result {
             Ok(action) => {
