@@ -29,6 +29,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let config = setup::kinformer_config(&options.kubeconfig)?
         .with_rate_limit(kinformer_rest::RateLimit::Unlimited);
     let client = Client::from_config(&config).map_err(|e| e.to_string())?;
+    let concurrency = options.concurrency;
     let start = move |probe: Arc<Probe>, stopped| {
         let client = client.clone();
         controller::spawn(stopped, move |stop| async move {
@@ -36,7 +37,10 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
             let primary = factory.dynamic_informer(foos());
             let deployments = factory.informer_for::<Deployment>();
             factory.start();
-            let config = ControllerConfig::default().with_name(MANAGER);
+            let mut config = ControllerConfig::default().with_name(MANAGER);
+            if let Some(concurrency) = concurrency {
+                config = config.with_concurrency(concurrency);
+            }
             let context = Arc::new(Context { client, probe });
             Controller::new(primary, foos(), config)
                 .owns(&deployments)

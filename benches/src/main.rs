@@ -1,6 +1,6 @@
 //! `bench-client MODE --kubeconfig FILE --control URL [--burst N] [--lag-rate R] [--lag-secs S]
 //! [--no-relist] [--sync-only] [--informers N] [--gets N] [--get-secs S] [--sim-pid PID]
-//! [--foos N]`
+//! [--foos N] [--concurrency N]`
 //!
 //! One benchmark client, run as its own process by `cargo xtask bench` so its memory is its own.
 //! It syncs a pod cache (or, for the floors, fetches and decodes the same list), then measures a
@@ -81,6 +81,8 @@ pub(crate) struct Options {
     pub(crate) sim_pid: Option<u32>,
     /// Foos of the controller modes.
     pub(crate) foos: usize,
+    /// Reconciles at once for `controller-kinformer` (`None`: the runtime's default).
+    pub(crate) concurrency: Option<std::num::NonZeroUsize>,
 }
 
 impl Options {
@@ -102,6 +104,7 @@ impl Options {
             get_secs: 4.0,
             sim_pid: None,
             foos: 10_000,
+            concurrency: None,
         };
         while let Some(flag) = args.next() {
             let mut value = || args.next().ok_or(format!("{flag} needs a value"));
@@ -126,6 +129,13 @@ impl Options {
                 }
                 "--sim-pid" => {
                     options.sim_pid = Some(value()?.parse().map_err(|e| format!("--sim-pid: {e}"))?)
+                }
+                "--concurrency" => {
+                    options.concurrency = Some(
+                        value()?
+                            .parse()
+                            .map_err(|e| format!("--concurrency: {e}"))?,
+                    )
                 }
                 "--foos" => options.foos = value()?.parse().map_err(|e| format!("--foos: {e}"))?,
                 "--no-relist" => options.relist = false,

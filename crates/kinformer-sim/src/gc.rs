@@ -116,58 +116,57 @@ fn delete(store: &Store, dependent: &Dependent, policy: Propagation) {
 
 /// Removes the dependent's references to `uid`.
 fn drop_reference(store: &Store, dependent: &Dependent, uid: &str) -> Result<(), ApiError> {
-    store
-        .modify(
-            &dependent.def,
-            &dependent.namespace,
-            &dependent.name,
-            Precondition::None,
-            |current| {
-                let Value::Object(mut object) = current else {
-                    return Err(ApiError::bad_request(
-                        "a stored object is not a JSON object",
-                    ));
-                };
-                if let Some(Value::Object(md)) = object.get_mut("metadata") {
-                    let refs: Vec<Value> = md
-                        .get("ownerReferences")
-                        .and_then(Value::as_array)
-                        .map(|refs| refs.iter().filter(|r| !names(r, uid)).cloned().collect())
-                        .unwrap_or_default();
-                    if refs.is_empty() {
-                        md.remove("ownerReferences");
-                    } else {
-                        md.insert("ownerReferences".into(), Value::Array(refs));
-                    }
-                }
-                Ok(object)
-            },
-        )
-        .map(drop)
+    modify_metadata(store, dependent, |md| {
+        let refs: Vec<Value> = md
+            .get("ownerReferences")
+            .and_then(Value::as_array)
+            .map(|refs| refs.iter().filter(|r| !names(r, uid)).cloned().collect())
+            .unwrap_or_default();
+        if refs.is_empty() {
+            md.remove("ownerReferences");
+        } else {
+            md.insert("ownerReferences".into(), Value::Array(refs));
+        }
+    })
 }
 
 /// Removes `finalizer` from the owner; the write that removes its last finalizer deletes it.
 fn remove_finalizer(store: &Store, owner: &Dependent, finalizer: &str) {
-    let _ = store.modify(
-        &owner.def,
-        &owner.namespace,
-        &owner.name,
-        Precondition::None,
-        |current| {
-            let Value::Object(mut object) = current else {
-                return Err(ApiError::bad_request(
-                    "a stored object is not a JSON object",
-                ));
-            };
-            if let Some(Value::Object(md)) = object.get_mut("metadata")
-                && let Some(Value::Array(list)) = md.get_mut("finalizers")
-            {
-                list.retain(|f| f.as_str() != Some(finalizer));
-                if list.is_empty() {
-                    md.remove("finalizers");
-                }
+    // Gone meanwhile: nothing to remove.
+    let _ = modify_metadata(store, owner, |md| {
+        if let Some(Value::Array(list)) = md.get_mut("finalizers") {
+            list.retain(|f| f.as_str() != Some(finalizer));
+            if list.is_empty() {
+                md.remove("finalizers");
             }
-            Ok(object)
-        },
-    );
+        }
+    });
+}
+
+/// Writes the object with `change` made to its metadata (a read-modify-write that retries
+/// races; the finalizer rules of any write apply).
+fn modify_metadata(
+    store: &Store,
+    object: &Dependent,
+    mut change: impl FnMut(&mut Map<String, Value>),
+) -> Result<(), ApiError> {
+    store
+        .modify(
+            &object.def,
+            &object.namespace,
+            &object.name,
+            Precondition::None,
+            |current| {
+                let Value::Object(mut stored) = current else {
+                    return Err(ApiError::bad_request(
+                        "a stored object is not a JSON object",
+                    ));
+                };
+                if let Some(Value::Object(md)) = stored.get_mut("metadata") {
+                    change(md);
+                }
+                Ok(stored)
+            },
+        )
+        .map(drop)
 }
