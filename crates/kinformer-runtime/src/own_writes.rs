@@ -93,21 +93,39 @@ impl OwnWrites {
         now
     }
 
-    /// `primary`'s reconcile starts: events that would queue it are held.
-    pub(crate) fn begin(&self, primary: &ObjectRef) {
+    /// `primary`'s reconcile starts: events that would queue it are held until
+    /// [`Reconciling::end`] (or, for a reconcile dropped unfinished, until the guard drops).
+    pub(crate) fn begin<'a>(&'a self, primary: &'a ObjectRef) -> Reconciling<'a> {
         self.lock().reconciling.insert(primary.clone(), Vec::new());
+        Reconciling {
+            own: self,
+            primary,
+            ended: false,
+        }
     }
+}
 
-    /// `primary`'s reconcile ended (its writes recorded): the priority to queue it at again
+/// A reconcile under way, for [`OwnWrites`]: events held for its primary are released by
+/// [`end`](Self::end), or dropped with the guard when the reconcile itself was dropped (a
+/// controller stopping).
+pub(crate) struct Reconciling<'a> {
+    own: &'a OwnWrites,
+    primary: &'a ObjectRef,
+    ended: bool,
+}
+
+impl Reconciling<'_> {
+    /// The reconcile ended (its writes recorded): the priority to queue its primary at again
     /// when an event held meanwhile was not the echo of one of its writes.
-    pub(crate) fn end(&self, primary: &ObjectRef) -> Option<Priority> {
-        let mut state = self.lock();
-        let held = state.reconciling.remove(primary)?;
+    pub(crate) fn end(mut self) -> Option<Priority> {
+        self.ended = true;
+        let mut state = self.own.lock();
+        let held = state.reconciling.remove(self.primary)?;
         let mut again = None;
         for (uid, rv, priority) in held {
             let echo = matches!(
                 state.written.get(&uid),
-                Some((stored, writer)) if *stored == rv && writer == primary
+                Some((stored, writer)) if *stored == rv && writer == self.primary
             );
             if echo {
                 state.written.remove(&uid);
@@ -119,7 +137,14 @@ impl OwnWrites {
     }
 }
 
-/// Records the writes of one reconcile of `primary` (see `kinformer_api::observe_writes`).
+impl Drop for Reconciling<'_> {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.own.lock().reconciling.remove(self.primary);
+        }
+    }
+}
+
 #[cfg(feature = "rest")]
 pub(crate) struct Recorder {
     pub(crate) own: std::sync::Arc<OwnWrites>,
@@ -183,22 +208,26 @@ mod tests {
     fn events_during_a_reconcile_wait_for_its_writes() {
         let own = OwnWrites::default();
         let primary = ObjectRef::new(Some("ns"), "p");
-        own.begin(&primary);
+        let reconciling = own.begin(&primary);
         // The echo comes before the write's answer is recorded: held, then recognised.
         assert!(routed(&own, &at("u1", "3"), &[&primary]).is_empty());
         own.record("u1", "3", &primary);
-        assert_eq!(own.end(&primary), None, "only its own echo came meanwhile");
+        assert_eq!(reconciling.end(), None, "only its own echo came meanwhile");
 
-        own.begin(&primary);
+        let reconciling = own.begin(&primary);
         let held = routed(&own, &at("u1", "4"), &[&primary]);
         assert!(held.is_empty(), "someone else's write, held");
         own.record("u1", "5", &primary);
         assert_eq!(
-            own.end(&primary),
+            reconciling.end(),
             Some(Priority::Normal),
             "queued once more"
         );
-        assert_eq!(own.end(&primary), None, "ended once");
+
+        // A reconcile dropped unfinished holds nothing afterwards.
+        drop(own.begin(&primary));
+        let after = routed(&own, &at("u9", "1"), &[&primary]);
+        assert_eq!(after, std::slice::from_ref(&primary));
     }
 
     #[test]

@@ -67,12 +67,12 @@ where
         self.metrics.reconcile_started();
         let started = Instant::now();
         let reconcile = (self.reconcile)(Arc::clone(&current), Arc::clone(&self.context));
-        self.own.begin(object);
+        let reconciling = self.own.begin(object);
         let result = self
             .observed(object, reconcile)
             .instrument(span.clone())
             .await;
-        if let Some(priority) = self.own.end(object) {
+        if let Some(priority) = reconciling.end() {
             // Before `done`: a change that came meanwhile is exactly one more reconcile.
             self.queue.add_with_priority(object.clone(), priority);
         }
