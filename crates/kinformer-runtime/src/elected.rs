@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use kinformer_core::Object;
@@ -9,7 +10,10 @@ use kinformer_leaderelection::{Callbacks, Config, LeaderElector, LeaseLock};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Action, Controller};
+use crate::{Action, Check, Controller};
+
+/// What readiness waits for: the caches synced (true) or never will (false).
+type Synced = Pin<Box<dyn Future<Output = bool> + Send>>;
 
 /// A replica's candidacy for a controller's Lease: while it leads, a fresh [`Controller`]
 /// reconciles (it waits for its caches, which every replica keeps warm, before the first
@@ -18,6 +22,11 @@ use crate::{Action, Controller};
 /// stands again. On shutdown, the leader's reconciles under way get the controller's
 /// [`drain_timeout`](crate::ControllerConfig::drain_timeout), then the lease is released
 /// (client-go's `ReleaseOnCancel`), so the next leader takes over at once.
+///
+/// A replica standing by is a ready one: [`with_ready_check`](Self::with_ready_check) marks
+/// a readiness check ready once the caches are synced, whether the replica leads or waits,
+/// and not ready when shutdown begins (a rolling update waits for the new replica's
+/// readiness before it stops the leader, and the new replica cannot lead before then).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -51,6 +60,7 @@ pub struct LeaderElected<L> {
     lock: L,
     identity: String,
     config: Config,
+    ready: Option<(Check, Synced)>,
 }
 
 impl<L: LeaseLock + 'static> LeaderElected<L> {
@@ -72,7 +82,21 @@ impl<L: LeaseLock + 'static> LeaderElected<L> {
             lock,
             identity,
             config: config.with_release_on_cancel(true),
+            ready: None,
         })
+    }
+
+    /// Marks `check` ready once `synced` succeeds (the caches the controller reads, say a
+    /// clone of the factory's `wait_for_cache_sync()`), whether this replica leads or stands
+    /// by, and not ready once shutdown begins; a `synced` that fails leaves it not ready.
+    #[must_use]
+    pub fn with_ready_check<E>(
+        mut self,
+        check: Check,
+        synced: impl Future<Output = Result<(), E>> + Send + 'static,
+    ) -> Self {
+        self.ready = Some((check, Box::pin(async move { synced.await.is_ok() })));
+        self
     }
 
     /// Stands for election until `shutdown` completes, running `controller()`'s controller
@@ -121,6 +145,20 @@ impl<L: LeaseLock + 'static> LeaderElected<L> {
             }
         };
         let stop = CancellationToken::new();
+        let (check, synced) = self.ready.unzip();
+        let readiness = async {
+            let Some(synced) = synced else { return };
+            // One task polls this and `stopping`: a shutdown seen first is never undone here.
+            tokio::select! {
+                biased;
+                () = draining.cancelled() => {}
+                ok = synced => {
+                    if let Some(check) = &check {
+                        check.set_ready(ok);
+                    }
+                }
+            }
+        };
         let candidacy = async {
             // Leadership lost (renewals failed) is not the end: the replica stands again.
             while !stop.is_cancelled() {
@@ -130,11 +168,14 @@ impl<L: LeaseLock + 'static> LeaderElected<L> {
         let stopping = async {
             shutdown.await;
             draining.cancel();
+            if let Some(check) = &check {
+                check.set_ready(false);
+            }
             // The term under way (if this replica leads) drains, then the lease goes.
             drop(term.lock().await);
             stop.cancel();
         };
-        tokio::join!(candidacy, stopping);
+        tokio::join!(readiness, candidacy, stopping);
     }
 }
 
