@@ -73,6 +73,38 @@ pub(crate) fn restrict_create(def: &ResourceDef, obj: &mut Value) {
     }
 }
 
+/// A Secret's `stringData` is write-only, as kube-apiserver stores it: each entry goes into
+/// `data` base64-encoded (over a `data` entry of the same key) and `stringData` itself is
+/// never stored or answered.
+pub(crate) fn store_string_data(def: &ResourceDef, obj: &mut serde_json::Map<String, Value>) {
+    use base64::Engine as _;
+    if !(def.builtin && def.group.is_empty() && def.plural == "secrets") {
+        return;
+    }
+    let Some(string_data) = obj.remove("stringData") else {
+        return;
+    };
+    let Value::Object(entries) = string_data else {
+        return;
+    };
+    if entries.is_empty() {
+        return;
+    }
+    let data = obj
+        .entry("data")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if !data.is_object() {
+        *data = Value::Object(serde_json::Map::new());
+    }
+    if let Value::Object(data) = data {
+        for (key, value) in entries {
+            let text = value.as_str().unwrap_or_default();
+            let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+            data.insert(key, Value::String(encoded));
+        }
+    }
+}
+
 /// Whether a new object starts counting generations (at 1): built-ins with a spec, except
 /// Leases, and every custom resource.
 pub(crate) fn starts_generation(def: &ResourceDef, obj: &serde_json::Map<String, Value>) -> bool {

@@ -26,6 +26,7 @@ mod protobuf;
 mod protobuf_watch;
 mod restart;
 mod scale;
+mod secrets;
 mod tls;
 mod verbs;
 mod verbs_apply;

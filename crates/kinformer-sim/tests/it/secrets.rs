@@ -1,0 +1,62 @@
+//! A Secret's `stringData` is write-only, as kube-apiserver stores it: each entry lands in
+//! `data` base64-encoded (over a `data` entry of the same key), on create and on every later
+//! write, and `stringData` is never answered. Checked with kubectl too.
+
+use http::Method;
+use kinformer_sim::Sim;
+use serde_json::json;
+
+use crate::common::{client, in_process};
+use crate::kubectl::tls_sim_with_kubectl;
+
+const SECRETS: &str = "/api/v1/namespaces/default/secrets";
+
+#[tokio::test]
+async fn string_data_is_stored_in_data_and_never_answered() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    // "b2xk" is "old", "eA==" is "x".
+    let secret = json!({"metadata": {"name": "s"}, "data": {"a": "b2xk", "b": "eA=="},
+                        "stringData": {"a": "hello"}});
+    let created = c.send(Method::POST, SECRETS, Some(secret)).await;
+    assert_eq!(created.status, 201);
+    let stored = created.json();
+    assert_eq!(stored["data"], json!({"a": "aGVsbG8=", "b": "eA=="}));
+    assert!(stored.get("stringData").is_none(), "{stored}");
+
+    let patch = json!({"stringData": {"c": "z"}});
+    let patched = c
+        .send(Method::PATCH, &format!("{SECRETS}/s"), Some(patch))
+        .await;
+    assert_eq!(patched.status, 200);
+    let read = c.get(&format!("{SECRETS}/s")).await.json();
+    assert_eq!(
+        read["data"],
+        json!({"a": "aGVsbG8=", "b": "eA==", "c": "eg=="})
+    );
+    assert!(read.get("stringData").is_none(), "{read}");
+}
+
+#[tokio::test]
+async fn kubectl_applies_string_data() {
+    let Some((sim, k)) = tls_sim_with_kubectl("secrets").await else {
+        return;
+    };
+    let file = k.write(
+        "secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: applied\n  namespace: default\nstringData:\n  password: s3cret\n",
+    );
+    k.run(&[
+        "apply",
+        "--validate=false",
+        "-f",
+        crate::kubectl::path_str(&file),
+    ])
+    .await;
+    let read = in_process(&sim)
+        .get(&format!("{SECRETS}/applied"))
+        .await
+        .json();
+    assert_eq!(read["data"]["password"], "czNjcmV0");
+    assert!(read.get("stringData").is_none(), "{read}");
+}
