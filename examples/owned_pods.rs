@@ -57,9 +57,9 @@ async fn main() -> anyhow::Result<()> {
     let factory = SharedInformerFactory::new(conn.client.clone(), FactoryConfig::default());
     // Pods by the uid of their controller owner: the one index this controller reads.
     let by_owner = IndexFunc::new(|pod: &PartialObjectMetadata| {
-        Ok(pod.metadata.owner_references.iter().flatten())
-            .map(|owners| owners.filter(|o| o.controller == Some(true)))
-            .map(|owners| owners.map(|o| o.uid.clone()).collect())
+        let owners = pod.metadata.owner_references.iter().flatten();
+        let controllers = owners.filter(|o| o.controller == Some(true));
+        Ok(controllers.map(|o| o.uid.clone()).collect())
     });
     let pods = factory.informer_with(
         ResourceOptions::metadata(ApiResource::of::<Pod>()).with_index("owner", by_owner)?,

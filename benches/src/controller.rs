@@ -261,21 +261,22 @@ fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
     sorted.get(((last as f64) * p).round() as usize).copied()
 }
 
-fn report_latencies(report: &mut Report, prefix: &str, mut latencies: Vec<Duration>) {
+/// The report keys of one latency's p50, p99 and max.
+type LatencyKeys = [&'static str; 3];
+const CHANGE: LatencyKeys = ["change_p50_ms", "change_p99_ms", "change_max_ms"];
+const RESTART_EDIT: LatencyKeys = [
+    "restart_edit_p50_ms",
+    "restart_edit_p99_ms",
+    "restart_edit_max_ms",
+];
+
+fn report_latencies(report: &mut Report, keys: LatencyKeys, mut latencies: Vec<Duration>) {
     latencies.sort();
-    for (suffix, p) in [("p50_ms", 0.5), ("p99_ms", 0.99), ("max_ms", 1.0)] {
+    for (key, p) in keys.into_iter().zip([0.5, 0.99, 1.0]) {
         if let Some(d) = percentile(&latencies, p) {
-            report.set(
-                leak(format!("{prefix}_{suffix}")),
-                format!("{:.1}", millis(d)),
-            );
+            report.set(key, format!("{:.1}", millis(d)));
         }
     }
-}
-
-/// Report keys are static; the few made here live as long as the process.
-fn leak(key: String) -> &'static str {
-    Box::leak(key.into_boxed_str())
 }
 
 /// Runs the three phases with the controller `start` builds.
@@ -339,7 +340,7 @@ pub(crate) async fn drive(
         "reconciles_per_change",
         format!("{:.3}", (probe.reconciles() - before) as f64 / edits as f64),
     );
-    report_latencies(report, "change", probe.take_latencies());
+    report_latencies(report, CHANGE, probe.take_latencies());
 
     // 3. Restart: new caches, every Foo queued by the initial list, edits meanwhile.
     let _ = stop.send(());
@@ -364,7 +365,7 @@ pub(crate) async fn drive(
         "backlog_secs",
         format!("{:.3}", restarted.elapsed().as_secs_f64()),
     );
-    report_latencies(report, "restart_edit", probe.take_latencies());
+    report_latencies(report, RESTART_EDIT, probe.take_latencies());
     report.set("overlapping_reconciles", probe.lock().overlaps);
     let _ = stop.send(());
     running.await.map_err(|e| e.to_string())?
