@@ -8,9 +8,12 @@
 //!   deleted (those that block it in the foreground too), and once none that blocks it
 //!   (`blockOwnerDeletion: true`) is left, the finalizer goes.
 //!
-//! It acts only on owners the sim stored: a dependent naming a uid the sim never held (the
-//! generated pods name ReplicaSets that do not exist) is left alone, where the real collector
-//! would delete it.
+//! - a dependent written after its owner was deleted (a controller's apply that raced the
+//!   owner's delete): as for an owner gone, at once.
+//!
+//! It acts only on owners the sim stored (the last 100,000 deleted uids are remembered): a
+//! dependent naming a uid the sim never held (the generated pods name ReplicaSets that do not
+//! exist) is left alone, where the real collector would delete it.
 
 use std::sync::Arc;
 

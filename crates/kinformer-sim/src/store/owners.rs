@@ -1,7 +1,7 @@
 //! Owner references, indexed for garbage collection: which stored objects name an owner's
 //! uid, and the collector's work that commits leave behind (see `crate::gc`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -63,10 +63,41 @@ pub(crate) enum Work {
 /// blocks the owner's foreground deletion.
 type Dependents = HashMap<Box<str>, (Dependent, bool)>;
 
+/// How many uids of deleted objects the index remembers, so that a dependent written after
+/// its owner's deletion (a controller's apply racing the owner's delete) is collected as the
+/// real collector does; about 6 MB at most.
+const REMEMBERED_GONE: usize = 100_000;
+
+/// The uids of the most recently deleted objects, oldest first out.
+#[derive(Debug, Default)]
+struct Gone {
+    uids: HashSet<Box<str>>,
+    order: VecDeque<Box<str>>,
+}
+
+impl Gone {
+    fn insert(&mut self, uid: &str) {
+        if self.uids.insert(uid.into()) {
+            self.order.push_back(uid.into());
+        }
+        while self.order.len() > REMEMBERED_GONE {
+            if let Some(oldest) = self.order.pop_front() {
+                self.uids.remove(&oldest);
+            }
+        }
+    }
+
+    fn contains(&self, uid: &str) -> bool {
+        self.uids.contains(uid)
+    }
+}
+
 /// Owner uid -> the live objects that name it, and the collector's queue.
 #[derive(Debug, Default)]
 pub(crate) struct OwnerIndex {
     dependents: HashMap<Box<str>, Dependents>,
+    /// Deleted objects' uids: an owner reference naming one names an absent owner.
+    gone: Gone,
     /// Owners deleted in the foreground and waiting for blocking dependents: uid -> owner.
     waiting: HashMap<Box<str>, Dependent>,
     pub(crate) queue: Vec<Work>,
@@ -74,9 +105,9 @@ pub(crate) struct OwnerIndex {
 
 impl OwnerIndex {
     /// Records a commit of `key`: the owners it named before (`before`, when it was live) and
-    /// names now (`after`, `None` when it was deleted). A deleted owner with dependents, or a
-    /// deleted dependent of an owner waiting in the foreground, leaves work; true when work
-    /// is waiting.
+    /// names now (`after`, `None` when it was deleted). A deleted owner with dependents, a
+    /// deleted dependent of an owner waiting in the foreground, or a write that names an owner
+    /// already deleted leaves work; true when work is waiting.
     pub(crate) fn record(
         &mut self,
         def: &Arc<ResourceDef>,
@@ -105,12 +136,16 @@ impl OwnerIndex {
                         .entry(owner.uid.clone())
                         .or_default()
                         .insert(key.into(), (dependent, owner.block));
+                    if self.gone.contains(&owner.uid) {
+                        self.queue.push(Work::OwnerGone(owner.uid.clone()));
+                    }
                 }
             }
         }
         let (Some(gone), None) = (before, after) else {
             return !self.queue.is_empty();
         };
+        self.gone.insert(&gone.uid);
         if self.dependents.contains_key(&gone.uid) {
             self.queue.push(Work::OwnerGone(gone.uid.clone()));
         }

@@ -116,6 +116,38 @@ async fn background_deletes_dependents_and_releases_those_with_another_owner() {
     );
 }
 
+/// A controller's apply that raced its owner's delete writes a dependent naming an owner
+/// already gone: the collector finds the owner absent and deletes the dependent (or drops the
+/// reference when another owner remains), as kube-controller-manager's does.
+#[tokio::test]
+async fn a_dependent_written_after_its_owner_was_deleted_is_collected() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let owner = create(&c, "owner", &[], &[]).await;
+    let other = create(&c, "other", &[], &[]).await;
+    delete(&c, "owner", None).await;
+
+    create(&c, "late", &[(&owner, true)], &[]).await;
+    create(&c, "late-shared", &[(&owner, false), (&other, false)], &[]).await;
+    eventually(&c, "late", |o| o.is_none()).await;
+    let shared = eventually(&c, "late-shared", |o| {
+        o.is_some_and(|o| owner_uids(o) == [other.as_str()])
+    })
+    .await;
+    assert!(shared.is_some(), "released, not deleted");
+
+    // A reference added later to a live object is collected the same way.
+    create(&c, "adopted", &[], &[]).await;
+    let refs = json!({"metadata": {"ownerReferences": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner}
+    ]}});
+    let patched = c
+        .send(Method::PATCH, &format!("{CMS}/adopted"), Some(refs))
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.json());
+    eventually(&c, "adopted", |o| o.is_none()).await;
+}
+
 #[tokio::test]
 async fn orphan_keeps_the_owner_until_its_dependents_are_released() {
     let sim = Sim::builder().start().await.unwrap();
