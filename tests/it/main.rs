@@ -2,5 +2,6 @@
 
 mod chaos;
 mod connections;
+mod controller_chaos;
 mod fuzz_corpus;
 mod protobuf_round_trip;

@@ -3,7 +3,7 @@
 //! - `ci`: tidiness, the MSRV, formatting, lints, feature builds, tests, docs and packaging: what
 //!   CI runs.
 //! - `bench [AREA]`: release-mode benchmarks of one area (`sim`, `rest`, `indexer`, `deltafifo`) or all.
-//! - `chaos [--schedules N] [--seed S] [--profile full|ci]`: the long chaos convergence run.
+//! - `chaos [--controller] [--schedules N] [--seed S] [--profile full|ci]`: the long chaos convergence run.
 //! - `soak [ARGS]`: the long soak (`kinformer soak`), in release mode.
 //! - `tidy`, `msrv`: the first two steps of `ci` on their own; `package`: its last.
 //! - `protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out
@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         Some("protobuf-typed") => protobuf_typed::run(&args[1..], &workspace_root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] [--controller [--foos N]] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package | protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out FILE] [--revision [api|apimachinery|apiextensions|aggregator=]NAME] | protobuf-typed [--check]>"
+                "usage: cargo xtask <ci [--no-doc] | bench [--quick] [--scale] [--pods N] [--rounds R] [--burst N] [--clients a,b] [--controller [--foos N]] | bench areas [sim|rest|indexer|deltafifo|all] | chaos [--controller] [--schedules N] [--seed S] [--profile full|ci] | soak [ARGS] | tidy | msrv | package | protobuf-schema --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out FILE] [--revision [api|apimachinery|apiextensions|aggregator=]NAME] | protobuf-typed [--check]>"
             );
             return ExitCode::from(2);
         }

@@ -1,14 +1,18 @@
-//! The long chaos run: `chaos [--schedules N] [--seed S] [--profile full|ci] [--jobs J]`.
+//! The long chaos run: `chaos [--controller] [--schedules N] [--seed S] [--profile full|ci]
+//! [--jobs J]`.
 //!
 //! Runs the schedules of seeds `S, S+1, ..., S+N-1`, `J` at a time (default 1; each has its own
 //! sim and informer), prints one line each as it ends, and exits non-zero if any failed,
-//! listing their seeds. `cargo xtask chaos` builds it in release mode and runs it.
+//! listing their seeds. With `--controller`, the schedules are the controller's (two replicas
+//! of a controller under leader election) instead of one informer's. `cargo xtask chaos`
+//! builds it in release mode and runs it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::process::ExitCode;
 
 use kinformer_tests::chaos::{Profile, run_seed};
+use kinformer_tests::controller_chaos::{self, Step};
 use tokio::task::JoinSet;
 
 struct Args {
@@ -16,6 +20,51 @@ struct Args {
     seed: u64,
     profile: Profile,
     jobs: usize,
+    controller: bool,
+}
+
+/// What one schedule of either engine did, for the summary.
+struct Ran {
+    seed: u64,
+    line: String,
+    passed: bool,
+    /// The fault kinds it applied, and those of them no request hit.
+    applied: Vec<&'static str>,
+    unfired: Vec<&'static str>,
+}
+
+async fn run_one(seed: u64, profile: Profile, controller: bool) -> Ran {
+    if controller {
+        let report = controller_chaos::run_seed(seed, profile).await;
+        let applied = report
+            .schedule
+            .steps
+            .iter()
+            .filter_map(|(_, step)| match step {
+                Step::Fault(kind, _) => Some(*kind),
+                _ => None,
+            })
+            .collect();
+        return Ran {
+            seed,
+            line: report.line(),
+            passed: report.passed(),
+            applied,
+            unfired: Vec::new(),
+        };
+    }
+    let report = run_seed(seed, profile).await;
+    Ran {
+        seed,
+        line: report.line(),
+        passed: report.passed(),
+        applied: report.schedule.steps.iter().map(|s| s.kind).collect(),
+        unfired: report
+            .result
+            .as_ref()
+            .map(|o| o.unfired.clone())
+            .unwrap_or_default(),
+    }
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -24,6 +73,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         seed: 1,
         profile: Profile::Full,
         jobs: 1,
+        controller: false,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -48,6 +98,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                     return Err("--jobs must be at least 1".into());
                 }
             }
+            "--controller" => out.controller = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -60,7 +111,7 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "chaos: {e}\nusage: chaos [--schedules N] [--seed S] [--profile full|ci] [--jobs J]"
+                "chaos: {e}\nusage: chaos [--controller] [--schedules N] [--seed S] [--profile full|ci] [--jobs J]"
             );
             return ExitCode::from(2);
         }
@@ -86,14 +137,14 @@ fn main() -> ExitCode {
         loop {
             while running.len() < args.jobs {
                 let Some(seed) = seeds.next() else { break };
-                let task = running.spawn(run_seed(seed, args.profile));
+                let task = running.spawn(run_one(seed, args.profile, args.controller));
                 seed_of.insert(task.id(), seed);
             }
             let Some(joined) = running.join_next_with_id().await else {
                 break;
             };
-            let report = match joined {
-                Ok((_, report)) => report,
+            let ran = match joined {
+                Ok((_, ran)) => ran,
                 Err(e) => {
                     let seed = seed_of.get(&e.id()).copied().unwrap_or_default();
                     say(&format!(
@@ -103,17 +154,16 @@ fn main() -> ExitCode {
                     continue;
                 }
             };
-            say(&report.line());
-            for step in &report.schedule.steps {
-                coverage.entry(step.kind).or_default().0 += 1;
+            say(&ran.line);
+            if !ran.passed {
+                failed.push(ran.seed);
+                continue;
             }
-            match &report.result {
-                Ok(outcome) => {
-                    for kind in &outcome.unfired {
-                        coverage.entry(kind).or_default().1 += 1;
-                    }
-                }
-                Err(_) => failed.push(report.schedule.seed),
+            for kind in ran.applied {
+                coverage.entry(kind).or_default().0 += 1;
+            }
+            for kind in ran.unfired {
+                coverage.entry(kind).or_default().1 += 1;
             }
         }
     });
