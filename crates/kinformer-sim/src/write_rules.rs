@@ -105,6 +105,45 @@ pub(crate) fn store_string_data(def: &ResourceDef, obj: &mut serde_json::Map<Str
     }
 }
 
+/// What kube-apiserver's strategies make of every stored object of some built-in types,
+/// whatever the write: a Secret's `stringData` ([`store_string_data`]), a Namespace's
+/// name label ([`label_namespace_name`]).
+pub(crate) fn normalize_stored(def: &ResourceDef, obj: &mut serde_json::Map<String, Value>) {
+    store_string_data(def, obj);
+    label_namespace_name(def, obj);
+}
+
+/// The label every Namespace carries with its own name, `kubernetes.io/metadata.name`, set
+/// by kube-apiserver on every create and update whatever the body says (so a namespace
+/// selector can pick namespaces by name).
+pub(crate) fn label_namespace_name(def: &ResourceDef, obj: &mut serde_json::Map<String, Value>) {
+    if !(def.builtin && def.group.is_empty() && def.plural == "namespaces") {
+        return;
+    }
+    let Some(Value::Object(metadata)) = obj.get_mut("metadata") else {
+        return;
+    };
+    let Some(name) = metadata
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return;
+    };
+    let labels = metadata
+        .entry("labels")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if !labels.is_object() {
+        *labels = Value::Object(serde_json::Map::new());
+    }
+    if let Value::Object(labels) = labels {
+        labels.insert(NAMESPACE_NAME_LABEL.to_owned(), Value::String(name));
+    }
+}
+
+/// The label [`label_namespace_name`] sets.
+pub(crate) const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
 /// Whether a new object starts counting generations (at 1): built-ins with a spec, except
 /// Leases, and every custom resource.
 pub(crate) fn starts_generation(def: &ResourceDef, obj: &serde_json::Map<String, Value>) -> bool {

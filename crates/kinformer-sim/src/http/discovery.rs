@@ -118,10 +118,16 @@ pub(super) fn serve(
         });
     }
     let body = match path {
+        // kube-apiserver 1.36's `version.Info`: the binary version, the version it emulates and
+        // the oldest it stays compatible with (the emulation fields are there since 1.33); the
+        // build metadata names the sim, as distributions name themselves (`+k3s1`).
         "/version" => json!({
-            "major": "1", "minor": "32", "gitVersion": "v1.32.0-kinformer-sim",
+            "major": "1", "minor": "36",
+            "emulationMajor": "1", "emulationMinor": "36",
+            "minCompatibilityMajor": "1", "minCompatibilityMinor": "35",
+            "gitVersion": "v1.36.0+kinformer-sim",
             "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
-            "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.23", "compiler": "gc",
+            "buildDate": "2026-04-22T00:00:00Z", "goVersion": "go1.26.2", "compiler": "gc",
             "platform": "linux/amd64"
         }),
         "/api/v1" => resource_list(

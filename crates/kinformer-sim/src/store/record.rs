@@ -108,7 +108,7 @@ impl Record {
     ) -> Self {
         obj.remove("kind");
         obj.remove("apiVersion");
-        crate::write_rules::store_string_data(def, obj);
+        crate::write_rules::normalize_stored(def, obj);
         let meta = extract_meta(def, obj);
         let proto = protobuf.then(|| proto::encode(def, obj));
         Self::from_body(def, event, rev, meta, proto, |buf| write_object(buf, obj))

@@ -90,6 +90,11 @@ pub(crate) fn path_str(p: &Path) -> &str {
 const CONFIGMAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-kubectl\n  namespace: default\ndata:\n  greeting: hello\n";
 
 async fn exercise(sim: &SimHandle, k: &Kubectl, pods: usize) {
+    let version: serde_json::Value =
+        serde_json::from_str(&k.run(&["version", "-o", "json"]).await).unwrap();
+    // kubectl reads the server's version (its own `version.Info` may predate the emulation
+    // fields, which it then leaves out).
+    assert_eq!(version["serverVersion"]["minor"], "36", "{version}");
     let table = k.run(&["get", "pods", "-A"]).await;
     assert_eq!(
         table.lines().count(),

@@ -21,6 +21,7 @@ mod kubectl;
 mod kubectl_writes;
 mod list;
 mod metadata_media;
+mod namespaces;
 mod prop;
 mod protobuf;
 mod protobuf_watch;

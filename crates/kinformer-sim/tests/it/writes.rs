@@ -190,7 +190,24 @@ async fn h2c_prior_knowledge_serves_lists_and_watches() {
 async fn discovery_documents() {
     let sim = Sim::builder().start().await.unwrap();
     let c = client(&sim);
-    assert_eq!(c.get("/version").await.json()["major"], "1");
+    // As kube-apiserver 1.36 writes it: binary, emulated and minimum compatibility versions.
+    let version = c.get("/version").await.json();
+    for (field, value) in [
+        ("major", "1"),
+        ("minor", "36"),
+        ("emulationMajor", "1"),
+        ("emulationMinor", "36"),
+        ("minCompatibilityMajor", "1"),
+        ("minCompatibilityMinor", "35"),
+    ] {
+        assert_eq!(version[field], value, "{field} in {version}");
+    }
+    assert!(
+        version["gitVersion"]
+            .as_str()
+            .unwrap()
+            .starts_with("v1.36.0")
+    );
     assert_eq!(c.get("/api").await.json()["versions"], json!(["v1"]));
     let core = c.get("/api/v1").await.json();
     let pods = core["resources"]
