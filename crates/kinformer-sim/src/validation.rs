@@ -1,5 +1,5 @@
-//! Validation the sim applies to written objects beyond their identity: the required fields of
-//! `events.k8s.io/v1` Events.
+//! Validation the sim applies to written objects beyond their identity: a Secret's values as
+//! kube-apiserver decodes them (400), the required fields of `events.k8s.io/v1` Events (422).
 
 use serde_json::{Map, Value, json};
 
@@ -8,6 +8,9 @@ use crate::status::ApiError;
 
 /// Checks `obj` as the API server validates a write of `def`; 422 Invalid listing every problem.
 pub(crate) fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<(), ApiError> {
+    if def.builtin && def.group.is_empty() && def.plural == "secrets" {
+        return decode_secret(obj);
+    }
     if def.group != "events.k8s.io" {
         return Ok(());
     }
@@ -75,6 +78,63 @@ pub(crate) fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<()
         "causes": causes.iter().map(|(f, m, r)| json!({"reason": r, "message": m, "field": f})).collect::<Vec<_>>(),
     }));
     Err(e)
+}
+
+/// A Secret's `data` and `stringData` as kube-apiserver decodes them into its Go type before
+/// anything validates them: `data` values are base64 (Go's `[]byte`), `stringData` values
+/// strings; anything else is 400 BadRequest naming the cause.
+fn decode_secret(obj: &Map<String, Value>) -> Result<(), ApiError> {
+    use base64::Engine as _;
+    let handled = |why: String| {
+        ApiError::bad_request(format!(
+            "Secret in version \"v1\" cannot be handled as a Secret: {why}"
+        ))
+    };
+    let unmarshal = |value: &Value, field: &str, go_type: &str| {
+        handled(format!(
+            "json: cannot unmarshal {} into Go struct field Secret.{field} of type {go_type}",
+            json_type(value)
+        ))
+    };
+    for (field, go_type) in [("data", "[]uint8"), ("stringData", "string")] {
+        let entries = match obj.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Object(entries)) => entries,
+            Some(other) => {
+                return Err(unmarshal(other, field, &format!("map[string]{go_type}")));
+            }
+        };
+        for value in entries.values() {
+            match (field, value) {
+                (_, Value::Null) => {}
+                ("data", Value::String(text)) => {
+                    if let Err(e) = base64::engine::general_purpose::STANDARD.decode(text) {
+                        let at = match e {
+                            base64::DecodeError::InvalidByte(at, _)
+                            | base64::DecodeError::InvalidLastSymbol(at, _) => at,
+                            _ => text.len(),
+                        };
+                        return Err(handled(format!("illegal base64 data at input byte {at}")));
+                    }
+                }
+                ("stringData", Value::String(_)) => {}
+                (_, other) => return Err(unmarshal(other, field, go_type)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How Go's JSON decoder names a JSON value's type in its errors.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,51 @@ use crate::kubectl::tls_sim_with_kubectl;
 
 const SECRETS: &str = "/api/v1/namespaces/default/secrets";
 
+/// kube-apiserver decodes a Secret into its Go type before anything validates it: a `data`
+/// value that is not base64, or a `stringData` value that is not a string, is 400 naming the
+/// cause, on create and on the result of a patch alike.
+#[tokio::test]
+async fn values_that_do_not_decode_are_refused_with_400() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    for (body, cause) in [
+        (
+            json!({"metadata": {"name": "a"}, "data": {"k": "not base64!"}}),
+            "illegal base64 data at input byte 3",
+        ),
+        (
+            json!({"metadata": {"name": "b"}, "stringData": {"k": 5}}),
+            "json: cannot unmarshal number into Go struct field Secret.stringData of type string",
+        ),
+        (
+            json!({"metadata": {"name": "c"}, "data": ["x"]}),
+            "json: cannot unmarshal array into Go struct field Secret.data of type map[string][]uint8",
+        ),
+    ] {
+        let answer = c.send(Method::POST, SECRETS, Some(body)).await;
+        assert_eq!(answer.status, 400, "{}", answer.json());
+        let status = answer.json();
+        assert_eq!(status["reason"], "BadRequest");
+        assert_eq!(
+            status["message"],
+            format!("Secret in version \"v1\" cannot be handled as a Secret: {cause}")
+        );
+    }
+    let created = c
+        .send(
+            Method::POST,
+            SECRETS,
+            Some(json!({"metadata": {"name": "ok"}})),
+        )
+        .await;
+    assert_eq!(created.status, 201);
+    let patch = json!({"data": {"k": "%%%%"}});
+    let patched = c
+        .send(Method::PATCH, &format!("{SECRETS}/ok"), Some(patch))
+        .await;
+    assert_eq!(patched.status, 400, "{}", patched.json());
+}
+
 #[tokio::test]
 async fn string_data_is_stored_in_data_and_never_answered() {
     let sim = Sim::builder().start().await.unwrap();
