@@ -50,7 +50,11 @@ async fn run_one(seed: u64, profile: Profile, controller: bool) -> Ran {
             line: report.line(),
             passed: report.passed(),
             applied,
-            unfired: Vec::new(),
+            unfired: report
+                .result
+                .as_ref()
+                .map(|o| o.unfired.clone())
+                .unwrap_or_default(),
         };
     }
     let report = run_seed(seed, profile).await;

@@ -45,12 +45,13 @@ impl Report {
         let s = &self.schedule;
         match &self.result {
             Ok(o) => format!(
-                "ok   seed={} foos={}->{} steps={} faults={} replicas={} reconcilers={} reconciles={} hottest={} checked-writes={} converged={:.2}s wall={:.1}s",
+                "ok   seed={} foos={}->{} steps={} faults={} unfired={:?} replicas={} reconcilers={} reconciles={} hottest={} checked-writes={} converged={:.2}s wall={:.1}s",
                 s.seed,
                 s.foos,
                 o.foos,
                 s.steps.len(),
                 s.faults(),
+                o.unfired,
                 o.replicas,
                 o.reconcilers,
                 o.reconciles,

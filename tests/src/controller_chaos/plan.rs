@@ -26,7 +26,9 @@ pub const KINDS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub enum ControllerFault {
     /// A rule for the next matching requests: 5xx, 409, 429 or 410 answers, stalled watches.
-    Rule(Fault),
+    /// `relist`: a rule for lists also ends every watch with a 410, so the informers list now
+    /// (they list only then).
+    Rule(Fault, bool),
     /// Breaks every open watch now.
     DropWatches(DropMode),
     /// Restarts the server on the same port, keeping the data; down this long.
@@ -104,9 +106,10 @@ impl Schedule {
         rng.shuffle(&mut kinds);
         let mut steps: Vec<(Duration, Step)> = kinds
             .into_iter()
+            // Faults land in the first 80% of the phase, so a rule has requests left to hit.
             .map(|kind| {
                 (
-                    at(&mut rng, chaos_ms),
+                    at(&mut rng, chaos_ms * 4 / 5),
                     Step::Fault(kind, draw(kind, &mut rng)),
                 )
             })
@@ -170,6 +173,7 @@ fn draw(kind: &str, rng: &mut Rng) -> ControllerFault {
                 .count(count as i64)
                 .verbs(verbs.iter().copied())
                 .resources([resource]),
+            verbs.contains(&"list"),
         )
     };
     match kind {
@@ -241,7 +245,10 @@ mod tests {
             assert!(has(|f| matches!(f, ControllerFault::LeaseOutage(_))));
             assert!(has(|f| matches!(f, ControllerFault::Restart(_))));
             assert!(schedule.faults() >= KINDS.len());
-            assert!(schedule.steps.iter().all(|(at, _)| *at <= schedule.chaos));
+            assert!(schedule.steps.iter().all(|(at, step)| match step {
+                Step::Fault(..) => *at <= schedule.chaos * 4 / 5,
+                _ => *at <= schedule.chaos,
+            }));
             assert!(schedule.steps.windows(2).all(|w| w[0].0 <= w[1].0));
         }
     }

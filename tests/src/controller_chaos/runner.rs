@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kinformer_sim::{Fault, FaultKind, ObjectOp, OpKind, Sim, SimHandle};
+use kinformer_sim::{DropMode, Fault, FaultKind, ObjectOp, OpKind, Sim, SimHandle};
 use serde_json::json;
 use tokio::time::Instant;
 
@@ -32,6 +32,8 @@ pub struct Outcome {
     pub hottest: Option<(String, u64)>,
     /// Replicas that reconciled something (a handover makes it more than one).
     pub reconcilers: usize,
+    /// The kinds of the rules no request hit before the faults stopped.
+    pub unfired: Vec<&'static str>,
     /// Replicas started in all (two, plus one per killed leader).
     pub replicas: usize,
     /// How long convergence took once the faults stopped.
@@ -60,8 +62,10 @@ pub async fn run(schedule: &Schedule) -> Result<Outcome, String> {
         Replica::start(&sim, "replica-1", &ledger)?,
     ];
     let mut started_replicas = 2;
+    // The rules applied, each tagged with its step: (tag, kind, count as applied).
+    let mut rules = Vec::new();
     let started = Instant::now();
-    for (at, step) in &schedule.steps {
+    for (index, (at, step)) in schedule.steps.iter().enumerate() {
         tokio::time::sleep_until(started + *at).await;
         match step {
             Step::Create => {
@@ -81,8 +85,11 @@ pub async fn run(schedule: &Schedule) -> Result<Outcome, String> {
                 let (namespace, name) = foo_key(*index);
                 let _ = sim.apply(ObjectOp::delete("foos", namespace, name)).await;
             }
-            Step::Fault(_, fault) => {
-                if apply_fault(&sim, fault).await? {
+            Step::Fault(kind, fault) => {
+                let tag = format!("controller-chaos-step-{index}");
+                if let Some(count) = apply_fault(&sim, fault, &tag).await? {
+                    rules.push((tag, *kind, count));
+                } else if matches!(fault, ControllerFault::KillLeader) {
                     kill_leader(&sim, &ledger, &mut replicas, started_replicas).await?;
                     started_replicas += 1;
                 }
@@ -90,6 +97,7 @@ pub async fn run(schedule: &Schedule) -> Result<Outcome, String> {
         }
     }
     tokio::time::sleep_until(started + schedule.chaos).await;
+    let unfired = unfired(&sim, &rules).await;
     sim.clear_faults().await;
     let converging = Instant::now();
     loop {
@@ -133,6 +141,7 @@ pub async fn run(schedule: &Schedule) -> Result<Outcome, String> {
         checked_writes: ledger.checked_writes(),
         reconcilers: ledger.reconcilers(),
         hottest: ledger.hottest(),
+        unfired,
         replicas: started_replicas,
         converged_in,
     })
@@ -156,27 +165,66 @@ async fn create_foo(sim: &SimHandle, index: usize) -> Result<(), String> {
         .map_err(|e| format!("creating {namespace}/{name}: {e}"))
 }
 
-/// Applies a fault; true when it asks for the leader to be killed.
-async fn apply_fault(sim: &SimHandle, fault: &ControllerFault) -> Result<bool, String> {
-    match fault {
-        ControllerFault::Rule(rule) => sim.add_faults([rule.clone()]).await,
+/// Applies a fault; a rule is tagged with `tag` (a resource name no request has, so it still
+/// matches what it did) and its count is returned.
+async fn apply_fault(
+    sim: &SimHandle,
+    fault: &ControllerFault,
+    tag: &str,
+) -> Result<Option<i64>, String> {
+    let rule = match fault {
+        ControllerFault::Rule(rule, relist) => {
+            let rule = tagged(rule.clone(), tag);
+            let count = rule.count;
+            sim.add_faults([rule]).await;
+            if *relist {
+                sim.drop_watches(DropMode::Error410).await;
+            }
+            return Ok(Some(count));
+        }
+        ControllerFault::LeaseOutage(count) => Fault::new(FaultKind::status(503))
+            .count(*count)
+            .verbs(["get", "update", "create"])
+            .resources(["leases"]),
         ControllerFault::DropWatches(mode) => {
             sim.drop_watches(mode.clone()).await;
+            return Ok(None);
         }
-        ControllerFault::Restart(down) => sim
-            .restart(*down)
-            .await
-            .map_err(|e| format!("restarting the sim: {e}"))?,
-        ControllerFault::LeaseOutage(count) => {
-            let outage = Fault::new(FaultKind::status(503))
-                .count(*count)
-                .verbs(["get", "update", "create"])
-                .resources(["leases"]);
-            sim.add_faults([outage]).await;
+        ControllerFault::Restart(down) => {
+            sim.restart(*down)
+                .await
+                .map_err(|e| format!("restarting the sim: {e}"))?;
+            return Ok(None);
         }
-        ControllerFault::KillLeader => return Ok(true),
-    }
-    Ok(false)
+        ControllerFault::KillLeader => return Ok(None),
+    };
+    let rule = tagged(rule, tag);
+    let count = rule.count;
+    sim.add_faults([rule]).await;
+    Ok(Some(count))
+}
+
+/// `rule` with `tag` among its resources: a name no request has, so it still matches what it
+/// did, and can be told apart from identical rules of other steps.
+fn tagged(rule: Fault, tag: &str) -> Fault {
+    let mut resources = rule.resources.clone();
+    resources.push(tag.to_owned());
+    rule.resources(resources)
+}
+
+/// The kinds of `rules` that no request hit: still in place with the count they were applied
+/// with.
+async fn unfired(sim: &SimHandle, rules: &[(String, &'static str, i64)]) -> Vec<&'static str> {
+    let remaining = sim.faults().await;
+    rules
+        .iter()
+        .filter(|(tag, _, count)| {
+            remaining
+                .iter()
+                .any(|f| f.resources.contains(tag) && f.count == *count)
+        })
+        .map(|(_, kind, _)| *kind)
+        .collect()
 }
 
 /// Kills the replica the Lease names (the first one when none leads yet) and starts a new one.
