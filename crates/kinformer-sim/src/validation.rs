@@ -1,5 +1,7 @@
-//! Validation the sim applies to written objects beyond their identity: a Secret's values as
-//! kube-apiserver decodes them (400), the required fields of `events.k8s.io/v1` Events (422).
+//! What the sim checks of written objects beyond their identity, in kube-apiserver's two steps:
+//! decoding into the Go type (a Secret's values; a create's or update's body that fails is 400,
+//! a patch whose result fails is 422 on the field `patch`), then validation (the required
+//! fields of `events.k8s.io/v1` Events, 422).
 
 use serde_json::{Map, Value, json};
 
@@ -8,9 +10,6 @@ use crate::status::ApiError;
 
 /// Checks `obj` as the API server validates a write of `def`; 422 Invalid listing every problem.
 pub(crate) fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<(), ApiError> {
-    if def.builtin && def.group.is_empty() && def.plural == "secrets" {
-        return decode_secret(obj);
-    }
     if def.group != "events.k8s.io" {
         return Ok(());
     }
@@ -80,33 +79,29 @@ pub(crate) fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<()
     Err(e)
 }
 
-/// A Secret's `data` and `stringData` as kube-apiserver decodes them into its Go type before
-/// anything validates them: `data` values are base64 (Go's `[]byte`), `stringData` values
-/// strings; anything else is 400 BadRequest naming the cause.
-fn decode_secret(obj: &Map<String, Value>) -> Result<(), ApiError> {
+/// Whether `obj` decodes into its Go type as kube-apiserver decodes a write before validating
+/// it; the decoder's message when it does not. Only a Secret's values are checked: `data`
+/// values are base64 (Go's `[]byte`), `stringData` values strings.
+pub(crate) fn decode(def: &ResourceDef, obj: &Map<String, Value>) -> Result<(), String> {
     use base64::Engine as _;
-    let handled = |why: String| {
-        ApiError::bad_request(format!(
-            "Secret in version \"v1\" cannot be handled as a Secret: {why}"
-        ))
-    };
+    if !def.is_core("secrets") {
+        return Ok(());
+    }
     let unmarshal = |value: &Value, field: &str, go_type: &str| {
-        handled(format!(
+        format!(
             "json: cannot unmarshal {} into Go struct field Secret.{field} of type {go_type}",
             json_type(value)
-        ))
+        )
     };
     for (field, go_type) in [("data", "[]uint8"), ("stringData", "string")] {
         let entries = match obj.get(field) {
             None | Some(Value::Null) => continue,
             Some(Value::Object(entries)) => entries,
-            Some(other) => {
-                return Err(unmarshal(other, field, &format!("map[string]{go_type}")));
-            }
+            Some(other) => return Err(unmarshal(other, field, &format!("map[string]{go_type}"))),
         };
         for value in entries.values() {
             match (field, value) {
-                (_, Value::Null) => {}
+                (_, Value::Null) | ("stringData", Value::String(_)) => {}
                 ("data", Value::String(text)) => {
                     if let Err(e) = base64::engine::general_purpose::STANDARD.decode(text) {
                         let at = match e {
@@ -114,15 +109,41 @@ fn decode_secret(obj: &Map<String, Value>) -> Result<(), ApiError> {
                             | base64::DecodeError::InvalidLastSymbol(at, _) => at,
                             _ => text.len(),
                         };
-                        return Err(handled(format!("illegal base64 data at input byte {at}")));
+                        return Err(format!("illegal base64 data at input byte {at}"));
                     }
                 }
-                ("stringData", Value::String(_)) => {}
                 (_, other) => return Err(unmarshal(other, field, go_type)),
             }
         }
     }
     Ok(())
+}
+
+/// A create's or update's body that does not decode: the handlers' 400.
+pub(crate) fn undecodable_body(def: &ResourceDef, cause: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "{kind} in version \"{version}\" cannot be handled as a {kind}: {cause}",
+        kind = def.kind,
+        version = def.version
+    ))
+}
+
+/// A patch whose result does not decode: kube-apiserver's patch handler answers 422 Invalid,
+/// naming no kind or object, with the cause on the field `patch` and the patched object (for a
+/// strategic merge patch the real server shows the patch in Go's map notation; this shows
+/// the patched object) as the invalid value.
+pub(crate) fn undecodable_patch(patched: &Map<String, Value>, cause: &str) -> ApiError {
+    let value = Value::String(Value::Object(patched.clone()).to_string()).to_string();
+    let message = format!("Invalid value: {value}: {cause}");
+    let mut e = ApiError::new(
+        422,
+        "Invalid",
+        format!(" \"\" is invalid: patch: {message}"),
+    );
+    e.details = Some(json!({
+        "causes": [{"reason": "FieldValueInvalid", "message": message, "field": "patch"}],
+    }));
+    e
 }
 
 /// How Go's JSON decoder names a JSON value's type in its errors.

@@ -23,7 +23,7 @@ pub(crate) fn serves_subresource(def: &ResourceDef, sub: &str) -> bool {
 /// Whether `DELETE` on the collection (`deletecollection`) is served: everywhere but namespaces,
 /// whose storage has no collection delete in kube-apiserver either.
 pub(crate) fn serves_delete_collection(def: &ResourceDef) -> bool {
-    !(def.builtin && def.group.is_empty() && def.plural == "namespaces")
+    !def.is_core("namespaces")
 }
 
 /// Takes from `old` what a write through `subresource` may not change: a main-resource write
@@ -73,12 +73,20 @@ pub(crate) fn restrict_create(def: &ResourceDef, obj: &mut Value) {
     }
 }
 
+impl ResourceDef {
+    /// Whether this is the built-in core (`v1`) resource `plural`, the resources whose
+    /// strategies these rules follow.
+    pub(crate) fn is_core(&self, plural: &str) -> bool {
+        self.builtin && self.group.is_empty() && self.plural == plural
+    }
+}
+
 /// A Secret's `stringData` is write-only, as kube-apiserver stores it: each entry goes into
 /// `data` base64-encoded (over a `data` entry of the same key) and `stringData` itself is
 /// never stored or answered.
 pub(crate) fn store_string_data(def: &ResourceDef, obj: &mut serde_json::Map<String, Value>) {
     use base64::Engine as _;
-    if !(def.builtin && def.group.is_empty() && def.plural == "secrets") {
+    if !def.is_core("secrets") {
         return;
     }
     let Some(string_data) = obj.remove("stringData") else {
@@ -90,19 +98,29 @@ pub(crate) fn store_string_data(def: &ResourceDef, obj: &mut serde_json::Map<Str
     if entries.is_empty() {
         return;
     }
-    let data = obj
-        .entry("data")
+    let Some(data) = object_entry(obj, "data") else {
+        return;
+    };
+    for (key, value) in entries {
+        let text = value.as_str().unwrap_or_default();
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        data.insert(key, Value::String(encoded));
+    }
+}
+
+/// The object at `key` in `map`, made an empty one when missing or not an object (so always
+/// `Some`; an `Option` only to need no panic).
+fn object_entry<'a>(
+    map: &'a mut serde_json::Map<String, Value>,
+    key: &str,
+) -> Option<&'a mut serde_json::Map<String, Value>> {
+    let entry = map
+        .entry(key)
         .or_insert_with(|| Value::Object(serde_json::Map::new()));
-    if !data.is_object() {
-        *data = Value::Object(serde_json::Map::new());
+    if !entry.is_object() {
+        *entry = Value::Object(serde_json::Map::new());
     }
-    if let Value::Object(data) = data {
-        for (key, value) in entries {
-            let text = value.as_str().unwrap_or_default();
-            let encoded = base64::engine::general_purpose::STANDARD.encode(text);
-            data.insert(key, Value::String(encoded));
-        }
-    }
+    entry.as_object_mut()
 }
 
 /// What kube-apiserver's strategies make of every stored object of some built-in types,
@@ -117,7 +135,7 @@ pub(crate) fn normalize_stored(def: &ResourceDef, obj: &mut serde_json::Map<Stri
 /// by kube-apiserver on every create and update whatever the body says (so a namespace
 /// selector can pick namespaces by name).
 pub(crate) fn label_namespace_name(def: &ResourceDef, obj: &mut serde_json::Map<String, Value>) {
-    if !(def.builtin && def.group.is_empty() && def.plural == "namespaces") {
+    if !def.is_core("namespaces") {
         return;
     }
     let Some(Value::Object(metadata)) = obj.get_mut("metadata") else {
@@ -130,13 +148,7 @@ pub(crate) fn label_namespace_name(def: &ResourceDef, obj: &mut serde_json::Map<
     else {
         return;
     };
-    let labels = metadata
-        .entry("labels")
-        .or_insert_with(|| Value::Object(serde_json::Map::new()));
-    if !labels.is_object() {
-        *labels = Value::Object(serde_json::Map::new());
-    }
-    if let Value::Object(labels) = labels {
+    if let Some(labels) = object_entry(metadata, "labels") {
         labels.insert(NAMESPACE_NAME_LABEL.to_owned(), Value::String(name));
     }
 }

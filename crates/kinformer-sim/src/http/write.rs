@@ -176,6 +176,7 @@ pub(super) fn create(
     let opts = WriteOptions::parse(req)?;
     let obj = parse_body(def, req)?;
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
+    validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
     validation::validate(def, &obj)?;
     let mut obj = Value::Object(obj);
     write_rules::restrict_create(def, &mut obj);
@@ -198,6 +199,7 @@ pub(super) fn update(
     let obj = parse_body(def, req)?;
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
     check_name(&obj, name)?;
+    validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
     validation::validate(def, &obj)?;
     let pre = match obj
         .get("metadata")

@@ -13,7 +13,7 @@ const SECRETS: &str = "/api/v1/namespaces/default/secrets";
 
 /// kube-apiserver decodes a Secret into its Go type before anything validates it: a `data`
 /// value that is not base64, or a `stringData` value that is not a string, is 400 naming the
-/// cause, on create and on the result of a patch alike.
+/// cause on create; a patch whose result does not decode is 422 on the field `patch`.
 #[tokio::test]
 async fn values_that_do_not_decode_are_refused_with_400() {
     let sim = Sim::builder().start().await.unwrap();
@@ -53,7 +53,20 @@ async fn values_that_do_not_decode_are_refused_with_400() {
     let patched = c
         .send(Method::PATCH, &format!("{SECRETS}/ok"), Some(patch))
         .await;
-    assert_eq!(patched.status, 400, "{}", patched.json());
+    // A patch is decoded after it is applied: 422 on the field `patch`, as the patch handler
+    // answers an object it cannot decode.
+    assert_eq!(patched.status, 422, "{}", patched.json());
+    let status = patched.json();
+    assert_eq!(status["reason"], "Invalid");
+    let cause = &status["details"]["causes"][0];
+    assert_eq!(cause["field"], "patch");
+    assert!(
+        cause["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(": illegal base64 data at input byte 0"),
+        "{status}"
+    );
 }
 
 #[tokio::test]

@@ -75,6 +75,7 @@ pub(in crate::http) fn patch(
                 apply::record_update(Some(&old), &mut new, &writer);
             }
             let new = as_map(new)?;
+            validation::decode(def, &new).map_err(|c| validation::undecodable_patch(&new, &c))?;
             validation::validate(def, &new)?;
             Ok(new)
         });
@@ -83,6 +84,8 @@ pub(in crate::http) fn patch(
         // Apply creates what does not exist yet.
         (Err(e), Some(a)) if e.code == 404 && sub.is_none() => {
             let created = as_map(apply::apply(None, &a, &writer, opts.force)?)?;
+            validation::decode(def, &created)
+                .map_err(|c| validation::undecodable_patch(&created, &c))?;
             validation::validate(def, &created)?;
             let record = shared
                 .store
