@@ -180,6 +180,10 @@ pub(crate) struct ResourceDef {
     pub(crate) scale: Option<ScalePaths>,
     /// Whether it serves a `status` subresource.
     pub(crate) status_subresource: bool,
+    /// The categories discovery lists it in (`kubectl get all`).
+    pub(crate) categories: Vec<String>,
+    /// The CustomResourceDefinition it is served for, when it is served for one.
+    pub(crate) crd: Option<String>,
 }
 
 impl ResourceDef {
@@ -275,9 +279,46 @@ impl Registry {
             id: id_for(&cr.group, &cr.plural),
             scale,
             status_subresource: cr.status_subresource,
+            categories: Vec::new(),
+            crd: None,
         });
         self.defs.push(def.clone());
         Ok(def)
+    }
+
+    /// Serves `def` for a CustomResourceDefinition, in place of what served its group, version
+    /// and plural before (a CRD's update changes what its versions serve).
+    pub(crate) fn register_def(&mut self, def: ResourceDef) -> Arc<ResourceDef> {
+        let def = Arc::new(def);
+        match self.defs.iter_mut().find(|d| {
+            !d.builtin && d.group == def.group && d.version == def.version && d.plural == def.plural
+        }) {
+            Some(slot) => *slot = def.clone(),
+            None => self.defs.push(def.clone()),
+        }
+        def
+    }
+
+    /// Stops serving every version `keep` does not name of the CustomResourceDefinition `crd`;
+    /// returns what was removed.
+    pub(crate) fn retain_crd(
+        &mut self,
+        crd: &str,
+        keep: impl Fn(&ResourceDef) -> bool,
+    ) -> Vec<Arc<ResourceDef>> {
+        let (removed, kept) = std::mem::take(&mut self.defs)
+            .into_iter()
+            .partition(|d| d.crd.as_deref() == Some(crd) && !keep(d));
+        self.defs = kept;
+        removed
+    }
+
+    /// The names of the CustomResourceDefinitions whose resources are served.
+    pub(crate) fn crds(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.defs.iter().filter_map(|d| d.crd.clone()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     /// Removes a custom resource; returns it, or `None` when no such custom resource is served
@@ -347,51 +388,4 @@ fn version_priority(version: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Rev
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_builtins_and_registers_custom() {
-        let mut r = Registry::default();
-        assert_eq!(
-            r.by_path("", "v1", "pods").map(|d| d.kind.clone()),
-            Some("Pod".into())
-        );
-        assert!(r.by_path("apps", "v1", "deployments").is_some());
-        let cr = CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced);
-        let def = r.register(&cr);
-        assert_eq!(
-            def.map(|d| d.id.clone()),
-            Ok("widgets.example.com".to_owned())
-        );
-        assert!(r.by_name("widgets").is_some());
-        assert_eq!(
-            r.groups(),
-            vec![
-                ("apps".into(), vec!["v1".into()]),
-                ("coordination.k8s.io".into(), vec!["v1".into()]),
-                ("events.k8s.io".into(), vec!["v1".into()]),
-                ("example.com".into(), vec!["v1".into()])
-            ]
-        );
-    }
-
-    #[test]
-    fn versions_in_priority_order() {
-        let mut r = Registry::default();
-        for v in [
-            "v1alpha1", "v1beta1", "v2beta1", "v1", "v2", "foo", "v1beta2",
-        ] {
-            let cr = CustomResource::new("example.com", v, "Widget", "widgets", Scope::Namespaced);
-            r.register(&cr).unwrap();
-        }
-        let groups = r.groups();
-        let versions = &groups.iter().find(|(g, _)| g == "example.com").unwrap().1;
-        assert_eq!(
-            versions,
-            &[
-                "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "foo"
-            ]
-        );
-    }
-}
+mod tests;

@@ -304,6 +304,7 @@ impl SimBuilder {
         let collector = self
             .garbage_collection
             .then(|| tokio::spawn(crate::gc::collect(shared.clone())));
+        let crds = tokio::spawn(crate::crd::controller::run(shared.clone()));
         if let Some(churn) = self.churn {
             shared.start_churn(churn)?;
         }
@@ -315,7 +316,7 @@ impl SimBuilder {
             shared,
             tls: tls_config,
             server: std::sync::Mutex::new(Some(server)),
-            tasks: compactor.into_iter().chain(collector).collect(),
+            tasks: compactor.into_iter().chain(collector).chain([crds]).collect(),
         })
     }
 }

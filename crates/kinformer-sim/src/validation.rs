@@ -8,8 +8,22 @@ use serde_json::{Map, Value, json};
 use crate::resource::ResourceDef;
 use crate::status::ApiError;
 
+/// What the API server does to a decoded write of `def` through `subresource` over `old` (none
+/// for a create) before it stores it: the resource's defaults and rules, then validation.
+pub(crate) fn admit(
+    def: &ResourceDef,
+    old: Option<&Map<String, Value>>,
+    obj: &mut Map<String, Value>,
+    subresource: Option<&str>,
+) -> Result<(), ApiError> {
+    if def.is_crd() {
+        crate::crd::admit(def, old, obj, subresource)?;
+    }
+    validate(def, obj)
+}
+
 /// Checks `obj` as the API server validates a write of `def`; 422 Invalid listing every problem.
-pub(crate) fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<(), ApiError> {
+fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<(), ApiError> {
     if def.group != "events.k8s.io" {
         return Ok(());
     }
@@ -61,22 +75,59 @@ pub(crate) fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<()
         .and_then(|m| m.get("name"))
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let listed: Vec<String> = causes.iter().map(|(f, m, _)| format!("{f}: {m}")).collect();
+    let causes = causes
+        .into_iter()
+        .map(|(field, detail, reason)| Cause {
+            field,
+            reason,
+            detail,
+        })
+        .collect();
+    Err(invalid(def, name, causes))
+}
+
+/// One problem of an invalid object: the field, the cause's reason and what is wrong with it
+/// (`Required value`, `Invalid value: "x": must be ...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Cause {
+    pub(crate) field: String,
+    pub(crate) reason: &'static str,
+    pub(crate) detail: String,
+}
+
+impl Cause {
+    pub(crate) fn new(field: impl Into<String>, reason: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// The 422 Invalid kube-apiserver answers for an object of `def` named `name` that fails
+/// validation: every cause listed in the message (bracketed when more than one) and in the details.
+pub(crate) fn invalid(def: &ResourceDef, name: &str, causes: Vec<Cause>) -> ApiError {
+    let listed: Vec<String> = causes
+        .iter()
+        .map(|c| format!("{}: {}", c.field, c.detail))
+        .collect();
     let joined = if listed.len() == 1 {
         listed[0].clone()
     } else {
         format!("[{}]", listed.join(", "))
     };
-    let mut e = ApiError::new(
-        422,
-        "Invalid",
-        format!("{}.{} {name:?} is invalid: {joined}", def.kind, def.group),
-    );
+    let qualified = if def.group.is_empty() {
+        def.kind.clone()
+    } else {
+        format!("{}.{}", def.kind, def.group)
+    };
+    let mut e = ApiError::new(422, "Invalid", format!("{qualified} {name:?} is invalid: {joined}"));
     e.details = Some(json!({
         "name": name, "group": def.group, "kind": def.kind,
-        "causes": causes.iter().map(|(f, m, r)| json!({"reason": r, "message": m, "field": f})).collect::<Vec<_>>(),
+        "causes": causes.iter().map(|c| json!({"reason": c.reason, "message": c.detail, "field": c.field})).collect::<Vec<_>>(),
     }));
-    Err(e)
+    e
 }
 
 /// Whether `obj` decodes into its Go type as kube-apiserver decodes a write before validating
@@ -84,6 +135,9 @@ pub(crate) fn validate(def: &ResourceDef, obj: &Map<String, Value>) -> Result<()
 /// values are base64 (Go's `[]byte`), `stringData` values strings.
 pub(crate) fn decode(def: &ResourceDef, obj: &Map<String, Value>) -> Result<(), String> {
     use base64::Engine as _;
+    if def.is_crd() {
+        return crate::crd::decode(obj);
+    }
     if !def.is_core("secrets") {
         return Ok(());
     }

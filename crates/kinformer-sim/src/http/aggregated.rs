@@ -6,7 +6,7 @@ use http::header::{CONTENT_TYPE, VARY};
 use http::{HeaderMap, HeaderValue, Response};
 use serde_json::{Value, json};
 
-use super::discovery::{SUBRESOURCE_VERBS, categories, subresources, verbs};
+use super::discovery::{SUBRESOURCE_VERBS, subresources, verbs};
 use super::media::{first_servable, json_params};
 use crate::body::SimBody;
 use crate::resource::{Registry, ResourceDef};
@@ -138,8 +138,8 @@ fn resource(d: &ResourceDef) -> Value {
     if !d.short_names.is_empty() {
         r["shortNames"] = json!(d.short_names);
     }
-    if !categories(d).is_empty() {
-        r["categories"] = json!(categories(d));
+    if !d.categories.is_empty() {
+        r["categories"] = json!(d.categories);
     }
     if !subresources.is_empty() {
         r["subresources"] = json!(subresources);

@@ -75,20 +75,6 @@ pub(super) fn subresources(def: &ResourceDef) -> Vec<Subresource> {
     out
 }
 
-/// The categories discovery lists for a resource (`kubectl get all`).
-pub(super) fn categories(def: &ResourceDef) -> &'static [&'static str] {
-    if def.builtin
-        && matches!(
-            def.plural.as_str(),
-            "pods" | "deployments" | "replicasets" | "statefulsets"
-        )
-    {
-        &["all"]
-    } else {
-        &[]
-    }
-}
-
 /// The discovery document at `path`, or `None` when `path` is not a discovery path.
 pub(super) fn serve(
     shared: &Shared,
@@ -222,8 +208,8 @@ fn resource_list<'a>(
             "name": d.plural, "singularName": d.singular, "namespaced": d.namespaced,
             "kind": d.kind, "verbs": verbs(d), "shortNames": d.short_names,
         });
-        if !categories(d).is_empty() {
-            r["categories"] = json!(categories(d));
+        if !d.categories.is_empty() {
+            r["categories"] = json!(d.categories);
         }
         resources.push(r);
         for sub in subresources(d) {

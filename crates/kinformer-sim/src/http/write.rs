@@ -177,7 +177,8 @@ pub(super) fn create(
     let obj = parse_body(def, req)?;
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
     validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
-    validation::validate(def, &obj)?;
+    let mut obj = obj;
+    validation::admit(def, None, &mut obj, target.subresource.as_deref())?;
     let mut obj = Value::Object(obj);
     write_rules::restrict_create(def, &mut obj);
     apply::record_update(None, &mut obj, &writer(def, target, &opts));
@@ -200,7 +201,6 @@ pub(super) fn update(
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
     check_name(&obj, name)?;
     validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
-    validation::validate(def, &obj)?;
     let pre = match obj
         .get("metadata")
         .and_then(|m| m.get("resourceVersion"))
@@ -222,7 +222,9 @@ pub(super) fn update(
             let mut new = Value::Object(obj.clone());
             write_rules::restrict(def, sub, &old, &mut new);
             apply::record_update(Some(&old), &mut new, &writer);
-            as_map(new)
+            let mut new = as_map(new)?;
+            validation::admit(def, old.as_object(), &mut new, sub)?;
+            Ok(new)
         })?;
     written(200, def, &record, media)
 }
@@ -236,6 +238,9 @@ pub(super) fn delete(
     let def: &Arc<ResourceDef> = &target.def;
     let name = target.name.as_deref().unwrap_or_default();
     let opts = options::delete_options(req)?;
+    if def.is_crd() && !opts.dry_run {
+        crate::crd::prepare_delete(shared, def, name)?;
+    }
     let record = shared.store.delete_with(
         def,
         target.namespace.as_deref().unwrap_or_default(),

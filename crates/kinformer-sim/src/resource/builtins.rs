@@ -162,7 +162,27 @@ const ROWS: &[Row] = &[
         EVENT_FIELDS,
         "",
     ),
+    (
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "customresourcedefinition",
+        "CustomResourceDefinition",
+        false,
+        &["crd", "crds"],
+        &[],
+        r#","spec":{"group":"","names":{"plural":"","kind":""},"scope":"","versions":null},"status":{"acceptedNames":{"plural":"","kind":""},"storedVersions":null}"#,
+    ),
 ];
+
+/// The categories a built-in resource is listed in (`kubectl get all`).
+fn categories(plural: &str) -> Vec<String> {
+    let category = match plural {
+        "pods" | "deployments" | "replicasets" | "statefulsets" => "all",
+        "customresourcedefinitions" => "api-extensions",
+        _ => return Vec::new(),
+    };
+    vec![category.to_owned()]
+}
 
 /// Every built-in resource, in the order discovery lists them.
 pub(super) fn all() -> Vec<ResourceDef> {
@@ -191,7 +211,10 @@ pub(super) fn all() -> Vec<ResourceDef> {
                             | "deployments"
                             | "replicasets"
                             | "statefulsets"
+                            | "customresourcedefinitions"
                     ),
+                    categories: categories(plural),
+                    crd: None,
                 }
             },
         )

@@ -74,19 +74,19 @@ pub(in crate::http) fn patch(
             if applied.is_none() {
                 apply::record_update(Some(&old), &mut new, &writer);
             }
-            let new = as_map(new)?;
+            let mut new = as_map(new)?;
             validation::decode(def, &new).map_err(|c| validation::undecodable_patch(&new, &c))?;
-            validation::validate(def, &new)?;
+            validation::admit(def, old.as_object(), &mut new, sub)?;
             Ok(new)
         });
     match (result, applied) {
         (Ok(record), _) => written(200, def, &record, media),
         // Apply creates what does not exist yet.
         (Err(e), Some(a)) if e.code == 404 && sub.is_none() => {
-            let created = as_map(apply::apply(None, &a, &writer, opts.force)?)?;
+            let mut created = as_map(apply::apply(None, &a, &writer, opts.force)?)?;
             validation::decode(def, &created)
                 .map_err(|c| validation::undecodable_patch(&created, &c))?;
-            validation::validate(def, &created)?;
+            validation::admit(def, None, &mut created, None)?;
             let record = shared
                 .store
                 .create_with(def, Some(ns), created, opts.dry_run)?;

@@ -2,7 +2,6 @@
 
 use crate::handle::SimHandle;
 use crate::resource::CustomResource;
-use crate::store::Version;
 
 impl SimHandle {
     /// Stops serving a custom resource, as deleting its CustomResourceDefinition does: every
@@ -36,25 +35,7 @@ impl SimHandle {
         let Some(def) = removed else {
             return false;
         };
-        let live: Vec<Box<str>> = self
-            .shared
-            .store
-            .read()
-            .collections
-            .get(&def.id)
-            .map(|c| {
-                c.keys
-                    .iter()
-                    .filter(|(_, history)| matches!(history.last(), Some(Version::Live(_))))
-                    .map(|(key, _)| key.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        for key in live {
-            let (namespace, name) = key.split_once('/').unwrap_or(("", &key));
-            // Deleted meanwhile by another writer: gone either way.
-            drop(self.shared.store.delete(&def, namespace, name));
-        }
+        super::delete_all(&self.shared, &def);
         true
     }
 }
