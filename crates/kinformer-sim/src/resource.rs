@@ -184,6 +184,8 @@ pub(crate) struct ResourceDef {
     pub(crate) categories: Vec<String>,
     /// The CustomResourceDefinition it is served for, when it is served for one.
     pub(crate) crd: Option<String>,
+    /// Its CRD version's `openAPIV3Schema`, as the CRD declares it.
+    pub(crate) openapi: Option<Arc<serde_json::Value>>,
 }
 
 impl ResourceDef {
@@ -281,6 +283,7 @@ impl Registry {
             status_subresource: cr.status_subresource,
             categories: Vec::new(),
             crd: None,
+            openapi: None,
         });
         self.defs.push(def.clone());
         Ok(def)

@@ -69,6 +69,11 @@ fn resource_def(crd: &Definition, version: &Version, names: &Names) -> Option<Re
         status_subresource: subresources.is_some_and(|s| s.status.is_some()),
         categories: names.categories.clone(),
         crd: Some(crd.metadata.name.clone()),
+        openapi: version
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.clone())
+            .map(Arc::new),
     })
 }
 

@@ -6,6 +6,7 @@ mod control;
 mod discovery;
 mod list;
 mod media;
+mod openapi;
 mod params;
 mod scale;
 mod watch;
@@ -112,6 +113,9 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         return Ok(resp);
     }
     authenticate(shared, &req)?;
+    if let Some(resp) = openapi::serve(shared, &path, req.headers()) {
+        return resp;
+    }
     // Discovery negotiates its own forms (the aggregated one among them).
     if let Some(resp) = discovery::serve(shared, &path, req.headers()) {
         return resp;

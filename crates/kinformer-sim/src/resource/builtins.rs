@@ -215,6 +215,7 @@ pub(super) fn all() -> Vec<ResourceDef> {
                     ),
                     categories: categories(plural),
                     crd: None,
+                    openapi: None,
                 }
             },
         )

@@ -23,6 +23,7 @@ fn finds_builtins_and_registers_custom() {
             ("apps".into(), vec!["v1".into()]),
             ("coordination.k8s.io".into(), vec!["v1".into()]),
             ("events.k8s.io".into(), vec!["v1".into()]),
+            ("apiextensions.k8s.io".into(), vec!["v1".into()]),
             ("example.com".into(), vec!["v1".into()])
         ]
     );

@@ -12,6 +12,7 @@ mod binary;
 mod collection;
 mod common;
 mod control;
+mod crds;
 mod deletion;
 mod discovery_documents;
 mod discovery_verbs;

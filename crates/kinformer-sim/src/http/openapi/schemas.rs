@@ -1,0 +1,154 @@
+//! The schemas of an OpenAPI document: the `meta.k8s.io` types every document refers to, and
+//! each resource's kind and list. A custom resource's is its CRD's `openAPIV3Schema` with
+//! `apiVersion`, `kind` and `metadata` declared as kube-apiserver publishes it; a built-in
+//! type's names its top-level fields only.
+
+use serde_json::{Map, Value, json};
+
+use crate::resource::ResourceDef;
+
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+
+/// The schema name of `def`'s kind: `io.k8s.api.apps.v1.Deployment`, `com.example.v1.Gadget`.
+pub(super) fn kind_schema(def: &ResourceDef) -> String {
+    format!("{}.{}", prefix(def), def.kind)
+}
+
+/// The schema name of `def`'s list kind.
+pub(super) fn list_schema(def: &ResourceDef) -> String {
+    format!("{}.{}List", prefix(def), def.kind)
+}
+
+fn prefix(def: &ResourceDef) -> String {
+    if !def.builtin {
+        let mut parts: Vec<&str> = def.group.split('.').collect();
+        parts.reverse();
+        return format!("{}.{}", parts.join("."), def.version);
+    }
+    match def.group.as_str() {
+        "" => format!("io.k8s.api.core.{}", def.version),
+        "apiextensions.k8s.io" => {
+            format!("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{}", def.version)
+        }
+        group => {
+            let short = group.strip_suffix(".k8s.io").unwrap_or(group);
+            format!("io.k8s.api.{short}.{}", def.version)
+        }
+    }
+}
+
+/// The `meta.k8s.io` (and `autoscaling/v1` Scale) schemas the operations refer to.
+pub(super) fn meta() -> Map<String, Value> {
+    let string = json!({"type": "string"});
+    let mut out = Map::new();
+    out.insert(
+        OBJECT_META.into(),
+        json!({
+            "description": "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
+            "type": "object",
+            "properties": {
+                "name": string, "generateName": string, "namespace": string, "uid": string,
+                "resourceVersion": string, "creationTimestamp": string, "deletionTimestamp": string,
+                "generation": {"type": "integer", "format": "int64"},
+                "deletionGracePeriodSeconds": {"type": "integer", "format": "int64"},
+                "labels": {"type": "object", "additionalProperties": string},
+                "annotations": {"type": "object", "additionalProperties": string},
+                "finalizers": {"type": "array", "items": string},
+                "ownerReferences": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "managedFields": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+            },
+        }),
+    );
+    out.insert(
+        LIST_META.into(),
+        json!({"type": "object", "properties": {
+            "continue": string, "remainingItemCount": {"type": "integer", "format": "int64"},
+            "resourceVersion": string,
+        }}),
+    );
+    out.insert(
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Status".into(),
+        json!({"type": "object", "properties": {
+            "apiVersion": string, "kind": string, "code": {"type": "integer", "format": "int32"},
+            "message": string, "reason": string, "status": string,
+            "details": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+        }, "x-kubernetes-group-version-kind": [{"group": "", "kind": "Status", "version": "v1"}]}),
+    );
+    out.insert(
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Patch".into(),
+        json!({"description": "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.", "type": "object"}),
+    );
+    out.insert(
+        "io.k8s.api.autoscaling.v1.Scale".into(),
+        json!({"type": "object", "properties": {
+            "apiVersion": string, "kind": string, "metadata": reference(OBJECT_META),
+            "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "format": "int32"}}},
+            "status": {"type": "object", "properties": {"replicas": {"type": "integer", "format": "int32"}, "selector": string}},
+        }, "x-kubernetes-group-version-kind": [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]}),
+    );
+    out
+}
+
+fn reference(name: &str) -> Value {
+    json!({"allOf": [{"$ref": format!("#/components/schemas/{name}")}]})
+}
+
+/// Adds `def`'s kind and list schemas.
+pub(super) fn add(schemas: &mut Map<String, Value>, def: &ResourceDef) {
+    let gvk = |kind: String| json!([{"group": def.group, "kind": kind, "version": def.version}]);
+    let mut kind = match def.openapi.as_deref() {
+        Some(Value::Object(declared)) => declared.clone(),
+        _ => Map::new(),
+    };
+    kind.insert("type".into(), json!("object"));
+    let properties = kind.entry("properties").or_insert_with(|| json!({}));
+    if let Value::Object(properties) = properties {
+        properties.insert(
+            "apiVersion".into(),
+            json!({"description": "APIVersion defines the versioned schema of this representation of an object.", "type": "string"}),
+        );
+        properties.insert(
+            "kind".into(),
+            json!({"description": "Kind is a string value representing the REST resource this object represents.", "type": "string"}),
+        );
+        properties.insert("metadata".into(), reference(OBJECT_META));
+    }
+    kind.insert("x-kubernetes-group-version-kind".into(), gvk(def.kind.clone()));
+    schemas.insert(kind_schema(def), Value::Object(kind));
+    schemas.insert(
+        list_schema(def),
+        json!({
+            "type": "object",
+            "required": ["items"],
+            "properties": {
+                "apiVersion": {"type": "string"},
+                "kind": {"type": "string"},
+                "items": {"type": "array", "items": reference(&kind_schema(def))},
+                "metadata": reference(LIST_META),
+            },
+            "x-kubernetes-group-version-kind": gvk(format!("{}List", def.kind)),
+        }),
+    );
+}
+
+/// `schemas` with their references pointed at Swagger 2.0's `definitions`.
+pub(super) fn v2_refs(schemas: Value) -> Value {
+    match schemas {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => Value::String(
+                            r.replace("#/components/schemas/", "#/definitions/"),
+                        ),
+                        (_, other) => v2_refs(other),
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(v2_refs).collect()),
+        other => other,
+    }
+}
