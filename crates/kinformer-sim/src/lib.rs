@@ -111,6 +111,7 @@ mod gc;
 mod generate;
 mod handle;
 mod http;
+mod known_fields;
 mod kubeconfig;
 mod kubectl;
 mod managed_fields;

@@ -316,7 +316,11 @@ impl SimBuilder {
             shared,
             tls: tls_config,
             server: std::sync::Mutex::new(Some(server)),
-            tasks: compactor.into_iter().chain(collector).chain([crds]).collect(),
+            tasks: compactor
+                .into_iter()
+                .chain(collector)
+                .chain([crds])
+                .collect(),
         })
     }
 }

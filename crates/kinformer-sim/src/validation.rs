@@ -8,18 +8,88 @@ use serde_json::{Map, Value, json};
 use crate::resource::ResourceDef;
 use crate::status::ApiError;
 
+/// A write's `fieldValidation`: what happens to fields the type does not declare, which the
+/// decoder drops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum FieldValidation {
+    /// Dropped silently.
+    Ignore,
+    /// Dropped, each named in a `Warning` header (the default).
+    #[default]
+    Warn,
+    /// The write is refused, 400 naming each.
+    Strict,
+}
+
+impl FieldValidation {
+    /// The query value; anything else is 422 as kube-apiserver validates the write's options.
+    pub(crate) fn parse(value: &str) -> Result<Self, ApiError> {
+        match value {
+            "" | "Warn" => Ok(Self::Warn),
+            "Ignore" => Ok(Self::Ignore),
+            "Strict" => Ok(Self::Strict),
+            other => {
+                let detail = format!(
+                    "Unsupported value: {other:?}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+                );
+                let mut e = ApiError::new(
+                    422,
+                    "Invalid",
+                    format!("CreateOptions.meta.k8s.io \"\" is invalid: fieldValidation: {detail}"),
+                );
+                e.details = Some(json!({
+                    "group": "meta.k8s.io", "kind": "CreateOptions",
+                    "causes": [{"reason": "FieldValueNotSupported", "message": detail, "field": "fieldValidation"}],
+                }));
+                Err(e)
+            }
+        }
+    }
+}
+
 /// What the API server does to a decoded write of `def` through `subresource` over `old` (none
-/// for a create) before it stores it: the resource's defaults and rules, then validation.
+/// for a create) before it stores it: fields the type does not declare dropped (as
+/// `directive` says), the resource's defaults and rules, then validation. Returns the
+/// warnings to answer with.
 pub(crate) fn admit(
     def: &ResourceDef,
     old: Option<&Map<String, Value>>,
     obj: &mut Map<String, Value>,
     subresource: Option<&str>,
-) -> Result<(), ApiError> {
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    let unknown = if def.builtin {
+        crate::known_fields::prune(def, obj)
+    } else {
+        Vec::new()
+    };
+    let warnings = unknown_fields(def, &unknown, directive)?;
     if def.is_crd() {
         crate::crd::admit(def, old, obj, subresource)?;
     }
-    validate(def, obj)
+    validate(def, obj)?;
+    Ok(warnings)
+}
+
+/// The unknown fields at `paths` as `directive` treats them: warnings, or a strict decoder's 400.
+pub(crate) fn unknown_fields(
+    def: &ResourceDef,
+    paths: &[String],
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    let listed: Vec<String> = paths
+        .iter()
+        .map(|p| format!("unknown field {p:?}"))
+        .collect();
+    match directive {
+        _ if listed.is_empty() => Ok(Vec::new()),
+        FieldValidation::Ignore => Ok(Vec::new()),
+        FieldValidation::Warn => Ok(listed),
+        FieldValidation::Strict => Err(undecodable_body(
+            def,
+            &format!("strict decoding error: {}", listed.join(", ")),
+        )),
+    }
 }
 
 /// Checks `obj` as the API server validates a write of `def`; 422 Invalid listing every problem.
@@ -96,7 +166,11 @@ pub(crate) struct Cause {
 }
 
 impl Cause {
-    pub(crate) fn new(field: impl Into<String>, reason: &'static str, detail: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        field: impl Into<String>,
+        reason: &'static str,
+        detail: impl Into<String>,
+    ) -> Self {
         Self {
             field: field.into(),
             reason,
@@ -122,7 +196,11 @@ pub(crate) fn invalid(def: &ResourceDef, name: &str, causes: Vec<Cause>) -> ApiE
     } else {
         format!("{}.{}", def.kind, def.group)
     };
-    let mut e = ApiError::new(422, "Invalid", format!("{qualified} {name:?} is invalid: {joined}"));
+    let mut e = ApiError::new(
+        422,
+        "Invalid",
+        format!("{qualified} {name:?} is invalid: {joined}"),
+    );
     e.details = Some(json!({
         "name": name, "group": def.group, "kind": def.kind,
         "causes": causes.iter().map(|c| json!({"reason": c.reason, "message": c.detail, "field": c.field})).collect::<Vec<_>>(),

@@ -98,12 +98,19 @@ fn validate(crd: &Definition, old: Option<&Definition>) -> Vec<Cause> {
         ));
     }
     if spec.group.is_empty() {
-        causes.push(Cause::new("spec.group", "FieldValueRequired", "Required value"));
+        causes.push(Cause::new(
+            "spec.group",
+            "FieldValueRequired",
+            "Required value",
+        ));
     } else if !spec.group.contains('.') {
         causes.push(Cause::new(
             "spec.group",
             "FieldValueInvalid",
-            format!("Invalid value: {:?}: should be a domain with at least one dot", spec.group),
+            format!(
+                "Invalid value: {:?}: should be a domain with at least one dot",
+                spec.group
+            ),
         ));
     } else if protected(&spec.group) && !crd.metadata.annotations.contains_key(APPROVAL) {
         causes.push(Cause::new(
@@ -116,7 +123,11 @@ fn validate(crd: &Definition, old: Option<&Definition>) -> Vec<Cause> {
     }
     match spec.scope.as_str() {
         "Cluster" | "Namespaced" => {}
-        "" => causes.push(Cause::new("spec.scope", "FieldValueRequired", "Required value")),
+        "" => causes.push(Cause::new(
+            "spec.scope",
+            "FieldValueRequired",
+            "Required value",
+        )),
         other => causes.push(Cause::new(
             "spec.scope",
             "FieldValueNotSupported",
@@ -150,7 +161,11 @@ fn names(crd: &Definition, causes: &mut Vec<Cause>) {
     for (field, value) in [("plural", &names.plural), ("singular", &names.singular)] {
         if value.is_empty() {
             if field == "plural" {
-                causes.push(Cause::new("spec.names.plural", "FieldValueRequired", "Required value"));
+                causes.push(Cause::new(
+                    "spec.names.plural",
+                    "FieldValueRequired",
+                    "Required value",
+                ));
             }
         } else if !is_dns1123_label(value) {
             causes.push(Cause::new(
@@ -172,7 +187,11 @@ fn names(crd: &Definition, causes: &mut Vec<Cause>) {
         }
     }
     if names.kind.is_empty() {
-        causes.push(Cause::new("spec.names.kind", "FieldValueRequired", "Required value"));
+        causes.push(Cause::new(
+            "spec.names.kind",
+            "FieldValueRequired",
+            "Required value",
+        ));
     } else if !is_dns1035_label(&names.kind.to_lowercase()) {
         causes.push(Cause::new(
             "spec.names.kind",
@@ -204,7 +223,11 @@ fn versions(versions: &[Version], causes: &mut Vec<Cause>) {
     for (i, version) in versions.iter().enumerate() {
         let at = format!("spec.versions[{i}]");
         if version.name.is_empty() {
-            causes.push(Cause::new(format!("{at}.name"), "FieldValueRequired", "Required value"));
+            causes.push(Cause::new(
+                format!("{at}.name"),
+                "FieldValueRequired",
+                "Required value",
+            ));
         } else if !is_dns1035_label(&version.name) {
             causes.push(Cause::new(
                 format!("{at}.name"),

@@ -44,7 +44,10 @@ pub(crate) fn reconcile(shared: &Shared, def: &Arc<ResourceDef>) {
             Definition::decode(&map).ok().map(|d| (map, d))
         })
         .collect();
-    let live: Vec<&str> = stored.iter().map(|(_, d)| d.metadata.name.as_str()).collect();
+    let live: Vec<&str> = stored
+        .iter()
+        .map(|(_, d)| d.metadata.name.as_str())
+        .collect();
     for gone in shared.registry().crds() {
         if !live.contains(&gone.as_str()) {
             registry(shared).retain_crd(&gone, |_| false);
@@ -105,8 +108,20 @@ fn accept(
         wanted == had || !used.iter().any(|u| !u.is_empty() && u == wanted)
     };
     let checks: [(&String, &String, &mut String, &[String], &'static str); 2] = [
-        (&requested.plural, &accepted.plural, &mut names.plural, &resources, "PluralConflict"),
-        (&requested.singular, &accepted.singular, &mut names.singular, &resources, "SingularConflict"),
+        (
+            &requested.plural,
+            &accepted.plural,
+            &mut names.plural,
+            &resources,
+            "PluralConflict",
+        ),
+        (
+            &requested.singular,
+            &accepted.singular,
+            &mut names.singular,
+            &resources,
+            "SingularConflict",
+        ),
     ];
     for (wanted, had, slot, used, reason) in checks {
         if free(wanted, had, used) {
@@ -124,8 +139,18 @@ fn accept(
         Some(taken) => conflicts.push(("ShortNamesConflict", taken.clone())),
     }
     let checks: [(&String, &String, &mut String, &'static str); 2] = [
-        (&requested.kind, &accepted.kind, &mut names.kind, "KindConflict"),
-        (&requested.list_kind, &accepted.list_kind, &mut names.list_kind, "ListKindConflict"),
+        (
+            &requested.kind,
+            &accepted.kind,
+            &mut names.kind,
+            "KindConflict",
+        ),
+        (
+            &requested.list_kind,
+            &accepted.list_kind,
+            &mut names.list_kind,
+            "ListKindConflict",
+        ),
     ];
     for (wanted, had, slot, reason) in checks {
         if free(wanted, had, &kinds) {
@@ -181,7 +206,12 @@ fn write_status(
         ),
         Some((reason, message)) => (
             condition("NamesAccepted", false, reason, message),
-            condition("Established", false, "NotAccepted", "not all names are accepted"),
+            condition(
+                "Established",
+                false,
+                "NotAccepted",
+                "not all names are accepted",
+            ),
         ),
     };
     let status = object.get("status");
@@ -209,9 +239,7 @@ fn write_status(
             let Value::Object(mut stored) = current else {
                 return Err(ApiError::internal("a stored object is not a JSON object"));
             };
-            let status = stored
-                .entry("status")
-                .or_insert_with(|| json!({}));
+            let status = stored.entry("status").or_insert_with(|| json!({}));
             if let Value::Object(status) = status {
                 status.insert("conditions".into(), Value::Array(conditions.clone()));
                 status.insert("acceptedNames".into(), names_json.clone());
@@ -235,7 +263,10 @@ fn condition(kind: &str, status: bool, reason: &str, message: &str) -> Value {
 /// its status did not change (nothing changes when nothing but the time would).
 fn merge_condition(conditions: &mut Vec<Value>, mut wanted: Value) {
     let kind = wanted.get("type").cloned();
-    match conditions.iter_mut().find(|c| c.get("type") == kind.as_ref()) {
+    match conditions
+        .iter_mut()
+        .find(|c| c.get("type") == kind.as_ref())
+    {
         Some(existing) => {
             if existing.get("status") == wanted.get("status")
                 && let Some(time) = existing.get("lastTransitionTime").cloned()

@@ -150,6 +150,18 @@ pub(super) fn written(
     object_response(code, def, record, media)
 }
 
+/// `resp` with a `Warning` header for each of `warnings`, as kube-apiserver writes them
+/// (code 299, no agent, the text quoted).
+pub(super) fn with_warnings(mut resp: Response<SimBody>, warnings: &[String]) -> Response<SimBody> {
+    for warning in warnings {
+        let quoted = warning.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(value) = http::HeaderValue::from_str(&format!("299 - \"{quoted}\"")) {
+            resp.headers_mut().append(http::header::WARNING, value);
+        }
+    }
+    resp
+}
+
 /// A create's or update's body: JSON, or an object in protobuf (kubectl sends built-in
 /// types so) when `Content-Type` says it is.
 fn parse_body(def: &ResourceDef, req: &Request<Bytes>) -> Result<Map<String, Value>, ApiError> {
@@ -178,14 +190,20 @@ pub(super) fn create(
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
     validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
     let mut obj = obj;
-    validation::admit(def, None, &mut obj, target.subresource.as_deref())?;
+    let warnings = validation::admit(
+        def,
+        None,
+        &mut obj,
+        target.subresource.as_deref(),
+        opts.field_validation,
+    )?;
     let mut obj = Value::Object(obj);
     write_rules::restrict_create(def, &mut obj);
     apply::record_update(None, &mut obj, &writer(def, target, &opts));
     let record = shared
         .store
         .create_with(def, Some(&ns), as_map(obj)?, opts.dry_run)?;
-    written(201, def, &record, media)
+    written(201, def, &record, media).map(|r| with_warnings(r, &warnings))
 }
 
 pub(super) fn update(
@@ -216,6 +234,7 @@ pub(super) fn update(
     };
     let writer = writer(def, target, &opts);
     let sub = target.subresource.as_deref();
+    let mut warnings = Vec::new();
     let record = shared
         .store
         .modify_with(def, &ns, name, pre, opts.dry_run, |old| {
@@ -223,10 +242,11 @@ pub(super) fn update(
             write_rules::restrict(def, sub, &old, &mut new);
             apply::record_update(Some(&old), &mut new, &writer);
             let mut new = as_map(new)?;
-            validation::admit(def, old.as_object(), &mut new, sub)?;
+            warnings =
+                validation::admit(def, old.as_object(), &mut new, sub, opts.field_validation)?;
             Ok(new)
         })?;
-    written(200, def, &record, media)
+    written(200, def, &record, media).map(|r| with_warnings(r, &warnings))
 }
 
 pub(super) fn delete(

@@ -48,7 +48,9 @@ pub(crate) async fn wait_established(c: &Client<'_>, crd: &Value) -> Value {
     let name = crd["metadata"]["name"].as_str().unwrap();
     let rv = crd["metadata"]["resourceVersion"].as_str().unwrap();
     let mut watch = c
-        .watch(&format!("{CRDS}?watch=1&fieldSelector=metadata.name={name}&resourceVersion={rv}"))
+        .watch(&format!(
+            "{CRDS}?watch=1&fieldSelector=metadata.name={name}&resourceVersion={rv}"
+        ))
         .await;
     loop {
         let event = watch.event().await;
@@ -139,7 +141,10 @@ async fn an_invalid_crd_is_refused_naming_each_field() {
         [
             ("metadata.name", "FieldValueInvalid"),
             ("spec.scope", "FieldValueNotSupported"),
-            ("spec.versions[0].schema.openAPIV3Schema", "FieldValueRequired"),
+            (
+                "spec.versions[0].schema.openAPIV3Schema",
+                "FieldValueRequired"
+            ),
         ]
     );
 
@@ -155,7 +160,10 @@ async fn an_invalid_crd_is_refused_naming_each_field() {
     );
     protected["metadata"]["annotations"] =
         json!({"api-approved.kubernetes.io": "https://github.com/kubernetes/kubernetes/pull/1"});
-    assert_eq!(c.send(Method::POST, CRDS, Some(protected)).await.status, 201);
+    assert_eq!(
+        c.send(Method::POST, CRDS, Some(protected)).await.status,
+        201
+    );
 
     // The root of a schema is an object; the scope cannot change.
     let mut root = gadget_crd();
@@ -187,9 +195,14 @@ async fn a_name_in_use_in_the_group_is_not_accepted() {
     other["spec"]["names"] = json!({"plural": "doodads", "kind": "Doodad", "shortNames": ["gd"]});
     let created = c.send(Method::POST, CRDS, Some(other)).await;
     assert_eq!(created.status, 201);
-    let rv = created.json()["metadata"]["resourceVersion"].as_str().unwrap().to_owned();
+    let rv = created.json()["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let mut watch = c
-        .watch(&format!("{CRDS}?watch=1&fieldSelector=metadata.name=doodads.example.com&resourceVersion={rv}"))
+        .watch(&format!(
+            "{CRDS}?watch=1&fieldSelector=metadata.name=doodads.example.com&resourceVersion={rv}"
+        ))
         .await;
     let event = watch.event().await;
     let conditions = &event["object"]["status"]["conditions"];
@@ -201,7 +214,9 @@ async fn a_name_in_use_in_the_group_is_not_accepted() {
     assert_eq!(conditions[1]["status"], "False");
     assert_eq!(conditions[1]["reason"], "NotAccepted");
     // Not served while its names are not accepted.
-    let doodads = c.get("/apis/example.com/v1/namespaces/default/doodads").await;
+    let doodads = c
+        .get("/apis/example.com/v1/namespaces/default/doodads")
+        .await;
     assert_eq!(doodads.status, 404);
 }
 
@@ -215,8 +230,13 @@ async fn deleting_a_crd_deletes_its_custom_resources_first() {
         assert_eq!(c.send(Method::POST, GADGETS, Some(g)).await.status, 201);
     }
     let list = c.get(GADGETS).await.json();
-    let rv = list["metadata"]["resourceVersion"].as_str().unwrap().to_owned();
-    let mut gadgets = c.watch(&format!("{GADGETS}?watch=1&resourceVersion={rv}")).await;
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut gadgets = c
+        .watch(&format!("{GADGETS}?watch=1&resourceVersion={rv}"))
+        .await;
     let path = format!("{CRDS}/gadgets.example.com");
     let deleted = c.send(Method::DELETE, &path, None).await;
     assert_eq!(deleted.status, 200);
@@ -230,7 +250,12 @@ async fn deleting_a_crd_deletes_its_custom_resources_first() {
     assert_eq!(condition(&deleted, "Terminating"), Some("True"));
     let events = gadgets.events(2).await;
     assert!(events.iter().all(|e| e["type"] == "DELETED"), "{events:?}");
-    let mut crds = c.watch(&format!("{CRDS}?watch=1&resourceVersion={}", deleted["metadata"]["resourceVersion"].as_str().unwrap())).await;
+    let mut crds = c
+        .watch(&format!(
+            "{CRDS}?watch=1&resourceVersion={}",
+            deleted["metadata"]["resourceVersion"].as_str().unwrap()
+        ))
+        .await;
     loop {
         if crds.event().await["type"] == "DELETED" {
             break;
@@ -248,26 +273,45 @@ async fn openapi_v3_publishes_an_established_crd() {
     let c = client(&sim);
     let before = c.get("/openapi/v3").await.json();
     assert!(before["paths"].get("apis/example.com/v1").is_none());
-    assert!(before["paths"]["apis/apiextensions.k8s.io/v1"]["serverRelativeURL"]
-        .as_str()
-        .unwrap()
-        .starts_with("/openapi/v3/apis/apiextensions.k8s.io/v1?hash="));
+    assert!(
+        before["paths"]["apis/apiextensions.k8s.io/v1"]["serverRelativeURL"]
+            .as_str()
+            .unwrap()
+            .starts_with("/openapi/v3/apis/apiextensions.k8s.io/v1?hash=")
+    );
     establish(&c, gadget_crd()).await;
     let root = c.get("/openapi/v3").await.json();
-    let url = root["paths"]["apis/example.com/v1"]["serverRelativeURL"].as_str().unwrap();
+    let url = root["paths"]["apis/example.com/v1"]["serverRelativeURL"]
+        .as_str()
+        .unwrap();
     let doc = c.get(url).await.json();
-    let patch = &doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}"]["patch"];
+    let patch =
+        &doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}"]["patch"];
     assert_eq!(
         patch["x-kubernetes-group-version-kind"],
         json!({"group": "example.com", "version": "v1", "kind": "Gadget"})
     );
     // What kubectl looks for before it lets the server validate.
-    assert!(patch["parameters"].as_array().unwrap().iter().any(|p| p["name"] == "fieldValidation"));
+    assert!(
+        patch["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "fieldValidation")
+    );
     let schema = &doc["components"]["schemas"]["com.example.v1.Gadget"];
-    assert_eq!(schema["properties"]["spec"]["properties"]["color"]["enum"], json!(["red", "blue"]));
+    assert_eq!(
+        schema["properties"]["spec"]["properties"]["color"]["enum"],
+        json!(["red", "blue"])
+    );
     assert_eq!(
         schema["x-kubernetes-group-version-kind"],
         json!([{"group": "example.com", "kind": "Gadget", "version": "v1"}])
     );
-    assert_eq!(c.get("/openapi/v3/apis/nothing.example.com/v1").await.status, 404);
+    assert_eq!(
+        c.get("/openapi/v3/apis/nothing.example.com/v1")
+            .await
+            .status,
+        404
+    );
 }

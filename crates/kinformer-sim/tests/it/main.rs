@@ -17,6 +17,7 @@ mod deletion;
 mod discovery_documents;
 mod discovery_verbs;
 mod faults;
+mod field_validation;
 mod gc;
 mod kubectl;
 mod kubectl_writes;

@@ -31,31 +31,57 @@ pub(super) fn add(paths: &mut Map<String, Value>, def: &ResourceDef, spec: Spec)
     };
     let op = Op { def, spec };
     let mut collection = Map::new();
-    collection.insert("get".into(), op.make("list", "list", &list_schema(def), false));
-    collection.insert("post".into(), op.make("create", "post", &kind_schema(def), true));
+    collection.insert(
+        "get".into(),
+        op.make("list", "list", &list_schema(def), false),
+    );
+    collection.insert(
+        "post".into(),
+        op.make("create", "post", &kind_schema(def), true),
+    );
     if write_rules::serves_delete_collection(def) {
         collection.insert(
             "delete".into(),
-            op.make("deletecollection", "deletecollection", "io.k8s.apimachinery.pkg.apis.meta.v1.Status", false),
+            op.make(
+                "deletecollection",
+                "deletecollection",
+                "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+                false,
+            ),
         );
     }
     paths.insert(scoped.clone(), op.with_path_parameters(collection, false));
     if def.namespaced {
         let mut all = Map::new();
-        all.insert("get".into(), op.make("list", "list", &list_schema(def), false));
-        paths.insert(format!("{base}/{}", def.plural), op.with_path_parameters(all, false));
+        all.insert(
+            "get".into(),
+            op.make("list", "list", &list_schema(def), false),
+        );
+        paths.insert(
+            format!("{base}/{}", def.plural),
+            op.with_path_parameters(all, false),
+        );
     }
     let object = op.object_operations(&kind_schema(def));
-    paths.insert(format!("{scoped}/{{name}}"), op.with_path_parameters(object, true));
+    paths.insert(
+        format!("{scoped}/{{name}}"),
+        op.with_path_parameters(object, true),
+    );
     if write_rules::has_status_subresource(def) {
         let mut status = op.object_operations(&kind_schema(def));
         status.remove("delete");
-        paths.insert(format!("{scoped}/{{name}}/status"), op.with_path_parameters(status, true));
+        paths.insert(
+            format!("{scoped}/{{name}}/status"),
+            op.with_path_parameters(status, true),
+        );
     }
     if def.scale.is_some() {
         let mut scale = op.object_operations("io.k8s.api.autoscaling.v1.Scale");
         scale.remove("delete");
-        paths.insert(format!("{scoped}/{{name}}/scale"), op.with_path_parameters(scale, true));
+        paths.insert(
+            format!("{scoped}/{{name}}/scale"),
+            op.with_path_parameters(scale, true),
+        );
     }
 }
 
@@ -72,7 +98,12 @@ impl Op<'_> {
         ops.insert("patch".into(), self.make("patch", "patch", schema, true));
         ops.insert(
             "delete".into(),
-            self.make("delete", "delete", "io.k8s.apimachinery.pkg.apis.meta.v1.Status", false),
+            self.make(
+                "delete",
+                "delete",
+                "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+                false,
+            ),
         );
         ops
     }
@@ -91,7 +122,13 @@ impl Op<'_> {
             parameters.push(self.query("force", "boolean"));
         }
         if matches!(action, "list" | "deletecollection") {
-            for name in ["continue", "fieldSelector", "labelSelector", "resourceVersion", "resourceVersionMatch"] {
+            for name in [
+                "continue",
+                "fieldSelector",
+                "labelSelector",
+                "resourceVersion",
+                "resourceVersionMatch",
+            ] {
                 parameters.push(self.query(name, "string"));
             }
             parameters.push(self.query("limit", "integer"));
@@ -114,7 +151,8 @@ impl Op<'_> {
             _ => Vec::new(),
         };
         let body_schema = if action == "patch" {
-            self.spec.reference("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")
+            self.spec
+                .reference("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")
         } else {
             self.spec.reference(schema)
         };
@@ -139,7 +177,11 @@ impl Op<'_> {
                     parameters.insert(0, json!({"name": "body", "in": "body", "required": true, "schema": body_schema}));
                     op["consumes"] = json!(body_types);
                 }
-                op["produces"] = json!(["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]);
+                op["produces"] = json!([
+                    "application/json",
+                    "application/yaml",
+                    "application/vnd.kubernetes.protobuf"
+                ]);
                 op["responses"] = json!({"200": {"description": "OK", "schema": answer}});
             }
         }
@@ -149,7 +191,9 @@ impl Op<'_> {
 
     fn query(&self, name: &str, kind: &str) -> Value {
         match self.spec {
-            Spec::V3 => json!({"name": name, "in": "query", "schema": {"type": kind, "uniqueItems": true}}),
+            Spec::V3 => {
+                json!({"name": name, "in": "query", "schema": {"type": kind, "uniqueItems": true}})
+            }
             Spec::V2 => json!({"name": name, "in": "query", "type": kind, "uniqueItems": true}),
         }
     }
@@ -157,8 +201,12 @@ impl Op<'_> {
     /// The path's own parameters: its namespace and name, and `pretty`.
     fn with_path_parameters(&self, mut ops: Map<String, Value>, named: bool) -> Value {
         let path = |name: &str| match self.spec {
-            Spec::V3 => json!({"name": name, "in": "path", "required": true, "schema": {"type": "string", "uniqueItems": true}}),
-            Spec::V2 => json!({"name": name, "in": "path", "required": true, "type": "string", "uniqueItems": true}),
+            Spec::V3 => {
+                json!({"name": name, "in": "path", "required": true, "schema": {"type": "string", "uniqueItems": true}})
+            }
+            Spec::V2 => {
+                json!({"name": name, "in": "path", "required": true, "type": "string", "uniqueItems": true})
+            }
         };
         let mut parameters = Vec::new();
         if named {
@@ -175,7 +223,11 @@ impl Op<'_> {
 
 /// `AppsV1`, `CoreV1`, `ExampleComV1`: how operation ids name a group version.
 fn camel_group_version(def: &ResourceDef) -> String {
-    let group = if def.group.is_empty() { "core" } else { def.group.as_str() };
+    let group = if def.group.is_empty() {
+        "core"
+    } else {
+        def.group.as_str()
+    };
     let mut out = String::new();
     for part in group.split(['.', '-']).chain([def.version.as_str()]) {
         let mut chars = part.chars();

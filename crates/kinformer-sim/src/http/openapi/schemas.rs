@@ -29,7 +29,10 @@ fn prefix(def: &ResourceDef) -> String {
     match def.group.as_str() {
         "" => format!("io.k8s.api.core.{}", def.version),
         "apiextensions.k8s.io" => {
-            format!("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{}", def.version)
+            format!(
+                "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{}",
+                def.version
+            )
         }
         group => {
             let short = group.strip_suffix(".k8s.io").unwrap_or(group);
@@ -114,7 +117,10 @@ pub(super) fn add(schemas: &mut Map<String, Value>, def: &ResourceDef) {
         );
         properties.insert("metadata".into(), reference(OBJECT_META));
     }
-    kind.insert("x-kubernetes-group-version-kind".into(), gvk(def.kind.clone()));
+    kind.insert(
+        "x-kubernetes-group-version-kind".into(),
+        gvk(def.kind.clone()),
+    );
     schemas.insert(kind_schema(def), Value::Object(kind));
     schemas.insert(
         list_schema(def),
@@ -139,9 +145,9 @@ pub(super) fn v2_refs(schemas: Value) -> Value {
             map.into_iter()
                 .map(|(k, v)| {
                     let v = match (k.as_str(), v) {
-                        ("$ref", Value::String(r)) => Value::String(
-                            r.replace("#/components/schemas/", "#/definitions/"),
-                        ),
+                        ("$ref", Value::String(r)) => {
+                            Value::String(r.replace("#/components/schemas/", "#/definitions/"))
+                        }
                         (_, other) => v2_refs(other),
                     };
                     (k, v)

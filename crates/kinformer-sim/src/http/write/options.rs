@@ -10,6 +10,7 @@ use crate::apply::managers::manager_name;
 use crate::resource::ResourceDef;
 use crate::status::ApiError;
 use crate::store::{DeleteOptions, Propagation};
+use crate::validation::FieldValidation;
 
 /// A write's query options.
 #[derive(Debug, Clone, Default)]
@@ -20,6 +21,8 @@ pub(in crate::http) struct WriteOptions {
     /// Whether `fieldManager` was given (apply requires it).
     pub(in crate::http) manager_given: bool,
     pub(in crate::http) force: bool,
+    /// What to do with fields the type does not declare (`fieldValidation`).
+    pub(in crate::http) field_validation: FieldValidation,
 }
 
 impl WriteOptions {
@@ -38,6 +41,7 @@ impl WriteOptions {
             match k {
                 "dryRun" => opts.dry_run |= dry_run_value(&v)?,
                 "fieldManager" if !v.is_empty() => field_manager = Some(v),
+                "fieldValidation" => opts.field_validation = FieldValidation::parse(&v)?,
                 "force" => {
                     opts.force = match v.as_str() {
                         "true" | "1" | "True" => true,

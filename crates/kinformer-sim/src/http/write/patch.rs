@@ -6,7 +6,7 @@ use http::{Request, Response};
 use serde_json::Value;
 
 use super::options::{WriteOptions, field_manager_required};
-use super::{Target, as_map, check_name, writer, written};
+use super::{Target, as_map, check_name, with_warnings, writer, written};
 use crate::apply;
 use crate::body::SimBody;
 use crate::http::media::Media;
@@ -57,6 +57,7 @@ pub(in crate::http) fn patch(
         _ => None,
     };
     let writer = writer(def, target, &opts);
+    let mut warnings = Vec::new();
     let result = shared
         .store
         .modify_with(def, ns, name, Precondition::None, opts.dry_run, |old| {
@@ -76,21 +77,22 @@ pub(in crate::http) fn patch(
             }
             let mut new = as_map(new)?;
             validation::decode(def, &new).map_err(|c| validation::undecodable_patch(&new, &c))?;
-            validation::admit(def, old.as_object(), &mut new, sub)?;
+            warnings =
+                validation::admit(def, old.as_object(), &mut new, sub, opts.field_validation)?;
             Ok(new)
         });
     match (result, applied) {
-        (Ok(record), _) => written(200, def, &record, media),
+        (Ok(record), _) => written(200, def, &record, media).map(|r| with_warnings(r, &warnings)),
         // Apply creates what does not exist yet.
         (Err(e), Some(a)) if e.code == 404 && sub.is_none() => {
             let mut created = as_map(apply::apply(None, &a, &writer, opts.force)?)?;
             validation::decode(def, &created)
                 .map_err(|c| validation::undecodable_patch(&created, &c))?;
-            validation::admit(def, None, &mut created, None)?;
+            let warnings = validation::admit(def, None, &mut created, None, opts.field_validation)?;
             let record = shared
                 .store
                 .create_with(def, Some(ns), created, opts.dry_run)?;
-            written(201, def, &record, media)
+            written(201, def, &record, media).map(|r| with_warnings(r, &warnings))
         }
         (Err(e), _) => Err(e),
     }
