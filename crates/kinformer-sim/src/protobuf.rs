@@ -94,6 +94,18 @@ pub(crate) fn object(def: &ResourceDef, record: &Record, partial: bool) -> Resul
     Ok(Bytes::from(out))
 }
 
+/// An object of `def` that is not stored (a review's answer), in its envelope.
+pub(crate) fn value(def: &ResourceDef, value: &Value) -> Result<Bytes, ApiError> {
+    let schema = Schema::kubernetes();
+    let id = schema
+        .message_for(&def.api_version(), &def.kind)
+        .map_err(internal)?;
+    let raw = encode_as(schema, id, value)?;
+    let mut out = Vec::with_capacity(raw.len() + 64);
+    envelope::encode(&def.api_version(), &def.kind, &raw, &mut out);
+    Ok(Bytes::from(out))
+}
+
 /// A list's body: `<Kind>List`, or `PartialObjectMetadataList`, of `items`.
 pub(crate) fn list(
     def: &ResourceDef,

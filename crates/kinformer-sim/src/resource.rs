@@ -2,6 +2,8 @@
 
 mod builtins;
 mod scale;
+mod verbs;
+mod zero;
 
 use std::sync::Arc;
 
@@ -11,6 +13,7 @@ use kinformer_core::ApiResource;
 use kinformer_core::Scope;
 pub use scale::ScaleSubresource;
 pub(crate) use scale::{ScalePaths, SelectorSource};
+pub(crate) use verbs::Verbs;
 
 /// A custom resource to register at run time (the control API's `POST resources`).
 #[non_exhaustive]
@@ -172,8 +175,8 @@ pub(crate) struct ResourceDef {
     pub(crate) short_names: Vec<String>,
     /// Field-selector fields beyond `metadata.name`/`metadata.namespace`, as JSON paths.
     pub(crate) fields: &'static [&'static str],
-    /// The zero-value body a bookmark carries after `metadata` (pods: `"spec":{"containers":null},"status":{}`).
-    pub(crate) bookmark_tail: &'static str,
+    /// The zero-value body a bookmark carries after `metadata` (pods: `,"spec":{"containers":null},"status":{}`).
+    pub(crate) bookmark_tail: String,
     /// The key used by the control API and the store: `pods`, or `widgets.example.com`.
     pub(crate) id: String,
     /// What its `scale` subresource shows, when it has one.
@@ -186,6 +189,8 @@ pub(crate) struct ResourceDef {
     pub(crate) crd: Option<String>,
     /// Its CRD version's `openAPIV3Schema`, as the CRD declares it.
     pub(crate) openapi: Option<Arc<serde_json::Value>>,
+    /// The verbs it serves.
+    pub(crate) verbs: Verbs,
 }
 
 impl ResourceDef {
@@ -277,13 +282,14 @@ impl Registry {
             builtin: false,
             short_names: cr.short_names.clone(),
             fields: &[],
-            bookmark_tail: "",
+            bookmark_tail: String::new(),
             id: id_for(&cr.group, &cr.plural),
             scale,
             status_subresource: cr.status_subresource,
             categories: Vec::new(),
             crd: None,
             openapi: None,
+            verbs: Verbs::All,
         });
         self.defs.push(def.clone());
         Ok(def)

@@ -274,6 +274,19 @@ impl SimBuilder {
                 }
             }
         }
+        // The control plane's health as kube-apiserver still reports it (read-only).
+        if let Some(statuses) = shared.resource("componentstatuses") {
+            for (name, message) in [
+                ("controller-manager", "ok"),
+                ("scheduler", "ok"),
+                ("etcd-0", r#"{"health":"true","reason":""}"#),
+            ] {
+                let obj = serde_json::json!({"metadata": {"name": name}, "conditions": [{"type": "Healthy", "status": "True", "message": message}]});
+                if let Value::Object(m) = obj {
+                    shared.store.create(&statuses, None, m)?;
+                }
+            }
+        }
         for (resource, count) in [("pods", self.pods), ("configmaps", self.configmaps)] {
             if count > 0 {
                 let g = Generate::new(resource, count)

@@ -23,7 +23,7 @@ pub(crate) fn serves_subresource(def: &ResourceDef, sub: &str) -> bool {
 /// Whether `DELETE` on the collection (`deletecollection`) is served: everywhere but namespaces,
 /// whose storage has no collection delete in kube-apiserver either.
 pub(crate) fn serves_delete_collection(def: &ResourceDef) -> bool {
-    !def.is_core("namespaces")
+    def.verbs.allows("deletecollection")
 }
 
 /// Takes from `old` what a write through `subresource` may not change: a main-resource write

@@ -38,7 +38,11 @@ impl Manager {
 
     fn to_json(&self) -> Value {
         let mut entry = Map::new();
-        entry.insert("manager".into(), json!(self.name));
+        // Go leaves an empty manager out (`omitempty`): a request with no User-Agent and no
+        // fieldManager has one.
+        if !self.name.is_empty() {
+            entry.insert("manager".into(), json!(self.name));
+        }
         entry.insert("operation".into(), json!(self.operation));
         entry.insert("apiVersion".into(), json!(self.api_version));
         if let Some(t) = &self.time {

@@ -63,7 +63,7 @@ fn resource_def(crd: &Definition, version: &Version, names: &Names) -> Option<Re
         builtin: false,
         short_names: names.short_names.clone(),
         fields: &[],
-        bookmark_tail: "",
+        bookmark_tail: String::new(),
         id: format!("{}.{}", names.plural, crd.spec.group),
         scale,
         status_subresource: subresources.is_some_and(|s| s.status.is_some()),
@@ -74,6 +74,7 @@ fn resource_def(crd: &Definition, version: &Version, names: &Names) -> Option<Re
             .as_ref()
             .and_then(|s| s.open_api_v3_schema.clone())
             .map(Arc::new),
+        verbs: crate::resource::Verbs::All,
     })
 }
 

@@ -199,7 +199,14 @@ mod tests {
         assert_eq!(widgets["responseKind"]["kind"], "Widget");
         let core = group_item(&registry, "", &["v1".to_owned()]);
         assert!(core["metadata"].get("name").is_none());
-        let pods = &core["versions"][0]["resources"][0];
+        let resources = core["versions"][0]["resources"].as_array().unwrap();
+        let pods = resources.iter().find(|r| r["resource"] == "pods").unwrap();
         assert_eq!(pods["subresources"][0]["subresource"], "status");
+        // A create-only resource lists its one verb.
+        let bindings = resources
+            .iter()
+            .find(|r| r["resource"] == "bindings")
+            .unwrap();
+        assert_eq!(bindings["verbs"], json!(["create"]));
     }
 }

@@ -14,30 +14,9 @@ use crate::shared::Shared;
 use crate::status::{ApiError, json_response};
 use crate::write_rules;
 
-/// Every verb the sim serves on a resource, sorted as the API server lists them.
-const VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-
-/// The verbs of a resource without `deletecollection` (namespaces).
-const VERBS_WITHOUT_COLLECTION_DELETE: [&str; 7] = [
-    "create", "delete", "get", "list", "patch", "update", "watch",
-];
-
 /// The verbs discovery lists for a resource.
 pub(super) fn verbs(def: &ResourceDef) -> &'static [&'static str] {
-    if write_rules::serves_delete_collection(def) {
-        &VERBS
-    } else {
-        &VERBS_WITHOUT_COLLECTION_DELETE
-    }
+    def.verbs.names()
 }
 
 /// The verbs of the `status` and `scale` subresources.

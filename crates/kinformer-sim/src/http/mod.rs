@@ -8,6 +8,7 @@ mod list;
 mod media;
 mod openapi;
 mod params;
+mod review;
 mod scale;
 mod watch;
 mod write;
@@ -24,7 +25,7 @@ pub(crate) use params::{Params, decode};
 
 use crate::body::SimBody;
 use crate::faults::FaultKind;
-use crate::resource::ResourceDef;
+use crate::resource::{ResourceDef, Verbs};
 use crate::shared::Shared;
 use crate::status::ApiError;
 use crate::write_rules;
@@ -160,14 +161,11 @@ async fn serve(
         (&Method::PATCH, Some(_), _) => "patch",
         (&Method::DELETE, Some(_), _) if !scale => "delete",
         (&Method::DELETE, None, _) if collection_delete => "deletecollection",
-        _ => {
-            return Err(ApiError::new(
-                405,
-                "MethodNotAllowed",
-                "the server does not allow this method on the requested resource",
-            ));
-        }
+        _ => return Err(method_not_allowed()),
     };
+    if !target.def.verbs.allows(verb) {
+        return Err(method_not_allowed());
+    }
     // Faults can single out continue pages; the request is served as a list either way.
     let fault_verb = if verb == "list" && params.continue_token.is_some() {
         "continue"
@@ -229,12 +227,23 @@ async fn serve(
         }
         "list" => list::serve(shared, &target.def, ns, &params, media).await,
         "get" => write::get(shared, &target, media),
+        "create" if target.def.verbs == Verbs::CreateOnly => {
+            review::create(shared, &target, &req, media)
+        }
         "create" => write::create(shared, &target, &req, media),
         "update" => write::update(shared, &target, &req, media),
         "patch" => write::patch(shared, &target, &req, media),
         "deletecollection" => collection::delete(shared, &target, &params, &req, media).await,
         _ => write::delete(shared, &target, &req, media),
     }
+}
+
+fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+    )
 }
 
 fn authenticate(shared: &Shared, req: &Request<Bytes>) -> Result<(), ApiError> {

@@ -150,6 +150,26 @@ pub(super) fn written(
     object_response(code, def, record, media)
 }
 
+/// A response with `obj` (an object of `def` that is not stored) in the negotiated encoding.
+pub(super) fn written_json(
+    code: u16,
+    def: &ResourceDef,
+    obj: Value,
+    media: Media,
+) -> Result<Response<SimBody>, ApiError> {
+    let (body, content_type) = if media.encoding == Encoding::Protobuf && has_protobuf(def) {
+        (protobuf::value(def, &obj)?, kinformer_protobuf::MEDIA_TYPE)
+    } else {
+        (Bytes::from(obj.to_string()), "application/json")
+    };
+    let mut response = json_response(code, body);
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(content_type),
+    );
+    Ok(response)
+}
+
 /// `resp` with a `Warning` header for each of `warnings`, as kube-apiserver writes them
 /// (code 299, no agent, the text quoted).
 pub(super) fn with_warnings(mut resp: Response<SimBody>, warnings: &[String]) -> Response<SimBody> {
@@ -164,7 +184,10 @@ pub(super) fn with_warnings(mut resp: Response<SimBody>, warnings: &[String]) ->
 
 /// A create's or update's body: JSON, or an object in protobuf (kubectl sends built-in
 /// types so) when `Content-Type` says it is.
-fn parse_body(def: &ResourceDef, req: &Request<Bytes>) -> Result<Map<String, Value>, ApiError> {
+pub(super) fn parse_body(
+    def: &ResourceDef,
+    req: &Request<Bytes>,
+) -> Result<Map<String, Value>, ApiError> {
     let protobuf = req
         .headers()
         .get(http::header::CONTENT_TYPE)

@@ -17,14 +17,32 @@ fn finds_builtins_and_registers_custom() {
         Ok("widgets.example.com".to_owned())
     );
     assert!(r.by_name("widgets").is_some());
+    let groups: Vec<String> = r.groups().into_iter().map(|(g, _)| g).collect();
+    // In the order kube-apiserver lists its groups, custom ones last.
     assert_eq!(
-        r.groups(),
-        vec![
-            ("apps".into(), vec!["v1".into()]),
-            ("coordination.k8s.io".into(), vec!["v1".into()]),
-            ("events.k8s.io".into(), vec!["v1".into()]),
-            ("apiextensions.k8s.io".into(), vec!["v1".into()]),
-            ("example.com".into(), vec!["v1".into()])
+        groups,
+        [
+            "apiregistration.k8s.io",
+            "apps",
+            "events.k8s.io",
+            "authentication.k8s.io",
+            "authorization.k8s.io",
+            "autoscaling",
+            "batch",
+            "certificates.k8s.io",
+            "networking.k8s.io",
+            "policy",
+            "rbac.authorization.k8s.io",
+            "storage.k8s.io",
+            "admissionregistration.k8s.io",
+            "apiextensions.k8s.io",
+            "scheduling.k8s.io",
+            "coordination.k8s.io",
+            "node.k8s.io",
+            "discovery.k8s.io",
+            "flowcontrol.apiserver.k8s.io",
+            "resource.k8s.io",
+            "example.com",
         ]
     );
 }

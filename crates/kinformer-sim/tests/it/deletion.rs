@@ -105,13 +105,8 @@ async fn kubectl_deletes_and_finishes_a_held_object() {
         "held.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: default\n  finalizers: [example.com/cleanup]\n",
     );
-    k.run(&[
-        "create",
-        "--validate=false",
-        "-f",
-        crate::kubectl::path_str(&file),
-    ])
-    .await;
+    k.run(&["create", "-f", crate::kubectl::path_str(&file)])
+        .await;
     k.run(&["delete", "configmap", "held", "--wait=false"])
         .await;
     let marked: serde_json::Value =

@@ -77,6 +77,9 @@ async fn discovery_lists_the_scale_subresources() {
     assert_eq!(
         listed,
         [
+            "controllerrevisions",
+            "daemonsets",
+            "daemonsets/status",
             "deployments",
             "deployments/scale",
             "deployments/status",
@@ -88,7 +91,12 @@ async fn discovery_lists_the_scale_subresources() {
             "statefulsets/status"
         ]
     );
-    let scale = &apps["resources"][1];
+    let scale = apps["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "deployments/scale")
+        .unwrap();
     assert_eq!(
         (
             &scale["group"],

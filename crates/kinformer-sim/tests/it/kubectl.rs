@@ -57,6 +57,18 @@ impl Kubectl {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// Runs kubectl to completion (30 s at most); whether it succeeded, and its stderr.
+    pub(crate) async fn attempt(&self, args: &[&str]) -> (bool, String) {
+        let out = tokio::time::timeout(Duration::from_secs(30), self.command(args).output())
+            .await
+            .unwrap_or_else(|_| panic!("kubectl {args:?} timed out"))
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
     pub(crate) fn write(&self, name: &str, content: &str) -> PathBuf {
         let p = self.dir.join(name);
         std::fs::write(&p, content).unwrap();
@@ -135,9 +147,7 @@ async fn exercise(sim: &SimHandle, k: &Kubectl, pods: usize) {
     assert!(names.lines().all(|l| l.starts_with("pod/")));
 
     let file = k.write("cm.yaml", CONFIGMAP);
-    let out = k
-        .run(&["create", "--validate=false", "-f", path_str(&file)])
-        .await;
+    let out = k.run(&["create", "-f", path_str(&file)]).await;
     assert!(out.contains("from-kubectl"), "{out}");
     let got = k.run(&["get", "configmaps", "-o", "name"]).await;
     assert!(got.lines().any(|l| l == "configmap/from-kubectl"), "{got}");
@@ -290,8 +300,7 @@ async fn kubectl_uses_aggregated_discovery() {
     );
 
     let file = k.write("deploy.yaml", DEPLOYMENT);
-    k.run(&["create", "--validate=false", "-f", path_str(&file)])
-        .await;
+    k.run(&["create", "-f", path_str(&file)]).await;
     let table = k.run(&["get", "deploy", "-A"]).await;
     assert!(
         table

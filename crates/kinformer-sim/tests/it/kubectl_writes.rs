@@ -3,24 +3,10 @@
 //! scale subresource, and deletes by label and of a whole collection. Skipped, with a notice,
 //! only when kubectl is not installed and `CI` is not set.
 
-use std::time::Duration;
-
-use crate::kubectl::{Kubectl, path_str, tls_sim_with_kubectl};
+use crate::kubectl::{path_str, tls_sim_with_kubectl};
 
 const APPLIED: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: default\ndata:\n  k: one\n";
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: app\n        image: app:1\n      - name: side\n        image: side:1\n";
-
-/// Runs kubectl and returns whether it succeeded, with stderr.
-async fn attempt(k: &Kubectl, args: &[&str]) -> (bool, String) {
-    let out = tokio::time::timeout(Duration::from_secs(30), k.command(args).output())
-        .await
-        .unwrap_or_else(|_| panic!("kubectl {args:?} timed out"))
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[tokio::test]
 async fn kubectl_apply_patch_dry_run_and_leases() {
@@ -29,13 +15,7 @@ async fn kubectl_apply_patch_dry_run_and_leases() {
     };
     let file = k.write("applied.yaml", APPLIED);
     let out = k
-        .run(&[
-            "apply",
-            "--server-side",
-            "--validate=false",
-            "-f",
-            path_str(&file),
-        ])
+        .run(&["apply", "--server-side", "-f", path_str(&file)])
         .await;
     assert!(
         out.contains("configmap/applied serverside-applied"),
@@ -53,18 +33,15 @@ async fn kubectl_apply_patch_dry_run_and_leases() {
         .await;
     assert_eq!(managers, "kubectl/Apply");
     let changed = k.write("changed.yaml", &APPLIED.replace("k: one", "k: two"));
-    let (ok, err) = attempt(
-        &k,
-        &[
+    let (ok, err) = k
+        .attempt(&[
             "apply",
             "--server-side",
-            "--validate=false",
             "--field-manager=other",
             "-f",
             path_str(&changed),
-        ],
-    )
-    .await;
+        ])
+        .await;
     assert!(
         !ok && err.contains("conflict with \"kubectl\"") && err.contains(".data.k"),
         "{err}"
@@ -72,7 +49,6 @@ async fn kubectl_apply_patch_dry_run_and_leases() {
     k.run(&[
         "apply",
         "--server-side",
-        "--validate=false",
         "--field-manager=other",
         "--force-conflicts",
         "-f",
@@ -110,9 +86,8 @@ async fn kubectl_apply_patch_dry_run_and_leases() {
             .await,
         "json/merge"
     );
-    let (ok, err) = attempt(
-        &k,
-        &[
+    let (ok, err) = k
+        .attempt(&[
             "patch",
             "cm",
             "applied",
@@ -120,14 +95,12 @@ async fn kubectl_apply_patch_dry_run_and_leases() {
             "json",
             "-p",
             r#"[{"op":"test","path":"/data/k","value":"nope"}]"#,
-        ],
-    )
-    .await;
+        ])
+        .await;
     assert!(!ok && err.contains("test failed"), "{err}");
 
     let deploy = k.write("deploy.yaml", DEPLOYMENT);
-    k.run(&["create", "--validate=false", "-f", path_str(&deploy)])
-        .await;
+    k.run(&["create", "-f", path_str(&deploy)]).await;
     k.run(&[
         "patch",
         "deployment",
@@ -151,24 +124,17 @@ async fn kubectl_apply_patch_dry_run_and_leases() {
 
     let dry = k.write("dry.yaml", &APPLIED.replace("name: applied", "name: dry"));
     let out = k
-        .run(&[
-            "create",
-            "--validate=false",
-            "--dry-run=server",
-            "-f",
-            path_str(&dry),
-        ])
+        .run(&["create", "--dry-run=server", "-f", path_str(&dry)])
         .await;
     assert!(
         out.contains("configmap/dry created (server dry run)"),
         "{out}"
     );
-    let (found, _) = attempt(&k, &["get", "cm", "dry"]).await;
+    let (found, _) = k.attempt(&["get", "cm", "dry"]).await;
     assert!(!found, "a server-side dry run creates nothing");
 
     let lease = k.write("lease.yaml", "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: leader\n  namespace: default\nspec:\n  holderIdentity: one\n  leaseDurationSeconds: 15\n");
-    k.run(&["create", "--validate=false", "-f", path_str(&lease)])
-        .await;
+    k.run(&["create", "-f", path_str(&lease)]).await;
     let leases = k.run(&["get", "lease", "-A", "-o", "name"]).await;
     assert_eq!(leases.trim(), "lease.coordination.k8s.io/leader");
 }
@@ -186,8 +152,7 @@ async fn kubectl_scale_and_delete_by_label() {
         return;
     };
     let deploy = k.write("deploy.yaml", DEPLOYMENT);
-    k.run(&["create", "--validate=false", "-f", path_str(&deploy)])
-        .await;
+    k.run(&["create", "-f", path_str(&deploy)]).await;
     // `kubectl scale` finds deployments/scale in discovery and patches it.
     let out = k.run(&["scale", "deployment", "web", "--replicas=3"]).await;
     assert!(out.contains("deployment.apps/web scaled"), "{out}");
@@ -211,17 +176,15 @@ async fn kubectl_scale_and_delete_by_label() {
         "--replicas=1",
     ])
     .await;
-    let (ok, err) = attempt(
-        &k,
-        &[
+    let (ok, err) = k
+        .attempt(&[
             "scale",
             "deployment",
             "web",
             "--current-replicas=3",
             "--replicas=5",
-        ],
-    )
-    .await;
+        ])
+        .await;
     assert!(
         !ok && err.contains("Expected replicas to be 3, was 1"),
         "{err}"
@@ -246,13 +209,14 @@ async fn kubectl_scale_and_delete_by_label() {
             &serde_json::json!("app=web")
         )
     );
-    let (ok, err) = attempt(&k, &["scale", "configmap", "web", "--replicas=2"]).await;
+    let (ok, err) = k
+        .attempt(&["scale", "configmap", "web", "--replicas=2"])
+        .await;
     assert!(!ok, "a ConfigMap has no scale: {err}");
 
     for (name, team) in [("a", "red"), ("b", "red"), ("c", "blue"), ("d", "blue")] {
         let file = k.write(&format!("{name}.yaml"), &labelled(name, team));
-        k.run(&["create", "--validate=false", "-f", path_str(&file)])
-            .await;
+        k.run(&["create", "-f", path_str(&file)]).await;
     }
     // kubectl deletes by label as a list and one DELETE per object.
     let out = k.run(&["delete", "configmaps", "-l", "team=red"]).await;

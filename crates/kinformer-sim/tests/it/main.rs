@@ -9,6 +9,7 @@
 )]
 
 mod binary;
+mod builtins;
 mod collection;
 mod common;
 mod control;
@@ -20,6 +21,8 @@ mod faults;
 mod field_validation;
 mod gc;
 mod kubectl;
+mod kubectl_builtins;
+mod kubectl_crds;
 mod kubectl_writes;
 mod list;
 mod metadata_media;

@@ -104,13 +104,8 @@ async fn kubectl_applies_string_data() {
         "secret.yaml",
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: applied\n  namespace: default\nstringData:\n  password: s3cret\n",
     );
-    k.run(&[
-        "apply",
-        "--validate=false",
-        "-f",
-        crate::kubectl::path_str(&file),
-    ])
-    .await;
+    k.run(&["apply", "-f", crate::kubectl::path_str(&file)])
+        .await;
     let read = in_process(&sim)
         .get(&format!("{SECRETS}/applied"))
         .await

@@ -223,9 +223,11 @@ async fn discovery_documents() {
     );
     assert!(pods["verbs"].as_array().unwrap().contains(&json!("watch")));
     let groups = c.get("/apis").await.json();
-    assert_eq!(groups["groups"][0]["name"], "apps");
+    // Groups in kube-apiserver's order; resources by name.
+    assert_eq!(groups["groups"][0]["name"], "apiregistration.k8s.io");
+    assert_eq!(groups["groups"][1]["name"], "apps");
     let apps = c.get("/apis/apps/v1").await.json();
-    assert_eq!(apps["resources"][0]["name"], "deployments");
+    assert_eq!(apps["resources"][0]["name"], "controllerrevisions");
     assert_eq!(c.get("/readyz").await.status, 200);
     let proto_only = c
         .raw(Method::GET, "/api/v1/pods", None, "application/json")
