@@ -10,6 +10,46 @@ pub(crate) fn now_rfc3339() -> String {
     rfc3339(secs)
 }
 
+/// Seconds since the Unix epoch, now.
+pub(crate) fn now_secs() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 UTC time as Kubernetes writes them
+/// (`2024-01-02T03:04:05Z`, fractional seconds ignored); `None` for anything else.
+pub(crate) fn parse_rfc3339(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |from: usize, to: usize| text.get(from..to)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    let (hh, mm, ss) = (num(11, 13)?, num(14, 16)?, num(17, 19)?);
+    if !text.ends_with('Z') || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+// Howard Hinnant's civil-to-days algorithm.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Formats seconds since the Unix epoch as RFC 3339 UTC.
 pub(crate) fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
@@ -46,5 +86,13 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        for secs in [0, 951_782_400, 1_700_000_000, 1_800_000_123] {
+            assert_eq!(parse_rfc3339(&rfc3339(secs)), Some(secs as i64));
+        }
+        assert_eq!(
+            parse_rfc3339("2024-01-02T03:04:05.123456Z"),
+            Some(1_704_164_645)
+        );
+        assert_eq!(parse_rfc3339("yesterday"), None);
     }
 }

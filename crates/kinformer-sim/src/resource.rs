@@ -3,6 +3,7 @@
 mod builtins;
 mod scale;
 mod verbs;
+mod version_order;
 mod zero;
 
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use kinformer_core::Scope;
 pub use scale::ScaleSubresource;
 pub(crate) use scale::{ScalePaths, SelectorSource};
 pub(crate) use verbs::Verbs;
+use version_order::version_priority;
 
 /// A custom resource to register at run time (the control API's `POST resources`).
 #[non_exhaustive]
@@ -191,6 +193,8 @@ pub(crate) struct ResourceDef {
     pub(crate) openapi: Option<Arc<serde_json::Value>>,
     /// The verbs it serves.
     pub(crate) verbs: Verbs,
+    /// Its CRD version's `additionalPrinterColumns`, as the CRD declares them.
+    pub(crate) printer_columns: Vec<serde_json::Value>,
 }
 
 impl ResourceDef {
@@ -290,6 +294,7 @@ impl Registry {
             crd: None,
             openapi: None,
             verbs: Verbs::All,
+            printer_columns: Vec::new(),
         });
         self.defs.push(def.clone());
         Ok(def)
@@ -354,45 +359,6 @@ impl Registry {
             versions.sort_by_key(|v| version_priority(v));
         }
         out
-    }
-}
-
-/// The sort key of a version as the API server orders a group's versions: GA before beta
-/// before alpha, a higher major and then minor number first, other names last alphabetically.
-fn version_priority(version: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
-    let parsed = version.strip_prefix('v').and_then(|rest| {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let major: u64 = rest[..digits].parse().ok()?;
-        let tail = &rest[digits..];
-        let (stage, minor) = if tail.is_empty() {
-            (0, "0")
-        } else if let Some(m) = tail.strip_prefix("beta") {
-            (1, m)
-        } else {
-            (2, tail.strip_prefix("alpha")?)
-        };
-        let minor: u64 = if minor.is_empty() {
-            0
-        } else {
-            minor.parse().ok()?
-        };
-        Some((stage, major, minor))
-    });
-    match parsed {
-        Some((stage, major, minor)) => (
-            stage,
-            std::cmp::Reverse(major),
-            std::cmp::Reverse(minor),
-            String::new(),
-        ),
-        None => (
-            3,
-            std::cmp::Reverse(0),
-            std::cmp::Reverse(0),
-            version.to_owned(),
-        ),
     }
 }
 

@@ -76,6 +76,8 @@ pub(crate) struct Version {
     pub(crate) schema: Option<Schema>,
     #[serde(default, deserialize_with = "or_default")]
     pub(crate) subresources: Option<Subresources>,
+    #[serde(default, deserialize_with = "or_default")]
+    pub(crate) additional_printer_columns: Vec<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -75,6 +75,7 @@ fn resource_def(crd: &Definition, version: &Version, names: &Names) -> Option<Re
             .and_then(|s| s.open_api_v3_schema.clone())
             .map(Arc::new),
         verbs: crate::resource::Verbs::All,
+        printer_columns: version.additional_printer_columns.clone(),
     })
 }
 

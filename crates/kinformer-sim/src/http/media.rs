@@ -20,6 +20,8 @@ pub(crate) enum Form {
     PartialObject,
     /// A list of objects' metadata (`as=PartialObjectMetadataList`): a list.
     PartialList,
+    /// A `meta.k8s.io` `Table` (`as=Table`) of a list or a get, in JSON.
+    Table,
 }
 
 /// How a response is encoded.
@@ -97,8 +99,8 @@ pub(crate) fn has_protobuf(def: &ResourceDef) -> bool {
 }
 
 /// The first representation in `Accept` (in order) the sim can serve for `def`; JSON when there
-/// is no `Accept`. Alternatives it cannot serve (protobuf of a custom resource, YAML,
-/// `as=Table`) are passed over, as the API server passes over what it cannot serve; nothing
+/// is no `Accept`. Alternatives it cannot serve (protobuf of a custom resource, YAML, a Table
+/// in protobuf) are passed over, as the API server passes over what it cannot serve; nothing
 /// servable is a 406.
 pub(crate) fn negotiate(headers: &HeaderMap, def: &ResourceDef) -> Result<Media, ApiError> {
     let protobuf = has_protobuf(def);
@@ -129,7 +131,12 @@ fn servable(alternative: &str, protobuf: bool) -> Option<Media> {
         (None, ..) => Form::Object,
         (Some("PartialObjectMetadata"), Some("meta.k8s.io"), Some("v1")) => Form::PartialObject,
         (Some("PartialObjectMetadataList"), Some("meta.k8s.io"), Some("v1")) => Form::PartialList,
-        // `as=Table`, other versions of the metadata forms: not served by the sim.
+        (Some("Table"), Some("meta.k8s.io"), Some("v1" | "v1beta1"))
+            if encoding == Encoding::Json =>
+        {
+            Form::Table
+        }
+        // A Table in protobuf, other versions of the metadata forms: not served by the sim.
         _ => return None,
     };
     // The metadata forms are meta.k8s.io types, with a protobuf form for every resource.
@@ -251,7 +258,9 @@ mod tests {
         let object = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
         assert_eq!(accept(object).unwrap(), json(Form::PartialObject));
         let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(accept(kubectl).unwrap(), Media::JSON);
+        assert_eq!(accept(kubectl).unwrap(), json(Form::Table));
+        let protobuf_table = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json";
+        assert_eq!(accept(protobuf_table).unwrap(), Media::JSON);
     }
 
     #[test]
@@ -303,7 +312,7 @@ mod tests {
         for value in [
             "application/yaml",
             "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io",
-            "application/json;as=Table;v=v1;g=meta.k8s.io",
+            "application/json;as=Table;v=v2;g=meta.k8s.io",
             "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta2",
         ] {
             let err = accept_for(&pods, value).unwrap_err();

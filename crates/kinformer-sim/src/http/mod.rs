@@ -10,6 +10,7 @@ mod openapi;
 mod params;
 mod review;
 mod scale;
+mod table;
 mod watch;
 mod write;
 
@@ -18,9 +19,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{Method, Request, Response, header};
 
-#[cfg(test)]
-pub(crate) use media::Form;
-pub(crate) use media::{Encoding, Media, has_protobuf};
+pub(crate) use media::{Encoding, Form, Media, has_protobuf};
 pub(crate) use params::{Params, decode};
 
 use crate::body::SimBody;
@@ -166,6 +165,12 @@ async fn serve(
     if !target.def.verbs.allows(verb) {
         return Err(method_not_allowed());
     }
+    // Tables are printed for lists and gets; anything else answers its objects.
+    let media = if media.form == Form::Table && (scale || !matches!(verb, "list" | "get")) {
+        Media::JSON
+    } else {
+        media
+    };
     // Faults can single out continue pages; the request is served as a list either way.
     let fault_verb = if verb == "list" && params.continue_token.is_some() {
         "continue"
@@ -226,6 +231,7 @@ async fn serve(
             .await
         }
         "list" => list::serve(shared, &target.def, ns, &params, media).await,
+        "get" if media.form == Form::Table => table::get(shared, &target, &params),
         "get" => write::get(shared, &target, media),
         "create" if target.def.verbs == Verbs::CreateOnly => {
             review::create(shared, &target, &req, media)

@@ -54,6 +54,8 @@ pub(crate) struct Params {
     pub(crate) allow_bookmarks: bool,
     pub(crate) timeout_seconds: Option<u64>,
     pub(crate) send_initial_events: Option<bool>,
+    /// `includeObject`: what a Table's rows carry of their objects.
+    pub(crate) include_object: Option<String>,
     /// Set on a bad value, reported as 400 by the handler.
     pub(crate) error: Option<String>,
 }
@@ -87,6 +89,7 @@ impl Params {
                     Err(_) => p.error = Some(format!("invalid timeoutSeconds: {v}")),
                 },
                 "sendInitialEvents" => p.send_initial_events = Some(truthy(&v)),
+                "includeObject" => p.include_object = Some(v),
                 _ => {}
             }
         }

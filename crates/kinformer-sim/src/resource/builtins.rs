@@ -165,6 +165,7 @@ fn parse(line: &str) -> Option<ResourceDef> {
         categories: list(categories),
         crd: None,
         openapi: None,
+        printer_columns: Vec::new(),
         verbs: match verbs {
             "create" => Verbs::CreateOnly,
             "read" => Verbs::ReadOnly,

@@ -76,6 +76,27 @@ async fn kubectl_sees_every_built_in_resource_and_applies_an_operator() {
             "service/operator created",
         ]
     );
+    // Server-side printing: the real server's columns.
+    let printed = k.run(&["get", "deployments,services"]).await;
+    let headers: Vec<Vec<&str>> = printed
+        .lines()
+        .filter(|l| l.starts_with("NAME"))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            vec!["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
+            vec![
+                "NAME",
+                "TYPE",
+                "CLUSTER-IP",
+                "EXTERNAL-IP",
+                "PORT(S)",
+                "AGE"
+            ],
+        ]
+    );
     let again = k.run(&["apply", "-f", path_str(&manifest)]).await;
     assert!(again.lines().all(|l| l.ends_with("unchanged")), "{again}");
     assert_eq!(

@@ -33,6 +33,7 @@ mod protobuf_watch;
 mod restart;
 mod scale;
 mod secrets;
+mod tables;
 mod tls;
 mod verbs;
 mod verbs_apply;
