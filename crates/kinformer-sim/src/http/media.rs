@@ -259,7 +259,8 @@ mod tests {
         assert_eq!(accept(object).unwrap(), json(Form::PartialObject));
         let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
         assert_eq!(accept(kubectl).unwrap(), json(Form::Table));
-        let protobuf_table = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json";
+        let protobuf_table =
+            "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json";
         assert_eq!(accept(protobuf_table).unwrap(), Media::JSON);
     }
 

@@ -315,3 +315,43 @@ async fn openapi_v3_publishes_an_established_crd() {
         404
     );
 }
+
+#[tokio::test]
+async fn openapi_v3_describes_built_in_types_field_by_field() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let core = c.get("/openapi/v3/api/v1").await.json();
+    let schemas = &core["components"]["schemas"];
+    let pod = &schemas["io.k8s.api.core.v1.Pod"];
+    assert_eq!(
+        pod["x-kubernetes-group-version-kind"],
+        json!([{"group": "", "kind": "Pod", "version": "v1"}])
+    );
+    assert_eq!(
+        pod["properties"]["spec"]["$ref"],
+        "#/components/schemas/io.k8s.api.core.v1.PodSpec"
+    );
+    let containers = &schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
+    assert_eq!(containers["type"], "array");
+    assert_eq!(
+        containers["items"]["$ref"],
+        "#/components/schemas/io.k8s.api.core.v1.Container"
+    );
+    // A volume's source is inlined: its fields are the volume's.
+    let volume = &schemas["io.k8s.api.core.v1.Volume"]["properties"];
+    assert!(volume.get("configMap").is_some() && volume.get("name").is_some());
+    let meta = &schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"];
+    assert_eq!(
+        meta["creationTimestamp"],
+        json!({"type": "string", "format": "date-time"})
+    );
+    assert_eq!(
+        meta["labels"]["additionalProperties"],
+        json!({"type": "string"})
+    );
+    let v2 = c.get("/openapi/v2").await.json();
+    assert_eq!(
+        v2["definitions"]["io.k8s.api.core.v1.Pod"]["properties"]["spec"]["$ref"],
+        "#/definitions/io.k8s.api.core.v1.PodSpec"
+    );
+}

@@ -97,6 +97,12 @@ async fn kubectl_sees_every_built_in_resource_and_applies_an_operator() {
             ],
         ]
     );
+    let explained = k
+        .run(&["explain", "pods.spec.containers.livenessProbe"])
+        .await;
+    for field in ["httpGet\t<HTTPGetAction>", "initialDelaySeconds\t<integer>"] {
+        assert!(explained.contains(field), "{field}: {explained}");
+    }
     let again = k.run(&["apply", "-f", path_str(&manifest)]).await;
     assert!(again.lines().all(|l| l.ends_with("unchanged")), "{again}");
     assert_eq!(

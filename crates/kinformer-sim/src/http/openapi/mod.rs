@@ -4,6 +4,7 @@
 //! group version's paths are generated from what the registry serves, custom resources
 //! included once their CRD is established; a custom resource's schema is its CRD's.
 
+mod builtin;
 mod paths;
 mod schemas;
 

@@ -1,8 +1,9 @@
 //! The schemas of an OpenAPI document: the `meta.k8s.io` types every document refers to, and
 //! each resource's kind and list. A custom resource's is its CRD's `openAPIV3Schema` with
 //! `apiVersion`, `kind` and `metadata` declared as kube-apiserver publishes it; a built-in
-//! type's names its top-level fields only.
+//! type's is generated from the protobuf schema of its Go type.
 
+use kinformer_protobuf::{MessageId, Schema};
 use serde_json::{Map, Value, json};
 
 use crate::resource::ResourceDef;
@@ -12,7 +13,20 @@ const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 
 /// The schema name of `def`'s kind: `io.k8s.api.apps.v1.Deployment`, `com.example.v1.Gadget`.
 pub(super) fn kind_schema(def: &ResourceDef) -> String {
-    format!("{}.{}", prefix(def), def.kind)
+    match message(def) {
+        Some(id) => super::builtin::openapi_name(&Schema::kubernetes()[id].name),
+        None => format!("{}.{}", prefix(def), def.kind),
+    }
+}
+
+/// The protobuf message of a built-in `def`.
+fn message(def: &ResourceDef) -> Option<MessageId> {
+    if !def.builtin {
+        return None;
+    }
+    Schema::kubernetes()
+        .message_for(&def.api_version(), &def.kind)
+        .ok()
 }
 
 /// The schema name of `def`'s list kind.
@@ -43,52 +57,21 @@ fn prefix(def: &ResourceDef) -> String {
 
 /// The `meta.k8s.io` (and `autoscaling/v1` Scale) schemas the operations refer to.
 pub(super) fn meta() -> Map<String, Value> {
-    let string = json!({"type": "string"});
     let mut out = Map::new();
-    out.insert(
-        OBJECT_META.into(),
-        json!({
-            "description": "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
-            "type": "object",
-            "properties": {
-                "name": string, "generateName": string, "namespace": string, "uid": string,
-                "resourceVersion": string, "creationTimestamp": string, "deletionTimestamp": string,
-                "generation": {"type": "integer", "format": "int64"},
-                "deletionGracePeriodSeconds": {"type": "integer", "format": "int64"},
-                "labels": {"type": "object", "additionalProperties": string},
-                "annotations": {"type": "object", "additionalProperties": string},
-                "finalizers": {"type": "array", "items": string},
-                "ownerReferences": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-                "managedFields": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-            },
-        }),
-    );
-    out.insert(
-        LIST_META.into(),
-        json!({"type": "object", "properties": {
-            "continue": string, "remainingItemCount": {"type": "integer", "format": "int64"},
-            "resourceVersion": string,
-        }}),
-    );
-    out.insert(
-        "io.k8s.apimachinery.pkg.apis.meta.v1.Status".into(),
-        json!({"type": "object", "properties": {
-            "apiVersion": string, "kind": string, "code": {"type": "integer", "format": "int32"},
-            "message": string, "reason": string, "status": string,
-            "details": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
-        }, "x-kubernetes-group-version-kind": [{"group": "", "kind": "Status", "version": "v1"}]}),
-    );
+    let schema = Schema::kubernetes();
+    for name in [
+        "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "k8s.io.apimachinery.pkg.apis.meta.v1.Status",
+        "k8s.io.api.autoscaling.v1.Scale",
+    ] {
+        if let Ok(id) = schema.message(name) {
+            super::builtin::add(&mut out, id);
+        }
+    }
     out.insert(
         "io.k8s.apimachinery.pkg.apis.meta.v1.Patch".into(),
         json!({"description": "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.", "type": "object"}),
-    );
-    out.insert(
-        "io.k8s.api.autoscaling.v1.Scale".into(),
-        json!({"type": "object", "properties": {
-            "apiVersion": string, "kind": string, "metadata": reference(OBJECT_META),
-            "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "format": "int32"}}},
-            "status": {"type": "object", "properties": {"replicas": {"type": "integer", "format": "int32"}, "selector": string}},
-        }, "x-kubernetes-group-version-kind": [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]}),
     );
     out
 }
@@ -100,8 +83,13 @@ fn reference(name: &str) -> Value {
 /// Adds `def`'s kind and list schemas.
 pub(super) fn add(schemas: &mut Map<String, Value>, def: &ResourceDef) {
     let gvk = |kind: String| json!([{"group": def.group, "kind": kind, "version": def.version}]);
-    let mut kind = match def.openapi.as_deref() {
-        Some(Value::Object(declared)) => declared.clone(),
+    let generated = message(def).map(|id| super::builtin::add(schemas, id));
+    let mut kind = match (def.openapi.as_deref(), generated) {
+        (Some(Value::Object(declared)), _) => declared.clone(),
+        (None, Some(name)) => match schemas.get(&name) {
+            Some(Value::Object(schema)) => schema.clone(),
+            _ => Map::new(),
+        },
         _ => Map::new(),
     };
     kind.insert("type".into(), json!("object"));
