@@ -318,6 +318,7 @@ impl SimBuilder {
             .garbage_collection
             .then(|| tokio::spawn(crate::gc::collect(shared.clone())));
         let crds = tokio::spawn(crate::crd::controller::run(shared.clone()));
+        let namespaces = tokio::spawn(crate::namespace_lifecycle::run(shared.clone()));
         if let Some(churn) = self.churn {
             shared.start_churn(churn)?;
         }
@@ -332,7 +333,7 @@ impl SimBuilder {
             tasks: compactor
                 .into_iter()
                 .chain(collector)
-                .chain([crds])
+                .chain([crds, namespaces])
                 .collect(),
         })
     }

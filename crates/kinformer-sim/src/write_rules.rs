@@ -65,11 +65,40 @@ pub(crate) fn restrict(def: &ResourceDef, subresource: Option<&str>, old: &Value
 /// status its body carried, as kube-apiserver's custom resource strategy drops it (status is
 /// written through `/status` only).
 pub(crate) fn restrict_create(def: &ResourceDef, obj: &mut Value) {
+    if def.is_core("namespaces")
+        && let Some(map) = obj.as_object_mut()
+    {
+        prepare_namespace(map);
+    }
     if !def.builtin
         && def.status_subresource
         && let Some(map) = obj.as_object_mut()
     {
         map.remove("status");
+    }
+}
+
+/// A namespace starts Active and held by the `kubernetes` finalizer (its contents are deleted
+/// before it goes), as kube-apiserver's namespace strategy prepares every create.
+fn prepare_namespace(map: &mut serde_json::Map<String, Value>) {
+    map.insert("status".into(), serde_json::json!({"phase": "Active"}));
+    let spec = map.entry("spec").or_insert_with(|| serde_json::json!({}));
+    if !spec.is_object() {
+        *spec = serde_json::json!({});
+    }
+    let finalizers = spec.as_object_mut().map(|s| {
+        s.entry("finalizers")
+            .or_insert_with(|| serde_json::json!([]))
+    });
+    if let Some(list) = finalizers {
+        if !list.is_array() {
+            *list = serde_json::json!([]);
+        }
+        if let Value::Array(items) = list
+            && !items.iter().any(|f| f == "kubernetes")
+        {
+            items.push(Value::from("kubernetes"));
+        }
     }
 }
 

@@ -211,6 +211,12 @@ pub(super) fn create(
     let opts = WriteOptions::parse(req)?;
     let obj = parse_body(def, req)?;
     let ns = namespace_for(def, target.namespace.as_deref(), &obj)?;
+    let name = obj
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    crate::namespace_lifecycle::refuse_if_terminating(shared, def, &ns, name)?;
     validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
     let mut obj = obj;
     let warnings = validation::admit(

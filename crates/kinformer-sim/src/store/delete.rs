@@ -100,11 +100,21 @@ impl Store {
                 return Ok(old);
             }
             // Finalizers hold the object: it is marked, kept, and goes with its last finalizer.
-            let kind = if list.is_empty() {
+            let held = finalizers::held_by_spec(def, &map);
+            let kind = if list.is_empty() && !held {
                 EventType::Deleted
             } else {
+                if held {
+                    // A namespace being deleted is Terminating until its contents are gone.
+                    let status = map.entry("status").or_insert_with(|| json!({}));
+                    status["phase"] = json!("Terminating");
+                }
                 let md = super::write::metadata_mut(&mut map)?;
-                md.insert("finalizers".into(), json!(list));
+                if list.is_empty() {
+                    md.remove("finalizers");
+                } else {
+                    md.insert("finalizers".into(), json!(list));
+                }
                 if !deleting {
                     finalizers::mark_deleted(md);
                 }

@@ -38,6 +38,17 @@ pub(super) fn mark_deleted(md: &mut Map<String, Value>) {
     md.insert("deletionGracePeriodSeconds".into(), json!(0));
 }
 
+/// Whether a namespace's own `spec.finalizers` (`kubernetes`: its contents are not deleted yet)
+/// hold `obj` once its metadata finalizers are gone, as they hold a namespace being deleted.
+pub(crate) fn held_by_spec(def: &ResourceDef, obj: &Map<String, Value>) -> bool {
+    def.is_core("namespaces")
+        && obj
+            .get("spec")
+            .and_then(|s| s.get("finalizers"))
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty())
+}
+
 /// Keeps the server's deletion fields on a write (a client cannot set or clear them) and,
 /// while the object is being deleted, refuses new finalizers. True when the write leaves no
 /// finalizer on an object being deleted: it is deleted.

@@ -218,7 +218,8 @@ impl Store {
                 };
             }
             let finishing =
-                super::finalizers::guard_write(def, name, &old_md, metadata_mut(&mut new)?)?;
+                super::finalizers::guard_write(def, name, &old_md, metadata_mut(&mut new)?)?
+                    && !super::finalizers::held_by_spec(def, &new);
             match old_md.get("generation").and_then(Value::as_i64) {
                 Some(generation) => {
                     let bump = i64::from(write_rules::bumps_generation(def, &old_content, &new));

@@ -58,3 +58,87 @@ async fn a_namespace_is_labelled_with_its_name_on_every_write() {
         assert_eq!(namespace["metadata"]["labels"][LABEL], *name, "{namespace}");
     }
 }
+
+/// A namespace starts Active and held by the `kubernetes` finalizer; deleting it makes it
+/// Terminating (creates in it are refused with 403), its contents are deleted, then it goes.
+#[tokio::test]
+async fn a_deleted_namespace_terminates_after_its_contents() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let created = c
+        .send(
+            Method::POST,
+            NAMESPACES,
+            Some(json!({"metadata": {"name": "team-b"}})),
+        )
+        .await
+        .json();
+    assert_eq!(created["spec"]["finalizers"], json!(["kubernetes"]));
+    assert_eq!(created["status"]["phase"], "Active");
+    let configmaps = "/api/v1/namespaces/team-b/configmaps";
+    // Held by its own finalizer, one object keeps the namespace Terminating.
+    let held = json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}});
+    assert_eq!(
+        c.send(Method::POST, configmaps, Some(held)).await.status,
+        201
+    );
+    let free = json!({"metadata": {"name": "free"}});
+    assert_eq!(
+        c.send(Method::POST, configmaps, Some(free)).await.status,
+        201
+    );
+
+    let path = format!("{NAMESPACES}/team-b");
+    let deleted = c.send(Method::DELETE, &path, None).await;
+    assert_eq!(deleted.status, 200);
+    let deleted = deleted.json();
+    assert_eq!(deleted["status"]["phase"], "Terminating");
+    assert!(deleted["metadata"]["deletionTimestamp"].is_string());
+
+    let refused = c
+        .send(
+            Method::POST,
+            configmaps,
+            Some(json!({"metadata": {"name": "late"}})),
+        )
+        .await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.json()["message"],
+        "configmaps \"late\" is forbidden: unable to create new content in namespace team-b because it is being terminated"
+    );
+
+    let rv = deleted["metadata"]["resourceVersion"].as_str().unwrap();
+    let mut contents = c
+        .watch(&format!("{configmaps}?watch=1&resourceVersion={rv}"))
+        .await;
+    let event = contents.event().await;
+    assert_eq!(
+        (
+            event["type"].as_str(),
+            event["object"]["metadata"]["name"].as_str()
+        ),
+        (Some("DELETED"), Some("free"))
+    );
+    assert_eq!(c.get(&path).await.json()["status"]["phase"], "Terminating");
+
+    // The last object goes; then the namespace.
+    let release = json!({"metadata": {"finalizers": null}});
+    assert_eq!(
+        c.send(Method::PATCH, &format!("{configmaps}/held"), Some(release))
+            .await
+            .status,
+        200
+    );
+    let mut namespaces = c
+        .watch(&format!(
+            "{NAMESPACES}?watch=1&fieldSelector=metadata.name=team-b&resourceVersion={rv}"
+        ))
+        .await;
+    loop {
+        if namespaces.event().await["type"] == "DELETED" {
+            break;
+        }
+    }
+    assert_eq!(c.get(&path).await.status, 404);
+}
