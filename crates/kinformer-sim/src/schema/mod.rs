@@ -1,0 +1,100 @@
+//! Structural schemas of custom resources, as kube-apiserver's apiextensions-apiserver applies
+//! them: a CRD version's `openAPIV3Schema` is parsed and refused unless structural, then each
+//! custom resource written is pruned, defaulted and validated against it with kube's field
+//! paths and messages. Pure functions of `serde_json` values; the CRD handlers call them.
+
+mod collections;
+mod defaults;
+mod field_error;
+mod format;
+mod go_text;
+mod junctors;
+mod list_type;
+mod node;
+mod number;
+mod parse;
+mod pattern;
+mod prune;
+mod structural_check;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+
+pub(crate) use field_error::{FieldError, invalid_custom_resource};
+use node::{Additional, Node};
+
+/// A CRD version's `openAPIV3Schema`, parsed into a structural schema: what the handlers
+/// keep per served version to prune, default and validate its custom resources.
+#[derive(Debug, Clone)]
+pub(crate) struct Structural {
+    root: Node,
+}
+
+impl Structural {
+    /// Parses `openAPIV3Schema`; a schema that is not structural is refused as kube-apiserver
+    /// refuses the CRD, with every reason at its path below `path_prefix`
+    /// (`spec.versions[i].schema.openAPIV3Schema`), sorted by message as kube sorts them.
+    pub(crate) fn parse(schema: &Value, path_prefix: &str) -> Result<Self, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let mut root = parse::node(schema, path_prefix, 0, &mut errors);
+        errors.extend(structural_check::check(&root, path_prefix));
+        if !errors.is_empty() {
+            errors.sort_by(|a, b| a.message.cmp(&b.message));
+            errors.dedup();
+            return Err(errors);
+        }
+        prepare_defaults(&mut root);
+        Ok(Self { root })
+    }
+
+    /// Removes fields the schema does not declare (not under
+    /// `x-kubernetes-preserve-unknown-fields`), at every depth, keeping a resource's
+    /// `apiVersion`, `kind` and `metadata` (an embedded resource's metadata down to
+    /// ObjectMeta's fields), then the nulls the schema neither allows nor defaults. Returns the
+    /// pruned fields' paths, sorted, as kube reports them for `fieldValidation=Strict/Warn`.
+    pub(crate) fn prune(&self, obj: &mut Value) -> Vec<String> {
+        let pruned = prune::root(&self.root, obj);
+        prune::non_nullable_nulls(Some(&self.root), obj);
+        pruned
+    }
+
+    /// Applies `default`s as kube-apiserver does on create, update and reads from storage.
+    pub(crate) fn apply_defaults(&self, obj: &mut Value) {
+        defaults::apply(&self.root, obj);
+    }
+
+    /// Validates a custom resource as kube-apiserver does: schema errors first, then
+    /// duplicates in list-type sets and maps. The root's `metadata` is left to the caller.
+    pub(crate) fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errors = validate::Errors::default();
+        validate::node(&self.root, obj, "", true, &mut errors);
+        let mut errors = errors.0;
+        if let Value::Object(map) = obj {
+            errors.extend(list_type::check(&self.root, map));
+        }
+        errors
+    }
+}
+
+/// Prunes and defaults every `default` in the schema once, so each insertion is a plain copy
+/// that already reads as a defaulted, pruned value. Recursion follows the parsed schema,
+/// whose depth `parse` bounds.
+fn prepare_defaults(node: &mut Node) {
+    if let Some(mut default) = node.default.take() {
+        prune::quietly(node, &mut default);
+        defaults::apply(node, &mut default);
+        node.default = Some(default);
+    }
+    for (_, property) in &mut node.properties {
+        prepare_defaults(property);
+    }
+    if let Some(items) = &mut node.items {
+        prepare_defaults(items);
+    }
+    if let Some(Additional::Schema(additional)) = &mut node.additional {
+        prepare_defaults(additional);
+    }
+}
