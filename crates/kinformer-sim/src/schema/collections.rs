@@ -42,7 +42,12 @@ pub(super) fn array(node: &Node, items: &[Value], path: &str, out: &mut Errors) 
     if let Some(max) = checks.max_items.filter(|max| (size as i64) > *max) {
         out.push(FieldError::too_many(&field, size, max));
     }
-    let duplicated = || items.iter().enumerate().any(|(i, a)| items[..i].iter().any(|b| json_equal(a, b)));
+    let duplicated = || {
+        items
+            .iter()
+            .enumerate()
+            .any(|(i, a)| items[..i].iter().any(|b| json_equal(a, b)))
+    };
     if checks.unique_items && duplicated() {
         let detail = format!("{path} in body shouldn't contain duplicates");
         out.push(FieldError::invalid(&field, "\"\"", &detail));
@@ -51,7 +56,13 @@ pub(super) fn array(node: &Node, items: &[Value], path: &str, out: &mut Errors) 
 
 /// `minProperties`, `maxProperties`, undeclared keys (forbidden or checked against
 /// `additionalProperties`), declared properties, then `required`.
-pub(super) fn object(node: &Node, map: &Map<String, Value>, path: &str, skip_metadata: bool, out: &mut Errors) {
+pub(super) fn object(
+    node: &Node,
+    map: &Map<String, Value>,
+    path: &str,
+    skip_metadata: bool,
+    out: &mut Errors,
+) {
     let checks = &node.checks;
     let field = field_of(path);
     let size = map.len();
@@ -82,13 +93,20 @@ pub(super) fn object(node: &Node, map: &Map<String, Value>, path: &str, skip_met
             continue;
         }
         if let Some(value) = map.get(name) {
-            let child = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+            let child = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
             validate::node(schema, value, &child, false, out);
         }
     }
     for name in &checks.required {
         if !map.contains_key(name) {
-            out.push(FieldError::required(&field_of(&format!("{path}.{name}")), ""));
+            out.push(FieldError::required(
+                &field_of(&format!("{path}.{name}")),
+                "",
+            ));
         }
     }
 }

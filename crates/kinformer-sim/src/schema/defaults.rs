@@ -16,8 +16,12 @@ pub(super) fn apply(schema: &Node, value: &mut Value) {
     match value {
         Value::Object(map) => {
             for (name, property) in &schema.properties {
-                let Some(default) = &property.default else { continue };
-                let missing = map.get(name).is_none_or(|v| non_nullable_null(v, Some(property)));
+                let Some(default) = &property.default else {
+                    continue;
+                };
+                let missing = map
+                    .get(name)
+                    .is_none_or(|v| non_nullable_null(v, Some(property)));
                 if missing {
                     map.insert(name.clone(), default.clone());
                 }
@@ -38,7 +42,9 @@ pub(super) fn apply(schema: &Node, value: &mut Value) {
             }
         }
         Value::Array(items) => {
-            let Some(item_schema) = schema.items.as_deref() else { return };
+            let Some(item_schema) = schema.items.as_deref() else {
+                return;
+            };
             for item in items {
                 if non_nullable_null(item, Some(item_schema)) {
                     *item = item_schema.default.clone().unwrap_or(Value::Null);

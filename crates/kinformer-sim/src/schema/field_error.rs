@@ -42,7 +42,11 @@ impl FieldError {
 
     /// `field.Invalid`, `bad` already written as Go writes a bad value.
     pub(super) fn invalid(field: &str, bad: &str, detail: &str) -> Self {
-        Self::new(field, "FieldValueInvalid", with_detail(format!("Invalid value: {bad}"), detail))
+        Self::new(
+            field,
+            "FieldValueInvalid",
+            with_detail(format!("Invalid value: {bad}"), detail),
+        )
     }
 
     /// `field.NotSupported`: the value and the quoted list of supported values.
@@ -61,15 +65,27 @@ impl FieldError {
     }
 
     pub(super) fn required(field: &str, detail: &str) -> Self {
-        Self::new(field, "FieldValueRequired", with_detail("Required value".to_owned(), detail))
+        Self::new(
+            field,
+            "FieldValueRequired",
+            with_detail("Required value".to_owned(), detail),
+        )
     }
 
     pub(super) fn forbidden(field: &str, detail: &str) -> Self {
-        Self::new(field, "FieldValueForbidden", with_detail("Forbidden".to_owned(), detail))
+        Self::new(
+            field,
+            "FieldValueForbidden",
+            with_detail("Forbidden".to_owned(), detail),
+        )
     }
 
     pub(super) fn duplicate(field: &str, bad: &str) -> Self {
-        Self::new(field, "FieldValueDuplicate", format!("Duplicate value: {bad}"))
+        Self::new(
+            field,
+            "FieldValueDuplicate",
+            format!("Duplicate value: {bad}"),
+        )
     }
 
     /// `field.TooLong`, which names the limit in bytes though kube-openapi counts characters.
@@ -147,7 +163,9 @@ mod tests {
             "\"green\"",
             &["red".to_owned(), "blue".to_owned()],
         );
-        let one = invalid_custom_resource("Gadget", "example.com", "g1", std::slice::from_ref(&size)).status();
+        let one =
+            invalid_custom_resource("Gadget", "example.com", "g1", std::slice::from_ref(&size))
+                .status();
         assert_eq!(
             one["message"],
             "Gadget.example.com \"g1\" is invalid: spec.size: Invalid value: \"string\": spec.size in body must be of type integer: \"string\""
@@ -170,8 +188,14 @@ mod tests {
 
     #[test]
     fn limits_name_their_units() {
-        assert_eq!(FieldError::too_long("a", 1).body(), "Too long: may not be more than 1 byte");
-        assert_eq!(FieldError::too_many("a", 4, 3).body(), "Too many: 4: must have at most 3 items");
+        assert_eq!(
+            FieldError::too_long("a", 1).body(),
+            "Too long: may not be more than 1 byte"
+        );
+        assert_eq!(
+            FieldError::too_many("a", 4, 3).body(),
+            "Too many: 4: must have at most 3 items"
+        );
         assert_eq!(FieldError::required("a", "").body(), "Required value");
     }
 }

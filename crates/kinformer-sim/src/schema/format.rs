@@ -17,7 +17,11 @@ pub(super) fn check(node: &Node, text: &str, path: &str, out: &mut Errors) {
     if node.format.is_empty() || valid(&node.format.replace('-', ""), text) {
         return;
     }
-    let detail = format!("{path} in body must be of type {}: {}", node.format, go_text::quote(text));
+    let detail = format!(
+        "{path} in body must be of type {}: {}",
+        node.format,
+        go_text::quote(text)
+    );
     out.push(FieldError::type_invalid(&field_of(path), text, &detail));
 }
 
@@ -65,7 +69,9 @@ fn valid(format: &str, text: &str) -> bool {
         "ipv6" => text.contains(':') && (text.parse::<Ipv6Addr>().is_ok()),
         "cidr" => is_cidr(text),
         "mac" => is_mac(text),
-        "hostname" => matches("hostname", text) && text.len() <= 255 && text.split('.').all(|l| l.len() <= 63),
+        "hostname" => {
+            matches("hostname", text) && text.len() <= 255 && text.split('.').all(|l| l.len() <= 63)
+        }
         "k8sshortname" => text.len() <= 63 && matches(format, text),
         "k8slongname" => text.len() <= 253 && matches(format, text),
         "duration" => is_duration(text),
@@ -83,12 +89,18 @@ fn valid(format: &str, text: &str) -> bool {
 /// `2006-01-02`, a real calendar day.
 fn is_date(text: &str) -> bool {
     let parts: Vec<&str> = text.split('-').collect();
-    let [y, m, d] = parts.as_slice() else { return false };
+    let [y, m, d] = parts.as_slice() else {
+        return false;
+    };
     let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
     if !(digits(y, 4) && digits(m, 2) && digits(d, 2)) {
         return false;
     }
-    let (y, m, d): (u32, u32, u32) = (y.parse().unwrap_or(0), m.parse().unwrap_or(0), d.parse().unwrap_or(0));
+    let (y, m, d): (u32, u32, u32) = (
+        y.parse().unwrap_or(0),
+        m.parse().unwrap_or(0),
+        d.parse().unwrap_or(0),
+    );
     let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
     let days = match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -107,7 +119,11 @@ fn is_date_time(text: &str) -> bool {
     if text.len() < 4 || parts.len() < 2 || !is_date(parts[0]) {
         return false;
     }
-    let Some(Some(regex)) = PATTERNS.iter().find(|(n, _)| *n == "datetime").map(|(_, r)| r.as_ref()) else {
+    let Some(Some(regex)) = PATTERNS
+        .iter()
+        .find(|(n, _)| *n == "datetime")
+        .map(|(_, r)| r.as_ref())
+    else {
         return true;
     };
     regex.captures(parts[1]).is_some_and(|c| {
@@ -118,21 +134,31 @@ fn is_date_time(text: &str) -> bool {
 
 fn is_base64(text: &str) -> bool {
     use base64::Engine as _;
-    !text.is_empty() && base64::engine::general_purpose::STANDARD.decode(text).is_ok()
+    !text.is_empty()
+        && base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .is_ok()
 }
 
 /// Four decimal octets, leading zeros allowed (Go's sloppy parser).
 fn is_ipv4(text: &str) -> bool {
     let octets: Vec<&str> = text.split('.').collect();
     octets.len() == 4
-        && octets
-            .iter()
-            .all(|o| !o.is_empty() && o.len() <= 3 && o.bytes().all(|b| b.is_ascii_digit()) && o.parse::<u16>().is_ok_and(|n| n <= 255))
+        && octets.iter().all(|o| {
+            !o.is_empty()
+                && o.len() <= 3
+                && o.bytes().all(|b| b.is_ascii_digit())
+                && o.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
 }
 
 fn is_cidr(text: &str) -> bool {
-    let Some((addr, bits)) = text.split_once('/') else { return false };
-    let Ok(bits) = bits.parse::<u8>() else { return false };
+    let Some((addr, bits)) = text.split_once('/') else {
+        return false;
+    };
+    let Ok(bits) = bits.parse::<u8>() else {
+        return false;
+    };
     if is_ipv4(addr) || addr.parse::<Ipv4Addr>().is_ok() {
         bits <= 32
     } else {
@@ -146,7 +172,8 @@ fn is_mac(text: &str) -> bool {
     for (separator, width) in [(':', 2), ('-', 2), ('.', 4)] {
         let groups: Vec<&str> = text.split(separator).collect();
         let octets = groups.len() * width / 2;
-        if groups.len() > 1 && matches!(octets, 6 | 8 | 20) && groups.iter().all(|g| hex(g, width)) {
+        if groups.len() > 1 && matches!(octets, 6 | 8 | 20) && groups.iter().all(|g| hex(g, width))
+        {
             return true;
         }
     }
@@ -162,13 +189,17 @@ fn is_duration(text: &str) -> bool {
     }
     let mut any = false;
     while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let number_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
         let number = &rest[..number_len];
         if number.is_empty() || number == "." || number.matches('.').count() > 1 {
             return scala_duration(text);
         }
         rest = &rest[number_len..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         if !go_units.contains(&&rest[..unit_len]) {
             return scala_duration(text);
         }
@@ -180,31 +211,70 @@ fn is_duration(text: &str) -> bool {
 
 fn scala_duration(text: &str) -> bool {
     let units = [
-        "ns", "us", "µs", "ms", "s", "m", "h", "d", "w", "nanosecond", "nanoseconds", "microsecond", "microseconds",
-        "millisecond", "milliseconds", "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days",
-        "week", "weeks",
+        "ns",
+        "us",
+        "µs",
+        "ms",
+        "s",
+        "m",
+        "h",
+        "d",
+        "w",
+        "nanosecond",
+        "nanoseconds",
+        "microsecond",
+        "microseconds",
+        "millisecond",
+        "milliseconds",
+        "second",
+        "seconds",
+        "minute",
+        "minutes",
+        "hour",
+        "hours",
+        "day",
+        "days",
+        "week",
+        "weeks",
     ];
     let trimmed = text.trim();
-    let digits = trimmed.find(|c: char| !c.is_ascii_digit()).unwrap_or(trimmed.len());
+    let digits = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
     digits > 0 && units.contains(&trimmed[digits..].trim_start())
 }
 
 fn is_isbn10(text: &str) -> bool {
     let s: Vec<char> = text.chars().filter(|c| *c != ' ' && *c != '-').collect();
-    if s.len() != 10 || !s[..9].iter().all(char::is_ascii_digit) || !(s[9].is_ascii_digit() || s[9] == 'X') {
+    if s.len() != 10
+        || !s[..9].iter().all(char::is_ascii_digit)
+        || !(s[9].is_ascii_digit() || s[9] == 'X')
+    {
         return false;
     }
-    let sum: u32 = s.iter().enumerate().map(|(i, c)| (i as u32 + 1) * c.to_digit(10).unwrap_or(10)).sum();
+    let sum: u32 = s
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i as u32 + 1) * c.to_digit(10).unwrap_or(10))
+        .sum();
     sum % 11 == 0
 }
 
 fn is_isbn13(text: &str) -> bool {
-    let s: Vec<u32> = text.chars().filter(|c| *c != ' ' && *c != '-').filter_map(|c| c.to_digit(10)).collect();
+    let s: Vec<u32> = text
+        .chars()
+        .filter(|c| *c != ' ' && *c != '-')
+        .filter_map(|c| c.to_digit(10))
+        .collect();
     let clean = text.chars().filter(|c| *c != ' ' && *c != '-').count();
     if s.len() != 13 || clean != 13 {
         return false;
     }
-    let sum: u32 = s[..12].iter().enumerate().map(|(i, d)| if i % 2 == 0 { *d } else { 3 * d }).sum();
+    let sum: u32 = s[..12]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| if i % 2 == 0 { *d } else { 3 * d })
+        .sum();
     (10 - sum % 10) % 10 == s[12]
 }
 
@@ -214,7 +284,13 @@ fn luhn(digits: &str) -> bool {
         .rev()
         .filter_map(|c| c.to_digit(10))
         .enumerate()
-        .map(|(i, d)| if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { d })
+        .map(|(i, d)| {
+            if i % 2 == 1 {
+                if d * 2 > 9 { d * 2 - 9 } else { d * 2 }
+            } else {
+                d
+            }
+        })
         .sum();
     sum % 10 == 0
 }

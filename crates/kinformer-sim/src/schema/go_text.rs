@@ -245,7 +245,10 @@ mod tests {
 
     #[test]
     fn json_reads_as_go_marshals_it() {
-        assert_eq!(json(&json!({"b": [1, 2.5, null], "a": "<x>"})), r#"{"a":"\u003cx\u003e","b":[1,2.5,null]}"#);
+        assert_eq!(
+            json(&json!({"b": [1, 2.5, null], "a": "<x>"})),
+            r#"{"a":"\u003cx\u003e","b":[1,2.5,null]}"#
+        );
         assert_eq!(json(&json!(100.0)), "100");
         assert_eq!(json(&json!(1e21)), "1e+21");
         assert_eq!(json(&json!(1e-7)), "1e-7");

@@ -32,12 +32,19 @@ pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
             failures.push(errors);
         }
         if let Some(best) = best(failures) {
-            out.push_unplaced(format!("{} must validate at least one schema (anyOf)", quote(path)));
+            out.push_unplaced(format!(
+                "{} must validate at least one schema (anyOf)",
+                quote(path)
+            ));
             out.extend(best);
         }
     }
     if !checks.one_of.is_empty() {
-        let results: Vec<Errors> = checks.one_of.iter().map(|s| member(s, value, path)).collect();
+        let results: Vec<Errors> = checks
+            .one_of
+            .iter()
+            .map(|s| member(s, value, path))
+            .collect();
         let valid = results.iter().filter(|e| e.is_empty()).count();
         if valid != 1 {
             let found = if valid == 0 {
@@ -65,12 +72,18 @@ pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
         }
         if valid != checks.all_of.len() {
             let none = if valid == 0 { ". None validated" } else { "" };
-            out.push_unplaced(format!("{} must validate all the schemas (allOf){none}", quote(path)));
+            out.push_unplaced(format!(
+                "{} must validate all the schemas (allOf){none}",
+                quote(path)
+            ));
         }
     }
     if let Some(schema) = &checks.not {
         if member(schema, value, path).is_empty() {
-            out.push_unplaced(format!("{} must not validate the schema (not)", quote(path)));
+            out.push_unplaced(format!(
+                "{} must not validate the schema (not)",
+                quote(path)
+            ));
         }
     }
 }

@@ -17,7 +17,11 @@ pub(super) fn check(schema: &Node, obj: &Map<String, Value>) -> Vec<FieldError> 
 }
 
 fn child(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 fn object(schema: &Node, obj: &Map<String, Value>, path: &str, errors: &mut Vec<FieldError>) {
@@ -45,7 +49,10 @@ fn array(schema: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldError
     match schema.list_type.as_deref() {
         Some("set") => {
             for i in repeated(items.iter().map(identity)) {
-                errors.push(FieldError::duplicate(&format!("{path}[{i}]"), &go_text::bad_value(&items[i])));
+                errors.push(FieldError::duplicate(
+                    &format!("{path}[{i}]"),
+                    &go_text::bad_value(&items[i]),
+                ));
             }
         }
         Some("map") => map_list(schema, items, path, errors),
@@ -83,9 +90,17 @@ fn repeated(identities: impl Iterator<Item = String>) -> Vec<usize> {
 }
 
 fn map_list(schema: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldError>) {
-    if let Some((i, item)) = items.iter().enumerate().find(|(_, x)| !x.is_null() && !x.is_object()) {
+    if let Some((i, item)) = items
+        .iter()
+        .enumerate()
+        .find(|(_, x)| !x.is_null() && !x.is_object())
+    {
         let field = format!("{path}[{i}]");
-        errors.push(FieldError::invalid(&field, &go_text::bad_value(item), "must be an object for an array of list-type map"));
+        errors.push(FieldError::invalid(
+            &field,
+            &go_text::bad_value(item),
+            "must be an object for an array of list-type map",
+        ));
         return;
     }
     let keys: Vec<Value> = items
@@ -102,10 +117,16 @@ fn map_list(schema: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldEr
         .collect();
     let identities = keys.iter().map(|key| match key.as_object() {
         // One key field: its value alone is the identity, typed as a scalar is.
-        Some(map) if schema.list_map_keys.len() == 1 => map.values().next().map_or_else(|| "unset".to_owned(), identity),
+        Some(map) if schema.list_map_keys.len() == 1 => map
+            .values()
+            .next()
+            .map_or_else(|| "unset".to_owned(), identity),
         _ => identity(key),
     });
     for i in repeated(identities) {
-        errors.push(FieldError::duplicate(&format!("{path}[{i}]"), &go_text::json(&keys[i])));
+        errors.push(FieldError::duplicate(
+            &format!("{path}[{i}]"),
+            &go_text::json(&keys[i]),
+        ));
     }
 }

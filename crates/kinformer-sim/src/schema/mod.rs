@@ -83,11 +83,7 @@ impl Structural {
 /// that already reads as a defaulted, pruned value. Recursion follows the parsed schema,
 /// whose depth `parse` bounds.
 fn prepare_defaults(node: &mut Node) {
-    if let Some(mut default) = node.default.take() {
-        prune::quietly(node, &mut default);
-        defaults::apply(node, &mut default);
-        node.default = Some(default);
-    }
+    // Children first: a default inserted into this one must already be prepared.
     for (_, property) in &mut node.properties {
         prepare_defaults(property);
     }
@@ -96,5 +92,10 @@ fn prepare_defaults(node: &mut Node) {
     }
     if let Some(Additional::Schema(additional)) = &mut node.additional {
         prepare_defaults(additional);
+    }
+    if let Some(mut default) = node.default.take() {
+        prune::quietly(node, &mut default);
+        defaults::apply(node, &mut default);
+        node.default = Some(default);
     }
 }

@@ -28,7 +28,11 @@ fn in_range(n: Num, type_name: &str, format: &str) -> bool {
     match (type_name, n) {
         ("integer", Num::Int(i)) => format != "int32" || i32::try_from(i).is_ok(),
         ("integer", Num::Float(f)) => {
-            let limit = if format == "int32" { 2_147_483_648.0 } else { TWO_63 };
+            let limit = if format == "int32" {
+                2_147_483_648.0
+            } else {
+                TWO_63
+            };
             f.is_finite() && f.fract() == 0.0 && f >= -limit && f < limit
         }
         (_, n) if format == "float" => n.as_f64().abs() <= f64::from(f32::MAX),
@@ -67,8 +71,18 @@ pub(super) fn check(node: &Node, types: &[&str], value: Num, path: &str, out: &m
         }
     }
     let bounds = [
-        ("Minimum boundary", checks.minimum, checks.exclusive_minimum, true),
-        ("Maximum boundary", checks.maximum, checks.exclusive_maximum, false),
+        (
+            "Minimum boundary",
+            checks.minimum,
+            checks.exclusive_minimum,
+            true,
+        ),
+        (
+            "Maximum boundary",
+            checks.maximum,
+            checks.exclusive_maximum,
+            false,
+        ),
     ];
     for (prefix, bound, exclusive, is_min) in bounds {
         let Some(bound) = bound else { continue };
@@ -83,7 +97,10 @@ pub(super) fn check(node: &Node, types: &[&str], value: Num, path: &str, out: &m
                 (exceeds(i.cmp(&b), exclusive, is_min), b.to_string())
             }
             (_, v) => {
-                let ordering = v.as_f64().partial_cmp(&bound).unwrap_or(std::cmp::Ordering::Equal);
+                let ordering = v
+                    .as_f64()
+                    .partial_cmp(&bound)
+                    .unwrap_or(std::cmp::Ordering::Equal);
                 (exceeds(ordering, exclusive, is_min), go_text::float(bound))
             }
         };
@@ -112,9 +129,12 @@ fn exceeds(ordering: std::cmp::Ordering, exclusive: bool, is_min: bool) -> bool 
 
 fn multiple_of_int(value: i64, factor: i64, path: &str) -> Option<String> {
     if factor <= 0 {
-        return Some(format!("factor MultipleOf declared for {path} must be positive: {factor}"));
+        return Some(format!(
+            "factor MultipleOf declared for {path} must be positive: {factor}"
+        ));
     }
-    (value.checked_rem(factor) != Some(0)).then(|| format!("{path} in body should be a multiple of {factor}"))
+    (value.checked_rem(factor) != Some(0))
+        .then(|| format!("{path} in body should be a multiple of {factor}"))
 }
 
 fn multiple_of_float(value: f64, factor: f64, path: &str) -> Option<String> {
@@ -124,7 +144,15 @@ fn multiple_of_float(value: f64, factor: f64, path: &str) -> Option<String> {
             go_text::float(factor)
         ));
     }
-    let quotient = if factor < 1.0 { 1.0 / factor * value } else { value / factor };
-    (!is_json_integer(quotient))
-        .then(|| format!("{path} in body should be a multiple of {}", go_text::float(factor)))
+    let quotient = if factor < 1.0 {
+        1.0 / factor * value
+    } else {
+        value / factor
+    };
+    (!is_json_integer(quotient)).then(|| {
+        format!(
+            "{path} in body should be a multiple of {}",
+            go_text::float(factor)
+        )
+    })
 }

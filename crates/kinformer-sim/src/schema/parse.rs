@@ -27,9 +27,32 @@ const UNSUPPORTED: [(&str, &str); 6] = [
 /// The string formats kube-apiserver 1.36 validates (normalized without dashes, as
 /// go-openapi's registry names them); any other format on a string is dropped unchecked.
 const STRING_FORMATS: [&str; 26] = [
-    "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3",
-    "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor",
-    "byte", "password", "date", "duration", "datetime", "k8sshortname", "k8slongname",
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "password",
+    "date",
+    "duration",
+    "datetime",
+    "k8sshortname",
+    "k8slongname",
 ];
 
 /// Reads one schema node at `path`, `depth` levels below the root.
@@ -39,21 +62,35 @@ pub(super) fn node(schema: &Value, path: &str, depth: usize, errors: &mut Vec<Fi
             path,
             &format!("must not be nested more than {MAX_DEPTH} levels deep"),
         ));
-        return Node::default();
+        // Read no further; preserving keeps the cut-off node from adding errors of its own.
+        return Node {
+            preserve_unknown: true,
+            ..Node::default()
+        };
     }
     let Some(map) = schema.as_object() else {
-        errors.push(FieldError::invalid(path, &go_text::bad_value(schema), "must be an object"));
+        errors.push(FieldError::invalid(
+            path,
+            &go_text::bad_value(schema),
+            "must be an object",
+        ));
         return Node::default();
     };
     let mut reader = Reader { map, path, errors };
     for (key, reason) in UNSUPPORTED {
         if map.contains_key(key) {
-            reader.errors.push(FieldError::forbidden(&format!("{path}.{key}"), reason));
+            reader
+                .errors
+                .push(FieldError::forbidden(&format!("{path}.{key}"), reason));
         }
     }
     let ty = reader.string("type").unwrap_or_default();
     let int_or_string = reader.bool("x-kubernetes-int-or-string");
-    let format = strip_format(&reader.string("format").unwrap_or_default(), &ty, int_or_string);
+    let format = strip_format(
+        &reader.string("format").unwrap_or_default(),
+        &ty,
+        int_or_string,
+    );
     if map.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
         reader.errors.push(FieldError::invalid(
             &format!("{path}.x-kubernetes-preserve-unknown-fields"),
@@ -97,7 +134,11 @@ fn strip_format(format: &str, ty: &str, int_or_string: bool) -> String {
         "number" => matches!(format, "float" | "double"),
         _ => false,
     };
-    if kept { format.to_owned() } else { String::new() }
+    if kept {
+        format.to_owned()
+    } else {
+        String::new()
+    }
 }
 
 /// Reads the keywords of one schema object, reporting the ones of the wrong JSON type.
@@ -173,7 +214,12 @@ impl<'a> Reader<'a> {
         let Some(value) = self.get(key) else {
             return Vec::new();
         };
-        match value.as_array().and_then(|items| items.iter().map(|i| i.as_str().map(str::to_owned)).collect()) {
+        match value.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|i| i.as_str().map(str::to_owned))
+                .collect()
+        }) {
             Some(list) => list,
             None => {
                 self.wrong(key, &value, "a list of strings");
@@ -225,7 +271,9 @@ impl<'a> Reader<'a> {
             Value::Bool(allows) => Some(Additional::Allows(*allows)),
             schema => {
                 let path = format!("{}.additionalProperties", self.path);
-                Some(Additional::Schema(Box::new(self.child(schema, &path, depth))))
+                Some(Additional::Schema(Box::new(
+                    self.child(schema, &path, depth),
+                )))
             }
         }
     }

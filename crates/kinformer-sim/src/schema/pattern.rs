@@ -16,7 +16,11 @@ pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
         .map_err(|e| match e {
             regex::Error::Syntax(text) => {
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
-                format!("error parsing regexp: {}", last.unwrap_or("invalid syntax").trim())
+                let last = last.unwrap_or("invalid syntax").trim();
+                format!(
+                    "error parsing regexp: {}",
+                    last.strip_prefix("error: ").unwrap_or(last)
+                )
             }
             other => format!("error parsing regexp: {other}"),
         })

@@ -12,9 +12,21 @@ use super::node::Node;
 
 /// The fields of `metav1.ObjectMeta`, all an embedded resource's metadata may hold.
 const OBJECT_META: [&str; 15] = [
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
-    "ownerReferences", "finalizers", "managedFields",
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
 ];
 
 const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
@@ -33,11 +45,21 @@ pub(super) fn quietly(schema: &Node, value: &mut Value) {
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 /// Prunes `value` under `schema` (`None`: no schema, so an object loses every key).
-fn object_node(schema: Option<&Node>, value: &mut Value, path: &str, resource_root: bool, pruned: &mut Vec<String>) {
+fn object_node(
+    schema: Option<&Node>,
+    value: &mut Value,
+    path: &str,
+    resource_root: bool,
+    pruned: &mut Vec<String>,
+) {
     if let Some(s) = schema.filter(|s| s.preserve_unknown) {
         keep_unknown(s, value, path, resource_root, pruned);
         return;
@@ -51,7 +73,8 @@ fn object_node(schema: Option<&Node>, value: &mut Value, path: &str, resource_ro
             };
             let resource = resource_root || s.embedded;
             map.retain(|key, _| {
-                let keep = (resource && META_FIELDS.contains(&key.as_str())) || s.field_schema(key).is_ok();
+                let keep = (resource && META_FIELDS.contains(&key.as_str()))
+                    || s.field_schema(key).is_ok();
                 if !keep && !(path.is_empty() && META_FIELDS.contains(&key.as_str())) {
                     pruned.push(join(path, key));
                 }
@@ -61,7 +84,13 @@ fn object_node(schema: Option<&Node>, value: &mut Value, path: &str, resource_ro
                 if resource && META_FIELDS.contains(&key.as_str()) {
                     continue;
                 }
-                object_node(s.field_schema(key).ok().flatten(), child, &join(path, key), false, pruned);
+                object_node(
+                    s.field_schema(key).ok().flatten(),
+                    child,
+                    &join(path, key),
+                    false,
+                    pruned,
+                );
             }
             if s.embedded && !resource_root {
                 embedded_metadata(map, path, pruned);
@@ -79,7 +108,13 @@ fn object_node(schema: Option<&Node>, value: &mut Value, path: &str, resource_ro
 
 /// Under `x-kubernetes-preserve-unknown-fields`: undeclared keys stay, declared ones are
 /// pruned by their schemas.
-fn keep_unknown(s: &Node, value: &mut Value, path: &str, resource_root: bool, pruned: &mut Vec<String>) {
+fn keep_unknown(
+    s: &Node,
+    value: &mut Value,
+    path: &str,
+    resource_root: bool,
+    pruned: &mut Vec<String>,
+) {
     match value {
         Value::Object(map) => {
             let resource = resource_root || s.embedded;
@@ -128,7 +163,8 @@ pub(super) fn non_nullable_nulls(schema: Option<&Node>, value: &mut Value) {
         Value::Object(map) => {
             let field_schema = |key: &str| schema.and_then(|s| s.field_schema(key).ok().flatten());
             map.retain(|key, v| {
-                !(v.is_null() && field_schema(key).is_some_and(|s| !s.nullable && s.default.is_none()))
+                !(v.is_null()
+                    && field_schema(key).is_some_and(|s| !s.nullable && s.default.is_none()))
             });
             for (key, child) in map.iter_mut() {
                 non_nullable_nulls(field_schema(key), child);

@@ -30,13 +30,21 @@ pub(super) fn check(root: &Node, path: &str) -> Vec<FieldError> {
 fn invariants(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldError>) {
     shape_rules(node, path, errors);
     if node.ty == "array" && node.items.is_none() {
-        errors.push(FieldError::required(&format!("{path}.items"), "must be specified"));
+        errors.push(FieldError::required(
+            &format!("{path}.items"),
+            "must be specified",
+        ));
     }
     if let Some(items) = &node.items {
         invariants(items, Level::Item, &format!("{path}.items"), errors);
     }
     for (name, property) in &node.properties {
-        invariants(property, Level::Field, &format!("{path}.properties[{name}]"), errors);
+        invariants(
+            property,
+            Level::Field,
+            &format!("{path}.properties[{name}]"),
+            errors,
+        );
     }
     if let Some(additional) = &node.additional {
         if level == Level::Root {
@@ -46,7 +54,12 @@ fn invariants(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldError
             ));
         }
         if let Additional::Schema(schema) = additional {
-            invariants(schema, Level::Field, &format!("{path}.additionalProperties"), errors);
+            invariants(
+                schema,
+                Level::Field,
+                &format!("{path}.additionalProperties"),
+                errors,
+            );
         }
     }
     if node.int_or_string && node.preserve_unknown {
@@ -69,7 +82,13 @@ fn invariants(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldError
         .all_of
         .first()
         .is_some_and(|first| is_int_or_string_pair(&first.checks.any_of));
-    value_validation(&node.checks, int_or_string_any_of, int_or_string_all_of, path, errors);
+    value_validation(
+        &node.checks,
+        int_or_string_any_of,
+        int_or_string_all_of,
+        path,
+        errors,
+    );
     type_rules(node, level, path, errors);
     metadata_rules(node, level, path, errors);
 }
@@ -78,7 +97,11 @@ fn invariants(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldError
 fn shape_rules(node: &Node, path: &str, errors: &mut Vec<FieldError>) {
     if !node.ty.is_empty() && !TYPES.contains(&node.ty.as_str()) {
         let supported: Vec<String> = TYPES.iter().map(|t| (*t).to_owned()).collect();
-        errors.push(FieldError::not_supported(&format!("{path}.type"), &go_text::quote(&node.ty), &supported));
+        errors.push(FieldError::not_supported(
+            &format!("{path}.type"),
+            &go_text::quote(&node.ty),
+            &supported,
+        ));
     }
     if node.ty == "null" {
         errors.push(FieldError::forbidden(
@@ -92,7 +115,10 @@ fn shape_rules(node: &Node, path: &str, errors: &mut Vec<FieldError>) {
             "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
         ));
     }
-    let exclusive = matches!(node.additional, Some(Additional::Schema(_)) | Some(Additional::Allows(false)));
+    let exclusive = matches!(
+        node.additional,
+        Some(Additional::Schema(_)) | Some(Additional::Allows(false))
+    );
     if exclusive && !node.properties.is_empty() {
         errors.push(FieldError::forbidden(
             &format!("{path}.additionalProperties"),
@@ -111,24 +137,39 @@ fn list_type_rules(node: &Node, path: &str, errors: &mut Vec<FieldError>) {
         if !matches!(list_type.as_str(), "atomic" | "set" | "map") {
             let supported = ["atomic", "set", "map"].map(str::to_owned);
             let field = format!("{path}.x-kubernetes-list-type");
-            errors.push(FieldError::not_supported(&field, &go_text::quote(list_type), &supported));
+            errors.push(FieldError::not_supported(
+                &field,
+                &go_text::quote(list_type),
+                &supported,
+            ));
         }
     }
     if let Some(map_type) = &node.map_type {
         if node.ty != "object" {
-            errors.push(type_error(node, path, "must be object if x-kubernetes-map-type is specified"));
+            errors.push(type_error(
+                node,
+                path,
+                "must be object if x-kubernetes-map-type is specified",
+            ));
         }
         if !matches!(map_type.as_str(), "atomic" | "granular") {
             let supported = ["atomic", "granular"].map(str::to_owned);
             let field = format!("{path}.x-kubernetes-map-type");
-            errors.push(FieldError::not_supported(&field, &go_text::quote(map_type), &supported));
+            errors.push(FieldError::not_supported(
+                &field,
+                &go_text::quote(map_type),
+                &supported,
+            ));
         }
     }
     let keys_field = format!("{path}.x-kubernetes-list-map-keys");
     if !node.list_map_keys.is_empty() {
         let detail = "must be map if x-kubernetes-list-map-keys is non-empty";
         match node.list_type.as_deref() {
-            None => errors.push(FieldError::required(&format!("{path}.x-kubernetes-list-type"), detail)),
+            None => errors.push(FieldError::required(
+                &format!("{path}.x-kubernetes-list-type"),
+                detail,
+            )),
             Some("map") => {}
             Some(other) => errors.push(FieldError::invalid(
                 &format!("{path}.x-kubernetes-list-type"),
@@ -141,7 +182,10 @@ fn list_type_rules(node: &Node, path: &str, errors: &mut Vec<FieldError>) {
         return;
     }
     if node.list_map_keys.is_empty() {
-        errors.push(FieldError::required(&keys_field, "must not be empty if x-kubernetes-list-type is map"));
+        errors.push(FieldError::required(
+            &keys_field,
+            "must not be empty if x-kubernetes-list-type is map",
+        ));
     }
     let Some(items) = &node.items else {
         errors.push(FieldError::required(
@@ -174,7 +218,11 @@ fn list_type_rules(node: &Node, path: &str, errors: &mut Vec<FieldError>) {
             )),
         }
         if node.list_map_keys[..i].contains(key) {
-            errors.push(FieldError::invalid(&keys_field, &keys_value, "must not contain duplicate entries"));
+            errors.push(FieldError::invalid(
+                &keys_field,
+                &keys_value,
+                "must not contain duplicate entries",
+            ));
         }
     }
 }
@@ -191,7 +239,11 @@ fn type_error(node: &Node, path: &str, detail: &str) -> FieldError {
 
 fn type_rules(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldError>) {
     if node.embedded && node.ty != "object" {
-        errors.push(type_error(node, path, "must be object if x-kubernetes-embedded-resource is true"));
+        errors.push(type_error(
+            node,
+            path,
+            "must be object if x-kubernetes-embedded-resource is true",
+        ));
     } else if node.ty.is_empty() && !node.int_or_string && !node.preserve_unknown {
         let detail = match level {
             Level::Root => "must not be empty at the root",
@@ -207,7 +259,11 @@ fn type_rules(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldError
         ));
     }
     if level == Level::Root && !node.ty.is_empty() && node.ty != "object" {
-        errors.push(FieldError::invalid(&format!("{path}.type"), &go_text::quote(&node.ty), "must be object at the root"));
+        errors.push(FieldError::invalid(
+            &format!("{path}.type"),
+            &go_text::quote(&node.ty),
+            "must be object at the root",
+        ));
     }
     if node.embedded && !node.preserve_unknown && node.properties.is_empty() {
         errors.push(FieldError::required(
@@ -234,7 +290,11 @@ fn metadata_rules(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldE
     };
     let field = format!("{path}.properties[metadata]");
     if resource && metadata.ty != "object" {
-        errors.push(FieldError::invalid(&format!("{field}.type"), &go_text::quote(&metadata.ty), "must be object"));
+        errors.push(FieldError::invalid(
+            &format!("{field}.type"),
+            &go_text::quote(&metadata.ty),
+            "must be object",
+        ));
     }
     if level == Level::Root && !only_names(metadata) {
         errors.push(FieldError::forbidden(
@@ -247,7 +307,10 @@ fn metadata_rules(node: &Node, level: Level, path: &str, errors: &mut Vec<FieldE
 /// Whether a root `metadata` schema says nothing beyond its type and the schemas of `name`
 /// and `generateName`, all kube-apiserver lets a CRD restrict there.
 fn only_names(m: &Node) -> bool {
-    let names_only = m.properties.iter().all(|(k, _)| k == "name" || k == "generateName");
+    let names_only = m
+        .properties
+        .iter()
+        .all(|(k, _)| k == "name" || k == "generateName");
     names_only
         && m.items.is_none()
         && m.additional.is_none()
@@ -271,17 +334,32 @@ fn is_int_or_string_pair(any_of: &[Node]) -> bool {
 }
 
 fn bare_type(n: &Node) -> bool {
-    n.properties.is_empty() && n.items.is_none() && n.additional.is_none() && n.checks.is_empty() && !n.nullable
+    n.properties.is_empty()
+        && n.items.is_none()
+        && n.additional.is_none()
+        && n.checks.is_empty()
+        && !n.nullable
 }
 
-fn value_validation(checks: &Checks, skip_any_of: bool, skip_first_all_of_any_of: bool, path: &str, errors: &mut Vec<FieldError>) {
+fn value_validation(
+    checks: &Checks,
+    skip_any_of: bool,
+    skip_first_all_of_any_of: bool,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     if !skip_any_of {
         for (i, n) in checks.any_of.iter().enumerate() {
             nested(n, false, &format!("{path}.anyOf[{i}]"), errors);
         }
     }
     for (i, n) in checks.all_of.iter().enumerate() {
-        nested(n, skip_first_all_of_any_of && i == 0, &format!("{path}.allOf[{i}]"), errors);
+        nested(
+            n,
+            skip_first_all_of_any_of && i == 0,
+            &format!("{path}.allOf[{i}]"),
+            errors,
+        );
     }
     for (i, n) in checks.one_of.iter().enumerate() {
         nested(n, false, &format!("{path}.oneOf[{i}]"), errors);
@@ -313,19 +391,63 @@ fn nested(n: &Node, skip_any_of: bool, path: &str, errors: &mut Vec<FieldError>)
     };
     let rules = [
         (!n.ty.is_empty(), "type", "must be empty to be structural"),
-        (n.additional.is_some(), "additionalProperties", "must be undefined to be structural"),
-        (n.default.is_some(), "default", "must be undefined to be structural"),
+        (
+            n.additional.is_some(),
+            "additionalProperties",
+            "must be undefined to be structural",
+        ),
+        (
+            n.default.is_some(),
+            "default",
+            "must be undefined to be structural",
+        ),
         (n.has_title, "title", "must be empty to be structural"),
-        (n.has_description, "description", "must be empty to be structural"),
+        (
+            n.has_description,
+            "description",
+            "must be empty to be structural",
+        ),
         (n.nullable, "nullable", "must be false to be structural"),
-        (n.preserve_unknown, "x-kubernetes-preserve-unknown-fields", "must be false to be structural"),
-        (n.embedded, "x-kubernetes-embedded-resource", "must be false to be structural"),
-        (n.int_or_string, "x-kubernetes-int-or-string", "must be false to be structural"),
-        (!n.list_map_keys.is_empty(), "x-kubernetes-list-map-keys", "must be empty to be structural"),
-        (n.list_type.is_some(), "x-kubernetes-list-type", "must be undefined to be structural"),
-        (n.map_type.is_some(), "x-kubernetes-map-type", "must be undefined to be structural"),
-        (n.has_x_validations, "x-kubernetes-validations", "must be empty to be structural"),
-        (n.property("metadata").is_some(), "properties[metadata]", "must not be specified in a nested context"),
+        (
+            n.preserve_unknown,
+            "x-kubernetes-preserve-unknown-fields",
+            "must be false to be structural",
+        ),
+        (
+            n.embedded,
+            "x-kubernetes-embedded-resource",
+            "must be false to be structural",
+        ),
+        (
+            n.int_or_string,
+            "x-kubernetes-int-or-string",
+            "must be false to be structural",
+        ),
+        (
+            !n.list_map_keys.is_empty(),
+            "x-kubernetes-list-map-keys",
+            "must be empty to be structural",
+        ),
+        (
+            n.list_type.is_some(),
+            "x-kubernetes-list-type",
+            "must be undefined to be structural",
+        ),
+        (
+            n.map_type.is_some(),
+            "x-kubernetes-map-type",
+            "must be undefined to be structural",
+        ),
+        (
+            n.has_x_validations,
+            "x-kubernetes-validations",
+            "must be empty to be structural",
+        ),
+        (
+            n.property("metadata").is_some(),
+            "properties[metadata]",
+            "must not be specified in a nested context",
+        ),
     ];
     for (broken, key, detail) in rules {
         if broken {
@@ -335,8 +457,18 @@ fn nested(n: &Node, skip_any_of: bool, path: &str, errors: &mut Vec<FieldError>)
 }
 
 /// Every property or items a value validation names must also be declared by the schema.
-fn completeness(checks: &Checks, s: &Node, s_path: &str, v_path: &str, errors: &mut Vec<FieldError>) {
-    let groups = [("allOf", &checks.all_of), ("anyOf", &checks.any_of), ("oneOf", &checks.one_of)];
+fn completeness(
+    checks: &Checks,
+    s: &Node,
+    s_path: &str,
+    v_path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let groups = [
+        ("allOf", &checks.all_of),
+        ("anyOf", &checks.any_of),
+        ("oneOf", &checks.one_of),
+    ];
     if let Some(n) = &checks.not {
         nested_completeness(n, Some(s), s_path, &format!("{v_path}.not"), errors);
     }
@@ -347,21 +479,39 @@ fn completeness(checks: &Checks, s: &Node, s_path: &str, v_path: &str, errors: &
     }
 }
 
-fn nested_completeness(v: &Node, s: Option<&Node>, s_path: &str, v_path: &str, errors: &mut Vec<FieldError>) {
+fn nested_completeness(
+    v: &Node,
+    s: Option<&Node>,
+    s_path: &str,
+    v_path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     let Some(s) = s else {
-        errors.push(FieldError::required(s_path, &format!("because it is defined in {v_path}")));
+        errors.push(FieldError::required(
+            s_path,
+            &format!("because it is defined in {v_path}"),
+        ));
         return;
     };
     completeness(&v.checks, s, s_path, v_path, errors);
     if let Some(items) = &v.items {
-        nested_completeness(items, s.items.as_deref(), &format!("{s_path}.items"), &format!("{v_path}.items"), errors);
+        nested_completeness(
+            items,
+            s.items.as_deref(),
+            &format!("{s_path}.items"),
+            &format!("{v_path}.items"),
+            errors,
+        );
     }
     for (name, p) in &v.properties {
         let v_field = format!("{v_path}.properties[{name}]");
         let s_field = format!("{s_path}.properties[{name}]");
         match s.property(name) {
             Some(sp) => nested_completeness(p, Some(sp), &s_field, &v_field, errors),
-            None => errors.push(FieldError::required(&s_field, &format!("because it is defined in {v_field}"))),
+            None => errors.push(FieldError::required(
+                &s_field,
+                &format!("because it is defined in {v_field}"),
+            )),
         }
     }
 }

@@ -105,7 +105,10 @@ pub(super) fn is_json_integer(f: f64) -> bool {
 
 /// `field.TypeInvalid` with kube-openapi's "must be of type" detail.
 fn type_error(path: &str, expected: &str, got: &str) -> FieldError {
-    let detail = format!("{path} in body must be of type {expected}: {}", go_text::quote(got));
+    let detail = format!(
+        "{path} in body must be of type {expected}: {}",
+        go_text::quote(got)
+    );
     FieldError::type_invalid(&field_of(path), got, &detail)
 }
 
@@ -154,7 +157,8 @@ fn check_type(node: &Node, types: &[&str], value: &Value, path: &str, out: &mut 
         out.push(type_error(path, &node.format, format));
         return;
     }
-    let format_only = !(has("number") || has("integer")) && !node.format.is_empty() && string_or_slice;
+    let format_only =
+        !(has("number") || has("integer")) && !node.format.is_empty() && string_or_slice;
     if !format_only && !(has(sch_type) || float_int || int_float) {
         out.push(type_error(path, &types.join(","), sch_type));
     }
@@ -176,7 +180,11 @@ fn enumeration(node: &Node, value: &Value, path: &str, out: &mut Errors) {
             other => go_text::json(other),
         })
         .collect();
-    out.push(FieldError::not_supported(&field_of(path), &go_text::bad_value(value), &supported));
+    out.push(FieldError::not_supported(
+        &field_of(path),
+        &go_text::bad_value(value),
+        &supported,
+    ));
 }
 
 /// Deep equality of JSON values with numbers compared by value. Recursion follows the
@@ -191,7 +199,9 @@ pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         (x, y) => x == y,
     }
