@@ -17,11 +17,11 @@ pub(super) fn string(node: &Node, text: &str, path: &str, out: &mut Errors) {
     } else if let Some(min) = checks.min_length.filter(|min| length < *min) {
         let detail = format!("{path} in body should be at least {min} chars long");
         out.push(FieldError::invalid(&field, &go_text::quote(text), &detail));
-    } else if let Some((pattern, Some(regex))) = &checks.pattern {
-        if !regex.is_match(text) {
-            let detail = format!("{path} in body should match '{pattern}'");
-            out.push(FieldError::invalid(&field, &go_text::quote(text), &detail));
-        }
+    } else if let Some((pattern, Some(regex))) = &checks.pattern
+        && !regex.is_match(text)
+    {
+        let detail = format!("{path} in body should match '{pattern}'");
+        out.push(FieldError::invalid(&field, &go_text::quote(text), &detail));
     }
 }
 

@@ -257,7 +257,7 @@ fn is_isbn10(text: &str) -> bool {
         .enumerate()
         .map(|(i, c)| (i as u32 + 1) * c.to_digit(10).unwrap_or(10))
         .sum();
-    sum % 11 == 0
+    sum.is_multiple_of(11)
 }
 
 fn is_isbn13(text: &str) -> bool {
@@ -292,5 +292,5 @@ fn luhn(digits: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }

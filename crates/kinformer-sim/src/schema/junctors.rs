@@ -56,10 +56,10 @@ pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
                 "{} must validate one and only one schema (oneOf). {found}",
                 quote(path)
             ));
-            if valid == 0 {
-                if let Some(best) = best(results) {
-                    out.extend(best);
-                }
+            if valid == 0
+                && let Some(best) = best(results)
+            {
+                out.extend(best);
             }
         }
     }
@@ -78,13 +78,13 @@ pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
             ));
         }
     }
-    if let Some(schema) = &checks.not {
-        if member(schema, value, path).is_empty() {
-            out.push_unplaced(format!(
-                "{} must not validate the schema (not)",
-                quote(path)
-            ));
-        }
+    if let Some(schema) = &checks.not
+        && member(schema, value, path).is_empty()
+    {
+        out.push_unplaced(format!(
+            "{} must not validate the schema (not)",
+            quote(path)
+        ));
     }
 }
 

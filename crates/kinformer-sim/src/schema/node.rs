@@ -15,9 +15,9 @@ pub(super) struct Node {
     pub(super) format: String,
     pub(super) default: Option<Value>,
     /// Declared properties, in the order the schema map iterates them.
-    pub(super) properties: Vec<(String, Node)>,
+    pub(super) properties: Vec<(String, Self)>,
     pub(super) additional: Option<Additional>,
-    pub(super) items: Option<Box<Node>>,
+    pub(super) items: Option<Box<Self>>,
     pub(super) preserve_unknown: bool,
     pub(super) int_or_string: bool,
     pub(super) embedded: bool,

@@ -168,7 +168,7 @@ impl<'a> Reader<'a> {
         match value.as_str() {
             Some(text) => Some(text.to_owned()),
             None => {
-                self.wrong(key, &value, "a string");
+                self.wrong(key, value, "a string");
                 None
             }
         }
@@ -181,7 +181,7 @@ impl<'a> Reader<'a> {
         match value.as_bool() {
             Some(b) => b,
             None => {
-                self.wrong(key, &value, "a boolean");
+                self.wrong(key, value, "a boolean");
                 false
             }
         }
@@ -192,7 +192,7 @@ impl<'a> Reader<'a> {
         match value.as_f64() {
             Some(n) => Some(n),
             None => {
-                self.wrong(key, &value, "a number");
+                self.wrong(key, value, "a number");
                 None
             }
         }
@@ -204,7 +204,7 @@ impl<'a> Reader<'a> {
         match value.as_i64() {
             Some(n) => Some(n),
             None => {
-                self.wrong(key, &value, "an integer");
+                self.wrong(key, value, "an integer");
                 None
             }
         }
@@ -222,7 +222,7 @@ impl<'a> Reader<'a> {
         }) {
             Some(list) => list,
             None => {
-                self.wrong(key, &value, "a list of strings");
+                self.wrong(key, value, "a list of strings");
                 Vec::new()
             }
         }
@@ -237,7 +237,7 @@ impl<'a> Reader<'a> {
             return Vec::new();
         };
         let Some(items) = value.as_array() else {
-            self.wrong(key, &value, "a list of schemas");
+            self.wrong(key, value, "a list of schemas");
             return Vec::new();
         };
         let path = self.path;
@@ -253,7 +253,7 @@ impl<'a> Reader<'a> {
             return Vec::new();
         };
         let Some(props) = value.as_object() else {
-            self.wrong("properties", &value, "an object");
+            self.wrong("properties", value, "an object");
             return Vec::new();
         };
         let path = self.path;
@@ -296,7 +296,7 @@ impl<'a> Reader<'a> {
             None => None,
             Some(Value::Array(values)) => Some(values.clone()),
             Some(other) => {
-                self.wrong("enum", &other, "a list");
+                self.wrong("enum", other, "a list");
                 None
             }
         };

@@ -75,7 +75,9 @@ fn object_node(
             map.retain(|key, _| {
                 let keep = (resource && META_FIELDS.contains(&key.as_str()))
                     || s.field_schema(key).is_ok();
-                if !keep && !(path.is_empty() && META_FIELDS.contains(&key.as_str())) {
+                // The root's own apiVersion, kind and metadata are never reported.
+                let root_meta = path.is_empty() && META_FIELDS.contains(&key.as_str());
+                if !(keep || root_meta) {
                     pruned.push(join(path, key));
                 }
                 keep

@@ -1,5 +1,7 @@
-//! Rule-by-rule checks of the engine against the messages a real kube-apiserver writes.
+//! Checks of the engine: rule by rule against the messages a real kube-apiserver writes, and
+//! properties over generated schemas and objects.
 
 mod parse_tests;
+mod property_tests;
 mod prune_default_tests;
 mod validate_tests;

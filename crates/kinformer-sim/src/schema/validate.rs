@@ -157,9 +157,10 @@ fn check_type(node: &Node, types: &[&str], value: &Value, path: &str, out: &mut 
         out.push(type_error(path, &node.format, format));
         return;
     }
-    let format_only =
-        !(has("number") || has("integer")) && !node.format.is_empty() && string_or_slice;
-    if !format_only && !(has(sch_type) || float_int || int_float) {
+    // A format on a string or array of a non-numeric type settles the check.
+    let numeric = has("number") || has("integer");
+    let format_only = !(numeric || node.format.is_empty()) && string_or_slice;
+    if !(format_only || has(sch_type) || float_int || int_float) {
         out.push(type_error(path, &types.join(","), sch_type));
     }
 }

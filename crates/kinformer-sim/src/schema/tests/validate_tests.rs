@@ -359,7 +359,7 @@ fn values_as_deep_as_json_allows_are_walked_without_trouble() {
     for _ in 0..120 {
         deep = json!([deep]);
     }
-    let obj = json!({"spec": {"free": {"deep": deep.clone()}, "set": [[1], [1]]}});
+    let obj = json!({"spec": {"free": {"deep": deep}, "set": [[1], [1]]}});
     assert_eq!(s.validate(&obj).len(), 1);
     let mut pruned = json!({"spec": {"gone": deep}});
     assert_eq!(s.prune(&mut pruned), ["spec.gone"]);
