@@ -4,6 +4,7 @@
 //! paths and messages. Pure functions of `serde_json` values; the CRD handlers call them.
 
 mod collections;
+mod crd_rules;
 mod defaults;
 mod field_error;
 mod format;
@@ -17,6 +18,7 @@ mod pattern;
 mod prune;
 mod structural_check;
 mod validate;
+mod value_rules;
 
 #[cfg(test)]
 mod tests;
