@@ -34,6 +34,11 @@ impl FieldError {
             .unwrap_or(&self.message)
     }
 
+    /// The same error on another field, as apiextensions re-roots kube-openapi's errors.
+    pub(super) fn moved_to(&self, field: &str) -> Self {
+        Self::new(field, self.reason, self.body().to_owned())
+    }
+
     /// `field.TypeInvalid`: the bad value here is a type name, quoted.
     pub(super) fn type_invalid(field: &str, bad: &str, detail: &str) -> Self {
         let body = format!("Invalid value: {}: {detail}", go_text::quote(bad));

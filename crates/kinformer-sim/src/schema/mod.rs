@@ -5,6 +5,7 @@
 
 mod collections;
 mod crd_rules;
+mod default_rules;
 mod defaults;
 mod field_error;
 mod format;
@@ -43,6 +44,10 @@ impl Structural {
         let mut errors = Vec::new();
         let mut root = parse::node(schema, path_prefix, 0, &mut errors);
         errors.extend(structural_check::check(&root, path_prefix));
+        if errors.is_empty() {
+            // As kube-apiserver, defaults are checked once the schema is known structural.
+            errors.extend(default_rules::check(&root, path_prefix));
+        }
         if !errors.is_empty() {
             errors.sort_by(|a, b| a.message.cmp(&b.message));
             errors.dedup();
@@ -81,8 +86,8 @@ impl Structural {
     }
 }
 
-/// Prunes and defaults every `default` in the schema once, so each insertion is a plain copy
-/// that already reads as a defaulted, pruned value. Recursion follows the parsed schema,
+/// Defaults every `default` in the schema once (they are known pruned: `parse` refuses them
+/// otherwise), so each insertion is a plain copy that already reads as a defaulted value. Recursion follows the parsed schema,
 /// whose depth `parse` bounds.
 fn prepare_defaults(node: &mut Node) {
     // Children first: a default inserted into this one must already be prepared.
@@ -96,7 +101,6 @@ fn prepare_defaults(node: &mut Node) {
         prepare_defaults(additional);
     }
     if let Some(mut default) = node.default.take() {
-        prune::quietly(node, &mut default);
         defaults::apply(node, &mut default);
         node.default = Some(default);
     }

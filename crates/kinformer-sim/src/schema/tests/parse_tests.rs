@@ -196,3 +196,30 @@ fn anything_is_refused_without_panic() {
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert!(refused[0].ends_with("Forbidden: must not be nested more than 64 levels deep"));
 }
+
+#[test]
+fn defaults_must_be_pruned_valid_and_outside_top_level_metadata() {
+    assert_eq!(
+        refusals(json!({"type": "object", "properties": {
+            "metadata": {"type": "object", "default": {}},
+            "spec": {"type": "object", "properties": {
+                "size": {"type": "integer", "default": "big"},
+                "opts": {"type": "object", "default": {"mode": 1, "extra": true}, "properties": {"mode": {"type": "string"}}},
+            }},
+        }})),
+        [
+            format!(
+                "{PREFIX}.properties[metadata].default: Forbidden: must not be set in top-level metadata"
+            ),
+            format!(
+                "{PREFIX}.properties[spec].properties[opts].default.mode: Invalid value: \"integer\": mode in body must be of type string: \"integer\""
+            ),
+            format!(
+                "{PREFIX}.properties[spec].properties[opts].default: Invalid value: {{\"extra\":true,\"mode\":1}}: must not have unknown fields"
+            ),
+            format!(
+                "{PREFIX}.properties[spec].properties[size].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
+            ),
+        ]
+    );
+}

@@ -70,7 +70,7 @@ fn defaults_fill_missing_fields_at_every_depth() {
     let s = parse(
         json!({"type": "object", "properties": {"spec": {"type": "object", "default": {}, "properties": {
             "size": {"type": "integer", "default": 3},
-            "nested": {"type": "object", "default": {"unknown": 1}, "properties": {"mode": {"type": "string", "default": "fast"}}},
+            "nested": {"type": "object", "default": {}, "properties": {"mode": {"type": "string", "default": "fast"}}},
             "list": {"type": "array", "items": {"type": "object", "properties": {"w": {"type": "integer", "default": 1}}}},
             "map": {"type": "object", "additionalProperties": {"type": "object", "properties": {"z": {"type": "boolean", "default": false}}}},
             "keep": {"type": "integer", "default": 9},
