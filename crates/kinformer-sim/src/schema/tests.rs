@@ -4,4 +4,5 @@
 mod parse_tests;
 mod property_tests;
 mod prune_default_tests;
+mod robustness_tests;
 mod validate_tests;
