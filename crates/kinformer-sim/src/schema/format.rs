@@ -294,3 +294,63 @@ fn luhn(digits: &str) -> bool {
         .sum();
     sum.is_multiple_of(10)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::valid;
+
+    #[test]
+    fn formats_accept_and_refuse_as_go_openapi_does() {
+        let cases: [(&str, &[&str], &[&str]); 13] = [
+            (
+                "date",
+                &["2024-02-29", "1999-12-31"],
+                &["2023-02-29", "2024-1-01", "x"],
+            ),
+            (
+                "datetime",
+                &["2024-01-02T03:04:05Z", "2024-01-02t03:04:05.123+01:00"],
+                &["2024-01-02", "2024-01-02T25:00:00Z"],
+            ),
+            ("byte", &["aGVsbG8="], &["", "not base64!"]),
+            (
+                "uuid",
+                &["0F8FAD5B-D9CB-469F-A165-70867728950E"],
+                &["0f8fad5b"],
+            ),
+            (
+                "uuid4",
+                &["0f8fad5b-d9cb-469f-a165-70867728950e"],
+                &["0f8fad5b-d9cb-369f-a165-70867728950e"],
+            ),
+            (
+                "ipv4",
+                &["10.0.0.1", "010.0.0.1"],
+                &["10.0.0", "::1", "256.0.0.1"],
+            ),
+            ("ipv6", &["::1", "fe80::1"], &["10.0.0.1", "x"]),
+            (
+                "cidr",
+                &["10.0.0.0/8", "fd00::/64"],
+                &["10.0.0.0/33", "10.0.0.0"],
+            ),
+            (
+                "mac",
+                &["01:23:45:67:89:ab", "0123.4567.89ab"],
+                &["01:23:45", "zz:23:45:67:89:ab"],
+            ),
+            ("hostname", &["example.com", "a"], &["-bad-.com", "a..b"]),
+            ("duration", &["1h30m", "-1.5s", "0", "3 days"], &["1x", "h"]),
+            ("k8sshortname", &["my-name"], &["My-name", "-a"]),
+            ("isbn", &["0321751043", "978-0321751041"], &["0321751044"]),
+        ];
+        for (format, good, bad) in cases {
+            for text in good {
+                assert!(valid(format, text), "{format} should accept {text:?}");
+            }
+            for text in bad {
+                assert!(!valid(format, text), "{format} should refuse {text:?}");
+            }
+        }
+    }
+}

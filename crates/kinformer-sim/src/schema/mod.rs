@@ -7,6 +7,7 @@ mod collections;
 mod crd_rules;
 mod default_rules;
 mod defaults;
+mod embedded;
 mod field_error;
 mod format;
 mod go_text;
@@ -73,13 +74,15 @@ impl Structural {
         defaults::apply(&self.root, obj);
     }
 
-    /// Validates a custom resource as kube-apiserver does: schema errors first, then
-    /// duplicates in list-type sets and maps. The root's `metadata` is left to the caller.
+    /// Validates a custom resource as kube-apiserver does: schema errors first, then the type
+    /// meta of embedded resources, then duplicates in list-type sets and maps. The root's
+    /// `metadata` is left to the caller.
     pub(crate) fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errors = validate::Errors::default();
         validate::node(&self.root, obj, "", true, &mut errors);
         let mut errors = errors.0;
         if let Value::Object(map) = obj {
+            errors.extend(embedded::check(&self.root, map));
             errors.extend(list_type::check(&self.root, map));
         }
         errors

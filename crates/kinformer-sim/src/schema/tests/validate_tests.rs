@@ -364,3 +364,29 @@ fn values_as_deep_as_json_allows_are_walked_without_trouble() {
     let mut pruned = json!({"spec": {"gone": deep}});
     assert_eq!(s.prune(&mut pruned), ["spec.gone"]);
 }
+
+#[test]
+fn embedded_resources_need_their_type_meta() {
+    let s = with_spec(json!({"type": "object", "properties": {
+        "pods": {"type": "object", "additionalProperties": {"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}},
+    }}));
+    assert!(
+        messages(
+            &s,
+            json!({"pods": {"a": {"apiVersion": "v1", "kind": "Pod"}}})
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        messages(
+            &s,
+            json!({"pods": {"a": {"kind": ""}, "b": {"apiVersion": "a/b/c", "kind": 3}}})
+        ),
+        [
+            "spec.pods[a].apiVersion: Required value",
+            "spec.pods[a].kind: Invalid value: \"\": must not be empty",
+            "spec.pods[b].apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c",
+            "spec.pods[b].kind: Invalid value: 3: must be a string",
+        ]
+    );
+}
