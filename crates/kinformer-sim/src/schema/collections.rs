@@ -26,10 +26,18 @@ pub(super) fn string(node: &Node, text: &str, path: &str, out: &mut Errors) {
 }
 
 /// `items` for each element, then `minItems`, `maxItems`, `uniqueItems`.
-pub(super) fn array(node: &Node, items: &[Value], path: &str, out: &mut Errors) {
+pub(super) fn array(
+    node: &Node,
+    items: &[Value],
+    old: Option<&Value>,
+    path: &str,
+    out: &mut Errors,
+) {
     if let Some(schema) = &node.items {
+        let old_items = old.and_then(Value::as_array).map(Vec::as_slice);
         for (i, item) in items.iter().enumerate() {
-            validate::node(schema, item, &format!("{path}[{i}]"), false, out);
+            let old_item = old_items.and_then(|olds| correlated(node, item, olds));
+            validate::node(schema, item, old_item, &format!("{path}[{i}]"), false, out);
         }
     }
     let checks = &node.checks;
@@ -54,13 +62,24 @@ pub(super) fn array(node: &Node, items: &[Value], path: &str, out: &mut Errors) 
     }
 }
 
+/// The stored item an updated item corresponds to: only list-type maps correlate items, by
+/// their key fields.
+fn correlated<'a>(node: &Node, item: &Value, olds: &'a [Value]) -> Option<&'a Value> {
+    if node.list_type.as_deref() != Some("map") || node.list_map_keys.is_empty() {
+        return None;
+    }
+    let same_keys = |old: &Value| node.list_map_keys.iter().all(|k| old.get(k) == item.get(k));
+    olds.iter().find(|old| same_keys(old))
+}
+
 /// `minProperties`, `maxProperties`, undeclared keys (forbidden or checked against
 /// `additionalProperties`), declared properties, then `required`.
 pub(super) fn object(
     node: &Node,
     map: &Map<String, Value>,
+    old: Option<&Value>,
     path: &str,
-    skip_metadata: bool,
+    root: bool,
     out: &mut Errors,
 ) {
     let checks = &node.checks;
@@ -83,13 +102,21 @@ pub(super) fn object(
         }
         Some(Additional::Schema(schema)) => {
             for (key, value) in undeclared {
-                validate::node(schema, value, &format!("{path}.{key}"), false, out);
+                let old_value = old.and_then(|o| o.get(key.as_str()));
+                validate::node(
+                    schema,
+                    value,
+                    old_value,
+                    &format!("{path}.{key}"),
+                    false,
+                    out,
+                );
             }
         }
         _ => {}
     }
     for (name, schema) in &node.properties {
-        if skip_metadata && name == "metadata" {
+        if root && name == "metadata" {
             continue;
         }
         if let Some(value) = map.get(name) {
@@ -98,7 +125,10 @@ pub(super) fn object(
             } else {
                 format!("{path}.{name}")
             };
-            validate::node(schema, value, &child, false, out);
+            // The root's type meta is never ratcheted.
+            let ratchets = !(root && (name == "apiVersion" || name == "kind"));
+            let old_value = old.filter(|_| ratchets).and_then(|o| o.get(name.as_str()));
+            validate::node(schema, value, old_value, &child, false, out);
         }
     }
     for name in &checks.required {

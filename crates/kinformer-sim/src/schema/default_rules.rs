@@ -69,7 +69,7 @@ fn one(node: &Node, default: &serde_json::Value, path: &str, errors: &mut Vec<Fi
         ));
     }
     let mut found = validate::Errors::default();
-    validate::node(node, default, "", false, &mut found);
+    validate::node(node, default, None, "", false, &mut found);
     for error in found.0 {
         // kube-openapi names fields from the default's root; apiextensions places them under
         // `<path>.default`, and errors without a field on it.

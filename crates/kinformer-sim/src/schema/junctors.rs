@@ -7,9 +7,9 @@ use super::node::Node;
 use super::validate::{self, Errors};
 
 /// Validates `value` against one member schema on its own.
-fn member(schema: &Node, value: &Value, path: &str) -> Errors {
+fn member(schema: &Node, value: &Value, old: Option<&Value>, path: &str) -> Errors {
     let mut errors = Errors::default();
-    validate::node(schema, value, path, false, &mut errors);
+    validate::node(schema, value, old, path, false, &mut errors);
     errors
 }
 
@@ -19,12 +19,12 @@ fn best(failures: Vec<Errors>) -> Option<Errors> {
     failures.into_iter().min_by_key(|errors| errors.0.len())
 }
 
-pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
+pub(super) fn check(node: &Node, value: &Value, old: Option<&Value>, path: &str, out: &mut Errors) {
     let checks = &node.checks;
     if !checks.any_of.is_empty() {
         let mut failures = Vec::new();
         for schema in &checks.any_of {
-            let errors = member(schema, value, path);
+            let errors = member(schema, value, old, path);
             if errors.is_empty() {
                 failures.clear();
                 break;
@@ -43,7 +43,7 @@ pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
         let results: Vec<Errors> = checks
             .one_of
             .iter()
-            .map(|s| member(s, value, path))
+            .map(|s| member(s, value, old, path))
             .collect();
         let valid = results.iter().filter(|e| e.is_empty()).count();
         if valid != 1 {
@@ -66,7 +66,7 @@ pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
     if !checks.all_of.is_empty() {
         let mut valid = 0;
         for schema in &checks.all_of {
-            let errors = member(schema, value, path);
+            let errors = member(schema, value, old, path);
             valid += usize::from(errors.is_empty());
             out.extend(errors);
         }
@@ -79,7 +79,7 @@ pub(super) fn check(node: &Node, value: &Value, path: &str, out: &mut Errors) {
         }
     }
     if let Some(schema) = &checks.not
-        && member(schema, value, path).is_empty()
+        && member(schema, value, old, path).is_empty()
     {
         out.push_unplaced(format!(
             "{} must not validate the schema (not)",

@@ -78,8 +78,19 @@ impl Structural {
     /// meta of embedded resources, then duplicates in list-type sets and maps. The root's
     /// `metadata` is left to the caller.
     pub(crate) fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        self.validate_against(obj, None)
+    }
+
+    /// Validates an update as kube-apiserver 1.36 does with validation ratcheting: schema
+    /// errors in values unchanged from `old` (the stored object) are dropped, so objects stored
+    /// under an older schema stay writable.
+    pub(crate) fn validate_update(&self, obj: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_against(obj, Some(old))
+    }
+
+    fn validate_against(&self, obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
         let mut errors = validate::Errors::default();
-        validate::node(&self.root, obj, "", true, &mut errors);
+        validate::node(&self.root, obj, old, "", true, &mut errors);
         let mut errors = errors.0;
         if let Value::Object(map) = obj {
             errors.extend(embedded::check(&self.root, map));

@@ -112,9 +112,33 @@ fn type_error(path: &str, expected: &str, got: &str) -> FieldError {
     FieldError::type_invalid(&field_of(path), got, &detail)
 }
 
-/// Validates `value` against `node` at kube-openapi `path`; `skip_metadata` at the resource
-/// root, whose metadata the API server validates itself.
-pub(super) fn node(node: &Node, value: &Value, path: &str, skip_metadata: bool, out: &mut Errors) {
+/// Validates `value` against `node` at kube-openapi `path`. `old` is the value the stored
+/// object held here, when the update correlates one: errors of a value unchanged since then are
+/// dropped, as kube-apiserver ratchets validation on update. `root` marks the resource root,
+/// whose metadata the API server validates itself.
+pub(super) fn node(
+    node: &Node,
+    value: &Value,
+    old: Option<&Value>,
+    path: &str,
+    root: bool,
+    out: &mut Errors,
+) {
+    let mut found = Errors::default();
+    checks(node, value, old, path, root, &mut found);
+    if old != Some(value) {
+        out.extend(found);
+    }
+}
+
+fn checks(
+    node: &Node,
+    value: &Value,
+    old: Option<&Value>,
+    path: &str,
+    root: bool,
+    out: &mut Errors,
+) {
     let types = node.types();
     if value.is_null() {
         if !types.is_empty() && !node.nullable {
@@ -127,19 +151,19 @@ pub(super) fn node(node: &Node, value: &Value, path: &str, skip_metadata: bool, 
     if !types.is_empty() || !node.format.is_empty() {
         check_type(node, &types, value, path, out);
     }
-    junctors::check(node, value, path, out);
+    junctors::check(node, value, old, path, out);
     match value {
         Value::String(text) => {
             collections::string(node, text, path, out);
             format::check(node, text, path, out);
         }
         Value::Number(n) => number::check(node, &types, Num::of(n), path, out),
-        Value::Array(items) => collections::array(node, items, path, out),
+        Value::Array(items) => collections::array(node, items, old, path, out),
         _ => {}
     }
     enumeration(node, value, path, out);
     if let Value::Object(map) = value {
-        collections::object(node, map, path, skip_metadata, out);
+        collections::object(node, map, old, path, root, out);
     }
 }
 

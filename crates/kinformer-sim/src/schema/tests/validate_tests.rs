@@ -390,3 +390,26 @@ fn embedded_resources_need_their_type_meta() {
         ]
     );
 }
+
+#[test]
+fn updates_ratchet_errors_in_unchanged_values() {
+    let s = with_spec(json!({"type": "object", "properties": {
+        "size": {"type": "integer", "maximum": 10},
+        "name": {"type": "string", "maxLength": 3},
+        "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+            "items": {"type": "object", "properties": {"name": {"type": "string"}, "port": {"type": "integer", "maximum": 100}}}},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 2}},
+    }}));
+    let old = json!({"spec": {"size": 50, "name": "long", "ports": [{"name": "a", "port": 500}], "tags": ["xyz"]}});
+    // Only the changed size is reported; the map-list item moved but kept its key and value.
+    let new = json!({"spec": {"size": 60, "name": "long", "ports": [{"name": "b", "port": 1}, {"name": "a", "port": 500}], "tags": ["xyz", "a"]}});
+    let fields: Vec<String> = s
+        .validate_update(&new, &old)
+        .into_iter()
+        .map(|e| e.field)
+        .collect();
+    // Atomic lists do not correlate their items: the changed list reports its old tag again.
+    assert_eq!(fields, ["spec.size", "spec.tags[0]"]);
+    assert_eq!(s.validate(&new).len(), 4);
+    assert!(s.validate_update(&old, &old).is_empty());
+}
