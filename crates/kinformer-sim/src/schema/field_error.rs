@@ -69,6 +69,7 @@ impl FieldError {
         )
     }
 
+    /// `field.Required`: a missing field, with an optional reason.
     pub(super) fn required(field: &str, detail: &str) -> Self {
         Self::new(
             field,
@@ -77,6 +78,7 @@ impl FieldError {
         )
     }
 
+    /// `field.Forbidden`: a field that must not be set here.
     pub(super) fn forbidden(field: &str, detail: &str) -> Self {
         Self::new(
             field,
@@ -85,6 +87,7 @@ impl FieldError {
         )
     }
 
+    /// `field.Duplicate`: a repeated set item or map-list key.
     pub(super) fn duplicate(field: &str, bad: &str) -> Self {
         Self::new(
             field,
@@ -103,6 +106,7 @@ impl FieldError {
         )
     }
 
+    /// `field.TooMany`, used for both `maxItems` and `maxProperties`.
     pub(super) fn too_many(field: &str, actual: usize, max: i64) -> Self {
         let unit = if max == 1 { "item" } else { "items" };
         Self::new(

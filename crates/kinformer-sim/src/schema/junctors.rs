@@ -19,6 +19,7 @@ fn best(failures: Vec<Errors>) -> Option<Errors> {
     failures.into_iter().min_by_key(|errors| errors.0.len())
 }
 
+/// Checks the junctors of `node`, in kube-openapi's order: anyOf, oneOf, allOf, not.
 pub(super) fn check(node: &Node, value: &Value, old: Option<&Value>, path: &str, out: &mut Errors) {
     let checks = &node.checks;
     if !checks.any_of.is_empty() {

@@ -16,18 +16,21 @@ use super::{collections, format, junctors, number};
 pub(super) struct Errors(pub(super) Vec<FieldError>);
 
 impl Errors {
+    /// Adds `error` unless an error with its message is already there.
     pub(super) fn push(&mut self, error: FieldError) {
         if !self.0.iter().any(|e| e.message == error.message) {
             self.0.push(error);
         }
     }
 
+    /// Adds every error of `other`, without repeats.
     pub(super) fn extend(&mut self, other: Self) {
         for error in other.0 {
             self.push(error);
         }
     }
 
+    /// Whether nothing failed.
     pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -55,6 +58,7 @@ pub(super) enum Num {
 }
 
 impl Num {
+    /// How kube's JSON decoder types the number.
     pub(super) fn of(n: &Number) -> Self {
         match n.as_i64() {
             Some(int) => Self::Int(int),
@@ -62,6 +66,7 @@ impl Num {
         }
     }
 
+    /// The value as the float64 Go converts it to for float comparisons.
     pub(super) fn as_f64(self) -> f64 {
         match self {
             Self::Int(i) => i as f64,

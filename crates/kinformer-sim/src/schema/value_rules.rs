@@ -18,6 +18,7 @@ fn bare_type(n: &Node) -> bool {
         && !n.nullable
 }
 
+/// Checks value validations at `path`; `skip_*` exempt the int-or-string `anyOf` patterns.
 pub(super) fn value_validation(
     checks: &Checks,
     skip_any_of: bool,
