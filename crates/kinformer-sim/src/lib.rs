@@ -121,8 +121,6 @@ mod protobuf;
 pub mod proxy;
 mod resource;
 mod rng;
-// The CRD handlers that call it are being wired in; until then only its tests do.
-#[allow(dead_code, unused_imports)]
 mod schema;
 mod select;
 mod server;

@@ -101,12 +101,12 @@ fn finalize(
             let Value::Object(mut stored) = current else {
                 return Err(ApiError::internal("a stored object is not a JSON object"));
             };
-            if let Some(Value::Object(spec)) = stored.get_mut("spec") {
-                if let Some(Value::Array(list)) = spec.get_mut("finalizers") {
-                    list.retain(|f| f != "kubernetes");
-                    if list.is_empty() {
-                        spec.remove("finalizers");
-                    }
+            if let Some(Value::Object(spec)) = stored.get_mut("spec")
+                && let Some(Value::Array(list)) = spec.get_mut("finalizers")
+            {
+                list.retain(|f| f != "kubernetes");
+                if list.is_empty() {
+                    spec.remove("finalizers");
                 }
             }
             Ok(stored)

@@ -195,6 +195,9 @@ pub(crate) struct ResourceDef {
     pub(crate) verbs: Verbs,
     /// Its CRD version's `additionalPrinterColumns`, as the CRD declares them.
     pub(crate) printer_columns: Vec<serde_json::Value>,
+    /// Its CRD version's structural schema: what its objects are pruned, defaulted and
+    /// validated against.
+    pub(crate) schema: Option<Arc<crate::schema::Structural>>,
 }
 
 impl ResourceDef {
@@ -295,6 +298,7 @@ impl Registry {
             openapi: None,
             verbs: Verbs::All,
             printer_columns: Vec::new(),
+            schema: None,
         });
         self.defs.push(def.clone());
         Ok(def)

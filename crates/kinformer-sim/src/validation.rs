@@ -58,17 +58,48 @@ pub(crate) fn admit(
     subresource: Option<&str>,
     directive: FieldValidation,
 ) -> Result<Vec<String>, ApiError> {
-    let unknown = if def.builtin {
-        crate::known_fields::prune(def, obj)
-    } else {
-        Vec::new()
+    let unknown = match &def.schema {
+        _ if def.builtin => crate::known_fields::prune(def, obj),
+        // A custom resource is pruned and defaulted as it is decoded.
+        Some(schema) => with_value(obj, |value| {
+            let pruned = schema.prune(value);
+            schema.apply_defaults(value);
+            pruned
+        }),
+        None => Vec::new(),
     };
     let warnings = unknown_fields(def, &unknown, directive)?;
     if def.is_crd() {
         crate::crd::admit(def, old, obj, subresource)?;
     }
+    if let Some(schema) = &def.schema {
+        let errors = with_value(obj, |value| match old {
+            Some(old) => schema.validate_update(value, &Value::Object(old.clone())),
+            None => schema.validate(value),
+        });
+        if !errors.is_empty() {
+            let name = obj
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return Err(crate::schema::invalid_custom_resource(
+                &def.kind, &def.group, name, &errors,
+            ));
+        }
+    }
     validate(def, obj)?;
     Ok(warnings)
+}
+
+/// Runs `f` on `obj` as a JSON value (what the schema functions take), in place.
+fn with_value<T>(obj: &mut Map<String, Value>, f: impl FnOnce(&mut Value) -> T) -> T {
+    let mut value = Value::Object(std::mem::take(obj));
+    let out = f(&mut value);
+    if let Value::Object(map) = value {
+        *obj = map;
+    }
+    out
 }
 
 /// The unknown fields at `paths` as `directive` treats them: warnings, or a strict decoder's 400.

@@ -16,6 +16,7 @@ pub(crate) use admit::admit;
 use definition::{Definition, Names, Version};
 
 use crate::resource::{ResourceDef, ScaleSubresource};
+use crate::schema::Structural;
 use crate::shared::Shared;
 use crate::status::ApiError;
 use crate::store::{Precondition, Version as Stored};
@@ -76,6 +77,12 @@ fn resource_def(crd: &Definition, version: &Version, names: &Names) -> Option<Re
             .map(Arc::new),
         verbs: crate::resource::Verbs::All,
         printer_columns: version.additional_printer_columns.clone(),
+        schema: version
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+            .and_then(|s| Structural::parse(s, "").ok())
+            .map(Arc::new),
     })
 }
 
@@ -101,20 +108,15 @@ fn delete_all(shared: &Shared, def: &Arc<ResourceDef>) {
     }
 }
 
-/// The problems of a version's schema that make kube-apiserver refuse the CRD.
+/// The problems of a version's schema that make kube-apiserver refuse the CRD: a schema that
+/// is not structural, each reason at its path below `path`.
 fn schema_causes(schema: &Value, path: &str, causes: &mut Vec<Cause>) {
-    match schema.get("type").and_then(Value::as_str) {
-        Some("object") => {}
-        Some(other) => causes.push(Cause::new(
-            format!("{path}.type"),
-            "FieldValueInvalid",
-            format!("Invalid value: {other:?}: must be object at the root"),
-        )),
-        None => causes.push(Cause::new(
-            format!("{path}.type"),
-            "FieldValueRequired",
-            "Required value: must not be empty at the root",
-        )),
+    if let Err(errors) = Structural::parse(schema, path) {
+        causes.extend(
+            errors
+                .iter()
+                .map(|e| Cause::new(e.field.clone(), e.reason, e.body())),
+        );
     }
 }
 

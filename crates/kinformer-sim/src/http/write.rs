@@ -218,7 +218,10 @@ pub(super) fn create(
         .unwrap_or_default();
     crate::namespace_lifecycle::refuse_if_terminating(shared, def, &ns, name)?;
     validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
-    let mut obj = obj;
+    let mut obj = Value::Object(obj);
+    // What a create may not set goes first: a status dropped is not validated.
+    write_rules::restrict_create(def, &mut obj);
+    let mut obj = as_map(obj)?;
     let warnings = validation::admit(
         def,
         None,
@@ -227,7 +230,6 @@ pub(super) fn create(
         opts.field_validation,
     )?;
     let mut obj = Value::Object(obj);
-    write_rules::restrict_create(def, &mut obj);
     apply::record_update(None, &mut obj, &writer(def, target, &opts));
     let record = shared
         .store

@@ -166,6 +166,7 @@ fn parse(line: &str) -> Option<ResourceDef> {
         crd: None,
         openapi: None,
         printer_columns: Vec::new(),
+        schema: None,
         verbs: match verbs {
             "create" => Verbs::CreateOnly,
             "read" => Verbs::ReadOnly,

@@ -96,11 +96,47 @@ async fn kubectl_applies_a_crd_and_its_resources_with_default_validation() {
         "{err}"
     );
 
+    // A wrong type and a value outside the enum are refused naming the fields.
+    let wrong = k.write(
+        "wrong.yaml",
+        &GADGET
+            .replace("name: g1", "name: g3")
+            .replace("size: 2, color: red", "size: big, color: green"),
+    );
+    let (ok, err) = k.attempt(&["apply", "-f", path_str(&wrong)]).await;
+    assert!(!ok);
+    for part in [
+        "The Gadget \"g3\" is invalid",
+        "spec.color: Unsupported value: \"green\": supported values: \"red\", \"blue\"",
+        "spec.size: Invalid value: \"string\": spec.size in body must be of type integer: \"string\"",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+    // A missing field gets its default; a status sent on create is dropped.
+    let defaulted = k.write(
+        "defaulted.yaml",
+        &format!(
+            "{}status: {{ready: true}}\n",
+            GADGET
+                .replace("name: g1", "name: g4")
+                .replace("size: 2, ", "")
+        ),
+    );
+    k.run(&["apply", "-f", path_str(&defaulted)]).await;
+    let got = k
+        .run(&["get", "gd", "g4", "-o", "jsonpath={.spec.size} {.status}"])
+        .await;
+    assert_eq!(got.trim(), "3");
+
     k.run(&["delete", "crd", "gadgets.example.com"]).await;
     let (ok, err) = k.attempt(&["get", "gadgets"]).await;
     assert!(!ok);
+    // Whether kubectl's discovery cache still names the resource or not, the server has none.
     assert!(
-        err.contains("the server doesn't have a resource type \"gadgets\""),
+        err.contains("the server doesn't have a resource type \"gadgets\"")
+            || err.contains(
+                "the server could not find the requested resource (get gadgets.example.com)"
+            ),
         "{err}"
     );
 }

@@ -14,6 +14,7 @@ mod collection;
 mod common;
 mod control;
 mod crds;
+mod custom_resources;
 mod deletion;
 mod discovery_documents;
 mod discovery_verbs;

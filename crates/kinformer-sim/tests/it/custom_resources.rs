@@ -1,0 +1,118 @@
+//! Custom resources written under their CRD's structural schema, as kube-apiserver 1.36 answers
+//! them: unknown fields pruned (named in a warning, refused by `Strict`), defaults applied on
+//! create, wrong types and values outside an enum refused with 422 naming each field, and a
+//! CRD whose schema is not structural refused.
+
+use http::Method;
+use serde_json::json;
+
+use crate::common::client;
+use crate::crds::{CRDS, GADGETS, establish, gadget_crd};
+use kinformer_sim::Sim;
+
+#[tokio::test]
+async fn custom_resources_are_pruned_defaulted_and_validated() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    establish(&c, gadget_crd()).await;
+
+    // Unknown fields go, named in a warning; the missing size gets its default.
+    let g1 = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"},
+        "spec": {"color": "blue", "shade": "dark"}, "extra": 1});
+    let created = c.send(Method::POST, GADGETS, Some(g1.clone())).await;
+    assert_eq!(created.status, 201);
+    let warnings: Vec<&str> = created
+        .headers
+        .get_all(http::header::WARNING)
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            r#"299 - "unknown field \"extra\"""#,
+            r#"299 - "unknown field \"spec.shade\"""#
+        ]
+    );
+    let stored = c.get(&format!("{GADGETS}/g1")).await.json();
+    assert_eq!(stored["spec"], json!({"color": "blue", "size": 3}));
+    assert_eq!(stored.get("extra"), None);
+
+    // Strict refuses them instead.
+    let mut g2 = g1.clone();
+    g2["metadata"]["name"] = json!("g2");
+    let strict = c
+        .send(
+            Method::POST,
+            &format!("{GADGETS}?fieldValidation=Strict"),
+            Some(g2),
+        )
+        .await;
+    assert_eq!(strict.status, 400);
+    assert_eq!(
+        strict.json()["message"],
+        "Gadget in version \"v1\" cannot be handled as a Gadget: strict decoding error: unknown field \"extra\", unknown field \"spec.shade\""
+    );
+
+    // A wrong type and a value outside the enum: 422 naming both fields.
+    let bad = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g3"},
+        "spec": {"size": "string", "color": "green"}});
+    let refused = c.send(Method::POST, GADGETS, Some(bad)).await;
+    assert_eq!(refused.status, 422);
+    let body = refused.json();
+    assert_eq!(
+        body["message"],
+        "Gadget.example.com \"g3\" is invalid: [spec.color: Unsupported value: \"green\": supported values: \"red\", \"blue\", spec.size: Invalid value: \"string\": spec.size in body must be of type integer: \"string\"]"
+    );
+    let causes: Vec<(&str, &str)> = body["details"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["field"].as_str().unwrap(), c["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        causes,
+        [
+            ("spec.color", "FieldValueNotSupported"),
+            ("spec.size", "FieldValueTypeInvalid")
+        ]
+    );
+
+    // An update is validated too, and pruned.
+    let mut update = stored.clone();
+    update["spec"]["color"] = json!("green");
+    let refused = c
+        .send(Method::PUT, &format!("{GADGETS}/g1"), Some(update))
+        .await;
+    assert_eq!(refused.status, 422);
+    let patched = c
+        .raw(
+            Method::PATCH,
+            &format!("{GADGETS}/g1"),
+            Some(json!({"spec": {"size": 5, "other": true}})),
+            "application/merge-patch+json",
+        )
+        .await;
+    assert_eq!(patched.status(), 200);
+    assert_eq!(
+        c.get(&format!("{GADGETS}/g1")).await.json()["spec"],
+        json!({"color": "blue", "size": 5})
+    );
+}
+
+#[tokio::test]
+async fn a_crd_whose_schema_is_not_structural_is_refused() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let mut crd = gadget_crd();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"] =
+        json!({"minimum": 1});
+    let refused = c.send(Method::POST, CRDS, Some(crd)).await;
+    assert_eq!(refused.status, 422);
+    let cause = &refused.json()["details"]["causes"][0];
+    assert_eq!(
+        cause["field"],
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type"
+    );
+    assert_eq!(cause["reason"], "FieldValueRequired");
+}
