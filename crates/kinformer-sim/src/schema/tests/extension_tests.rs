@@ -22,15 +22,6 @@ fn messages(schema: &Structural, spec: Value) -> Vec<String> {
         .collect()
 }
 
-fn reasons(schema: &Structural, spec: Value) -> Vec<(String, &'static str)> {
-    let obj = json!({"spec": spec});
-    schema
-        .validate(&obj)
-        .into_iter()
-        .map(|e| (e.field, e.reason))
-        .collect()
-}
-
 #[test]
 fn list_type_set_and_map_report_duplicates() {
     let s = with_spec(json!({"type": "object", "properties": {
