@@ -69,7 +69,8 @@ async fn aggregated_discovery_takes_two_requests_and_types_everything() {
     assert_eq!(discovery_requests(&sim).await, ["/api", "/apis"]);
     assert!(resources.failed.is_empty());
     let names: Vec<&str> = resources.groups.iter().map(|g| g.name.as_str()).collect();
-    assert_eq!(names[..2], ["", "apps"]);
+    // The core group, then the groups in kube-apiserver's order.
+    assert_eq!(names[..3], ["", "apiregistration.k8s.io", "apps"]);
     assert_eq!(names.last(), Some(&"example.com"), "registered last");
 
     let pods = discovery.find("po").await.unwrap();

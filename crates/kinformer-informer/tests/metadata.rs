@@ -161,10 +161,10 @@ async fn the_sim_serves_metadata_lists_and_refuses_what_it_cannot_serve() {
     assert_eq!(items[0]["apiVersion"], "meta.k8s.io/v1");
     assert!(items[0].get("spec").is_none() && items[0]["metadata"]["name"].is_string());
 
-    // Protobuf is served (the sim's own tests cover it); a Table, and a metadata form on the wrong
-    // verb, are not.
+    // Protobuf and Tables are served (the sim's own tests cover them); a Table in protobuf, and
+    // a metadata form on the wrong verb, are not.
     for (accept, watch) in [
-        ("application/json;as=Table;v=v1;g=meta.k8s.io", false),
+        ("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io", false),
         (METADATA_WATCH_ACCEPT, false),
         (METADATA_LIST_ACCEPT, true),
     ] {

@@ -7,11 +7,8 @@ use serde_json::{Map, Value, json};
 
 use super::read::current;
 use super::{Collection, Event, EventType, Inner, Record, RecordRef, Store, Version, key_of};
-use crate::clock;
-use crate::resource::ResourceDef;
 use crate::rng::{self, Rng};
-use crate::status::ApiError;
-use crate::write_rules;
+use crate::{clock, resource::ResourceDef, status::ApiError, write_rules};
 
 /// What an update requires of the current object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,9 +214,9 @@ impl Store {
                     None => md.remove(f),
                 };
             }
-            let finishing =
-                super::finalizers::guard_write(def, name, &old_md, metadata_mut(&mut new)?)?
-                    && !super::finalizers::held_by_spec(def, &new);
+            let md = metadata_mut(&mut new)?;
+            let finishing = super::finalizers::guard_write(def, name, &old_md, md)?
+                && !super::finalizers::held_by_spec(def, &new);
             match old_md.get("generation").and_then(Value::as_i64) {
                 Some(generation) => {
                     let bump = i64::from(write_rules::bumps_generation(def, &old_content, &new));

@@ -29,6 +29,7 @@ mod list;
 mod metadata_media;
 mod namespaces;
 mod prop;
+mod prop_builtins;
 mod protobuf;
 mod protobuf_watch;
 mod restart;

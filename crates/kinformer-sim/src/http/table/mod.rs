@@ -7,6 +7,7 @@
 mod age;
 mod columns;
 mod printers;
+mod rows;
 
 use bytes::Bytes;
 use http::Response;
