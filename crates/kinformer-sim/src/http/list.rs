@@ -116,8 +116,7 @@ pub(super) async fn serve(
 ) -> Result<Response<SimBody>, ApiError> {
     let media = media.check(true)?;
     let page = page(shared, def, namespace, params).await?;
-    if media.form == super::Form::Table {
-        let include = super::table::Include::parse(params.include_object.as_deref())?;
+    if let Some(include) = media.table() {
         let records: Vec<&crate::store::Record> = page.items.iter().map(|r| &**r).collect();
         let meta: serde_json::Value =
             serde_json::from_str(&list_meta(&page)).unwrap_or_else(|_| serde_json::json!({}));

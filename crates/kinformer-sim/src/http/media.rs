@@ -5,6 +5,7 @@
 use http::HeaderMap;
 use http::header::ACCEPT;
 
+use super::table::Include;
 use crate::resource::ResourceDef;
 use crate::status::ApiError;
 
@@ -20,8 +21,9 @@ pub(crate) enum Form {
     PartialObject,
     /// A list of objects' metadata (`as=PartialObjectMetadataList`): a list.
     PartialList,
-    /// A `meta.k8s.io` `Table` (`as=Table`) of a list or a get, in JSON.
-    Table,
+    /// A `meta.k8s.io` `Table` (`as=Table`) of a list, a get or a watch's events, in JSON; its
+    /// rows carry their objects as `includeObject` says.
+    Table(Include),
 }
 
 /// How a response is encoded.
@@ -68,6 +70,14 @@ impl Media {
     /// Whether objects go out as their metadata only.
     pub(crate) fn metadata_only(self) -> bool {
         self.form != Form::Object
+    }
+
+    /// The Table form asked for, if any.
+    pub(crate) fn table(self) -> Option<Include> {
+        match self.form {
+            Form::Table(include) => Some(include),
+            _ => None,
+        }
     }
 
     /// Checks that this representation fits the request: a list (or a watch, whose events
@@ -134,7 +144,7 @@ fn servable(alternative: &str, protobuf: bool) -> Option<Media> {
         (Some("Table"), Some("meta.k8s.io"), Some("v1" | "v1beta1"))
             if encoding == Encoding::Json =>
         {
-            Form::Table
+            Form::Table(Include::Metadata)
         }
         // A Table in protobuf, other versions of the metadata forms: not served by the sim.
         _ => return None,
@@ -258,7 +268,10 @@ mod tests {
         let object = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
         assert_eq!(accept(object).unwrap(), json(Form::PartialObject));
         let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(accept(kubectl).unwrap(), json(Form::Table));
+        assert_eq!(
+            accept(kubectl).unwrap(),
+            json(Form::Table(Include::Metadata))
+        );
         let protobuf_table =
             "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json";
         assert_eq!(accept(protobuf_table).unwrap(), Media::JSON);

@@ -10,7 +10,7 @@ mod openapi;
 mod params;
 mod review;
 mod scale;
-mod table;
+pub(crate) mod table;
 mod watch;
 mod write;
 
@@ -165,11 +165,15 @@ async fn serve(
     if !target.def.verbs.allows(verb) {
         return Err(method_not_allowed());
     }
-    // Tables are printed for lists and gets; anything else answers its objects.
-    let media = if media.form == Form::Table && (scale || !matches!(verb, "list" | "get")) {
-        Media::JSON
-    } else {
-        media
+    // Tables are printed for lists, gets and watches, their rows carrying their objects as
+    // `includeObject` says; anything else answers its objects.
+    let media = match media.form {
+        Form::Table(_) if scale || !matches!(verb, "list" | "get" | "watch") => Media::JSON,
+        Form::Table(_) => Media {
+            form: Form::Table(table::Include::parse(params.include_object.as_deref())?),
+            ..media
+        },
+        _ => media,
     };
     // Faults can single out continue pages; the request is served as a list either way.
     let fault_verb = if verb == "list" && params.continue_token.is_some() {
@@ -231,7 +235,7 @@ async fn serve(
             .await
         }
         "list" => list::serve(shared, &target.def, ns, &params, media).await,
-        "get" if media.form == Form::Table => table::get(shared, &target, &params),
+        "get" if media.table().is_some() => table::get(shared, &target, media),
         "get" => write::get(shared, &target, media),
         "create" if target.def.verbs == Verbs::CreateOnly => {
             review::create(shared, &target, &req, media)

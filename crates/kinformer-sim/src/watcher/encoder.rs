@@ -1,9 +1,12 @@
 //! What a watch stream sends, in the representation its request negotiated: JSON lines or
 //! protobuf frames, of the objects or of their metadata only.
 
-use bytes::Bytes;
-use serde_json::Value;
+use std::cell::Cell;
 
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use crate::http::table::{bookmark_table, event_table};
 use crate::http::{Encoding, Media};
 use crate::protobuf;
 use crate::resource::ResourceDef;
@@ -14,19 +17,33 @@ use crate::store::{EventType, Record, partial_event_line};
 const MALFORMED: &[u8] = b"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\n";
 
 /// How one watch encodes what it sends.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(super) struct Encoder {
-    pub(super) media: Media,
+    media: Media,
+    /// Whether a Table event has carried the column definitions yet (only the first does).
+    headers_sent: Cell<bool>,
 }
 
 impl Encoder {
+    pub(super) fn new(media: Media) -> Self {
+        Self {
+            media,
+            headers_sent: Cell::new(false),
+        }
+    }
+
     /// `record` as an event of type `event`.
     pub(super) fn event(
-        self,
+        &self,
         def: &ResourceDef,
         record: &Record,
         event: EventType,
     ) -> Result<Bytes, ApiError> {
+        if let Some(include) = self.media.table() {
+            let headers = !self.headers_sent.replace(true);
+            let object = event_table(def, record, include, headers);
+            return Ok(line(event.name(), &object));
+        }
         match (self.media.encoding, self.media.metadata_only()) {
             (Encoding::Json, false) => Ok(record.line_as(event)),
             (Encoding::Json, true) => Ok(record.partial_line(event)),
@@ -36,11 +53,18 @@ impl Encoder {
 
     /// A BOOKMARK at `rev`, marking the end of the initial events when `initial_end`.
     pub(super) fn bookmark(
-        self,
+        &self,
         def: &ResourceDef,
         rev: u64,
         initial_end: bool,
     ) -> Result<Bytes, ApiError> {
+        if self.media.table().is_some() {
+            let mut table = bookmark_table(rev);
+            if initial_end {
+                table["metadata"]["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+            }
+            return Ok(line("BOOKMARK", &table));
+        }
         let object = bookmark_object(def, rev, initial_end);
         match (self.media.encoding, self.media.metadata_only()) {
             (Encoding::Json, partial) => {
@@ -61,7 +85,7 @@ impl Encoder {
     }
 
     /// An ERROR event carrying `e`'s Status.
-    pub(super) fn error(self, e: &ApiError) -> Bytes {
+    pub(super) fn error(&self, e: &ApiError) -> Bytes {
         match self.media.encoding {
             Encoding::Json => Bytes::from(format!(
                 "{{\"type\":\"ERROR\",\"object\":{}}}\n",
@@ -72,12 +96,17 @@ impl Encoder {
     }
 
     /// Bytes that are not an event, for the malformed-stream faults.
-    pub(super) fn malformed(self) -> Bytes {
+    pub(super) fn malformed(&self) -> Bytes {
         Bytes::from_static(match self.media.encoding {
             Encoding::Json => MALFORMED,
             Encoding::Protobuf => protobuf::MALFORMED,
         })
     }
+}
+
+/// One JSON watch line.
+fn line(event: &str, object: &Value) -> Bytes {
+    Bytes::from(format!("{{\"type\":\"{event}\",\"object\":{object}}}\n"))
 }
 
 /// A BOOKMARK's object: the watched kind with only `metadata.resourceVersion` (and the
@@ -105,12 +134,10 @@ mod tests {
     use crate::resource::Registry;
 
     fn form(shape: Shape, encoding: Encoding) -> Encoder {
-        Encoder {
-            media: Media {
-                form: shape,
-                encoding,
-            },
-        }
+        Encoder::new(Media {
+            form: shape,
+            encoding,
+        })
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl WatchTask {
             sent: 0,
             cursor: 0,
             buf: BytesMut::new(),
-            encoder: Encoder { media },
+            encoder: Encoder::new(media),
         };
         task.schedule_bookmark(now);
         task

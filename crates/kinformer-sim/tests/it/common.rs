@@ -174,6 +174,18 @@ impl Client<'_> {
         collect(resp).await
     }
 
+    /// A watch whose `Accept` header is `accept`.
+    pub async fn watch_accepting(&self, path: &str, accept: &str) -> Lines {
+        let resp = self
+            .raw_with_headers(Method::GET, path, None, &[("accept", accept)])
+            .await;
+        assert_eq!(resp.status(), 200, "watch {path}");
+        Lines {
+            body: resp.into_body(),
+            buf: BytesMut::new(),
+        }
+    }
+
     pub async fn watch(&self, path: &str) -> Lines {
         let resp = self.raw(Method::GET, path, None, "application/json").await;
         assert_eq!(resp.status(), 200, "watch {path}");

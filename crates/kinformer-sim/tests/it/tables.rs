@@ -122,3 +122,39 @@ async fn custom_resources_print_their_crds_columns() {
         "an age: {cells:?}"
     );
 }
+
+#[tokio::test]
+async fn a_watch_asked_for_tables_sends_rows_with_the_columns_once() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = in_process(&sim);
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    for name in ["a", "b"] {
+        let cm = json!({"metadata": {"name": name}, "data": {"k": "v"}});
+        assert_eq!(c.send(Method::POST, configmaps, Some(cm)).await.status, 201);
+    }
+    let mut watch = c
+        .watch_accepting(
+            &format!("{configmaps}?watch=1&resourceVersion=0&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"),
+            TABLE,
+        )
+        .await;
+    let first = watch.event().await;
+    assert_eq!(first["type"], "ADDED");
+    assert_eq!(first["object"]["kind"], "Table");
+    assert_eq!(column_names(&first["object"]), ["Name", "Data", "Age"]);
+    assert_eq!(first["object"]["rows"][0]["cells"][0], "a");
+    assert_eq!(first["object"]["rows"][0]["cells"][1], 1);
+    let second = watch.event().await;
+    assert!(
+        second["object"]["columnDefinitions"].is_null(),
+        "headers only once: {second}"
+    );
+    assert_eq!(second["object"]["rows"][0]["cells"][0], "b");
+    let bookmark = watch.event().await;
+    assert_eq!(bookmark["type"], "BOOKMARK");
+    assert_eq!(bookmark["object"]["kind"], "Table");
+    assert_eq!(
+        bookmark["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
+}

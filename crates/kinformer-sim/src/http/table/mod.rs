@@ -65,8 +65,11 @@ impl Column {
 /// What each row carries of its object (`includeObject`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Include {
+    /// No object.
     None,
+    /// Its `PartialObjectMetadata` (the default).
     Metadata,
+    /// The object whole.
     Object,
 }
 
@@ -181,9 +184,9 @@ pub(super) fn table(
 pub(super) fn get(
     shared: &crate::shared::Shared,
     target: &super::Target,
-    params: &super::Params,
+    media: super::Media,
 ) -> Result<Response<SimBody>, ApiError> {
-    let include = Include::parse(params.include_object.as_deref())?;
+    let include = media.table().unwrap_or(Include::Metadata);
     let def = &target.def;
     let name = target.name.as_deref().unwrap_or_default();
     let key = crate::store::key_of(def, target.namespace.as_deref().unwrap_or_default(), name);
@@ -198,4 +201,36 @@ pub(super) fn get(
         .cloned()
         .unwrap_or(Value::Null);
     table(def, &[&record], json!({"resourceVersion": rv}), include)
+}
+
+/// A watch event's object asked `as=Table`: a Table of `record` alone, with the column
+/// definitions only when `headers` (the stream's first event), as kube-apiserver sends them.
+pub(crate) fn event_table(
+    def: &ResourceDef,
+    record: &Record,
+    include: Include,
+    headers: bool,
+) -> Value {
+    let printer = Printer::of(def);
+    let row = row(&printer, record, include, crate::clock::now_secs());
+    let columns = if headers {
+        Value::Array(printer.columns().iter().map(Column::to_json).collect())
+    } else {
+        Value::Null
+    };
+    json!({
+        "kind": "Table", "apiVersion": META_API_VERSION,
+        "metadata": {"resourceVersion": record.rev.to_string()},
+        "columnDefinitions": columns,
+        "rows": [row],
+    })
+}
+
+/// A bookmark asked `as=Table`: a Table of no rows at the bookmark's resourceVersion.
+pub(crate) fn bookmark_table(rev: u64) -> Value {
+    json!({
+        "kind": "Table", "apiVersion": META_API_VERSION,
+        "metadata": {"resourceVersion": rev.to_string()},
+        "columnDefinitions": null, "rows": [],
+    })
 }
