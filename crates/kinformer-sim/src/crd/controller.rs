@@ -177,12 +177,37 @@ fn serve(shared: &Shared, crd: &Definition, names: &Names) {
         .filter(|v| v.served)
         .filter_map(|v| resource_def(crd, v, names))
         .collect();
-    let mut registry = registry(shared);
-    registry.retain_crd(&crd.metadata.name, |d| {
-        defs.iter().any(|want| want.version == d.version)
-    });
-    for def in defs {
-        registry.register_def(def);
+    let mut changed = Vec::new();
+    {
+        let mut registry = registry(shared);
+        registry.retain_crd(&crd.metadata.name, |d| {
+            defs.iter().any(|want| want.version == d.version)
+        });
+        for def in defs {
+            let before = registry.by_path(&def.group, &def.version, &def.plural);
+            let schema_changed = before.is_some_and(|b| b.openapi != def.openapi);
+            let def = registry.register_def(def);
+            if schema_changed {
+                changed.push(def);
+            }
+        }
+    }
+    // Objects stored before a new schema read with its defaults, as the real server decodes
+    // what it reads from storage.
+    for def in changed {
+        let Some(schema) = def.schema.clone() else {
+            continue;
+        };
+        shared.store.redecode(&def, |map| {
+            let mut value = Value::Object(std::mem::take(map));
+            let before = value.clone();
+            schema.apply_defaults(&mut value);
+            let changed = value != before;
+            if let Value::Object(m) = value {
+                *map = m;
+            }
+            changed
+        });
     }
 }
 

@@ -3,7 +3,7 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use super::{Event, Inner, Meta, RecordRef, Store, Version};
+use super::{Event, EventType, Inner, Meta, Record, RecordRef, Store, Version};
 use crate::resource::ResourceDef;
 
 /// Which revision a read sees.
@@ -179,5 +179,34 @@ pub(crate) fn current(inner: &Inner, def: &ResourceDef, key: &str) -> Option<Rec
     match inner.collections.get(&def.id)?.keys.get(key)?.last()? {
         Version::Live(r) => Some(r.clone()),
         Version::Deleted(_) => None,
+    }
+}
+
+impl Store {
+    /// Reads every live object of `def` anew through `decode`, as kube-apiserver decodes what
+    /// it reads from storage (a CRD's new defaults apply to objects stored before them): an
+    /// object `decode` changes is replaced at its own revision, with no event, as a real server's
+    /// reads change without a write.
+    pub(crate) fn redecode(
+        &self,
+        def: &ResourceDef,
+        mut decode: impl FnMut(&mut serde_json::Map<String, serde_json::Value>) -> bool,
+    ) {
+        let protobuf = self.protobuf();
+        let mut inner = self.write_lock();
+        let Some(collection) = inner.collections.get_mut(&def.id) else {
+            return;
+        };
+        for history in collection.keys.values_mut() {
+            let Some(Version::Live(record)) = history.last_mut() else {
+                continue;
+            };
+            let mut map = record.to_map();
+            if decode(&mut map) {
+                let rebuilt =
+                    Record::build(def, EventType::Modified, record.rev, &mut map, protobuf);
+                *record = Arc::new(rebuilt);
+            }
+        }
     }
 }

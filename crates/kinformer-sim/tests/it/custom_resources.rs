@@ -116,3 +116,36 @@ async fn a_crd_whose_schema_is_not_structural_is_refused() {
     );
     assert_eq!(cause["reason"], "FieldValueRequired");
 }
+
+/// A default the CRD gains later applies to objects stored before it when they are read, at
+/// their own resourceVersion, as kube-apiserver decodes what it reads from storage.
+#[tokio::test]
+async fn a_new_default_applies_to_stored_objects_on_read() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let crd = establish(&c, gadget_crd()).await;
+    let g = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "old"}, "spec": {"size": 1}});
+    assert_eq!(c.send(Method::POST, GADGETS, Some(g)).await.status, 201);
+    let before = c.get(&format!("{GADGETS}/old")).await.json();
+    assert_eq!(before["spec"].get("color"), None);
+
+    let mut updated = crd.clone();
+    updated["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["color"]["default"] = json!("red");
+    let path = format!("{CRDS}/gadgets.example.com");
+    assert_eq!(c.send(Method::PUT, &path, Some(updated)).await.status, 200);
+    // The controller serves the new schema on its own task.
+    let mut after = before.clone();
+    for _ in 0..500 {
+        after = c.get(&format!("{GADGETS}/old")).await.json();
+        if after["spec"].get("color").is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(after["spec"], json!({"size": 1, "color": "red"}));
+    assert_eq!(
+        after["metadata"]["resourceVersion"],
+        before["metadata"]["resourceVersion"]
+    );
+}
