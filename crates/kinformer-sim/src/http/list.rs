@@ -282,7 +282,7 @@ pub(crate) fn list_body(def: &ResourceDef, page: &ListPage) -> bytes::Bytes {
         + page
             .items
             .iter()
-            .map(|r: &RecordRef| r.item_len() + 1)
+            .map(|r: &RecordRef| r.item_len_for(def) + 1)
             .sum::<usize>();
     let mut out = BytesMut::with_capacity(size);
     out.put_slice(head.as_bytes());
@@ -290,7 +290,7 @@ pub(crate) fn list_body(def: &ResourceDef, page: &ListPage) -> bytes::Bytes {
         if i > 0 {
             out.put_u8(b',');
         }
-        r.put_item(&mut out);
+        r.put_item_for(def, &mut out);
     }
     out.put_slice(b"]}");
     out.freeze()

@@ -121,7 +121,7 @@ pub(super) fn object_response(
     let body = match (media.encoding, media.metadata_only()) {
         (Encoding::Protobuf, partial) => protobuf::object(def, record, partial)?,
         (Encoding::Json, true) => record.partial(),
-        (Encoding::Json, false) => record.object(),
+        (Encoding::Json, false) => record.object_for(def),
     };
     let mut response = json_response(code, body);
     response.headers_mut().insert(

@@ -10,6 +10,7 @@ mod partial;
 mod proto;
 mod read;
 mod record;
+mod served_version;
 mod write;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -81,13 +81,13 @@ impl Meta {
 pub(crate) struct Record {
     pub(crate) rev: u64,
     pub(crate) event: EventType,
-    line: Bytes,
-    obj_start: usize,
+    pub(super) line: Bytes,
+    pub(super) obj_start: usize,
     /// Where `REST` starts: the first field after `kind`/`apiVersion`.
-    rest_start: usize,
+    pub(super) rest_start: usize,
     /// Where the object's `metadata` value lies in `line` (empty: it has none).
     metadata: Range<usize>,
-    builtin: bool,
+    pub(super) builtin: bool,
     pub(crate) meta: Meta,
     /// The same object framed as an `ADDED` event, built on first use (synthetic initial events).
     added: OnceLock<Bytes>,

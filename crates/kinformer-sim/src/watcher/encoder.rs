@@ -45,7 +45,7 @@ impl Encoder {
             return Ok(line(event.name(), &object));
         }
         match (self.media.encoding, self.media.metadata_only()) {
-            (Encoding::Json, false) => Ok(record.line_as(event)),
+            (Encoding::Json, false) => Ok(record.line_for(def, event)),
             (Encoding::Json, true) => Ok(record.partial_line(event)),
             (Encoding::Protobuf, partial) => protobuf::event(def, record, event.name(), partial),
         }

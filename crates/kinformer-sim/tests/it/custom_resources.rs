@@ -149,3 +149,36 @@ async fn a_new_default_applies_to_stored_objects_on_read() {
         before["metadata"]["resourceVersion"]
     );
 }
+
+/// A CRD serving two versions (conversion `None`) answers each object in the version it is
+/// read through, whichever version wrote it: gets, lists and watches.
+#[tokio::test]
+async fn each_served_version_reads_objects_in_its_own_apiversion() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let mut crd = gadget_crd();
+    let mut beta = crd["spec"]["versions"][0].clone();
+    beta["name"] = json!("v1beta1");
+    beta["storage"] = json!(false);
+    crd["spec"]["versions"].as_array_mut().unwrap().push(beta);
+    establish(&c, crd).await;
+    let g = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"size": 1}});
+    assert_eq!(c.send(Method::POST, GADGETS, Some(g)).await.status, 201);
+    let beta_path = "/apis/example.com/v1beta1/namespaces/default/gadgets";
+    let got = c.get(&format!("{beta_path}/g")).await.json();
+    assert_eq!(got["apiVersion"], "example.com/v1beta1");
+    assert_eq!(got["spec"], json!({"size": 1}));
+    let list = c.get(beta_path).await.json();
+    assert_eq!(list["items"][0]["apiVersion"], "example.com/v1beta1");
+    let mut watch = c
+        .watch(&format!("{beta_path}?watch=1&resourceVersion=0"))
+        .await;
+    assert_eq!(
+        watch.event().await["object"]["apiVersion"],
+        "example.com/v1beta1"
+    );
+    assert_eq!(
+        c.get(&format!("{GADGETS}/g")).await.json()["apiVersion"],
+        "example.com/v1"
+    );
+}
