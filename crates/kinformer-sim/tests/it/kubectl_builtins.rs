@@ -77,24 +77,25 @@ async fn kubectl_sees_every_built_in_resource_and_applies_an_operator() {
         ]
     );
     // Server-side printing: the real server's columns.
-    let printed = k.run(&["get", "deployments,services"]).await;
-    let headers: Vec<Vec<&str>> = printed
+    let printed = k
+        .run(&[
+            "get",
+            "deployments,services,serviceaccounts,roles,rolebindings",
+        ])
+        .await;
+    let headers: Vec<String> = printed
         .lines()
-        .filter(|l| l.starts_with("NAME"))
-        .map(|l| l.split_whitespace().collect())
+        .filter(|l| l.starts_with("NAME "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
     assert_eq!(
         headers,
         [
-            vec!["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
-            vec![
-                "NAME",
-                "TYPE",
-                "CLUSTER-IP",
-                "EXTERNAL-IP",
-                "PORT(S)",
-                "AGE"
-            ],
+            "NAME READY UP-TO-DATE AVAILABLE AGE",
+            "NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE",
+            "NAME SECRETS AGE",
+            "NAME CREATED AT",
+            "NAME ROLE AGE",
         ]
     );
     let explained = k

@@ -158,3 +158,38 @@ async fn a_watch_asked_for_tables_sends_rows_with_the_columns_once() {
         "true"
     );
 }
+
+/// Every listable built-in resource prints a Table: its name column first (an event's last
+/// seen), its printer's columns or Name and Created At.
+#[tokio::test]
+async fn every_built_in_resource_prints_a_table() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = in_process(&sim);
+    let mut bases = vec!["/api/v1".to_owned()];
+    for group in c.get("/apis").await.json()["groups"].as_array().unwrap() {
+        bases.push(format!(
+            "/apis/{}",
+            group["preferredVersion"]["groupVersion"].as_str().unwrap()
+        ));
+    }
+    let mut printed = 0;
+    for base in bases {
+        for r in c.get(&base).await.json()["resources"].as_array().unwrap() {
+            let name = r["name"].as_str().unwrap();
+            if name.contains('/') || !r["verbs"].as_array().unwrap().contains(&json!("list")) {
+                continue;
+            }
+            let table = table(&c, &format!("{base}/{name}")).await;
+            let columns = column_names(&table);
+            let first = if r["kind"] == "Event" {
+                "Last Seen"
+            } else {
+                "Name"
+            };
+            assert_eq!(columns[0], first, "{base}/{name}");
+            assert!(columns.len() >= 2, "{base}/{name}: {columns:?}");
+            printed += 1;
+        }
+    }
+    assert_eq!(printed, 60, "every listable resource");
+}

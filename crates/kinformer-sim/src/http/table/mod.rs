@@ -6,6 +6,7 @@
 
 mod age;
 mod columns;
+mod more;
 mod printers;
 mod rows;
 
@@ -91,6 +92,7 @@ impl Include {
 /// How `def` prints: its columns and the cells of one object at `now`.
 enum Printer<'a> {
     BuiltIn(&'a ResourceDef),
+    Declared(&'static [(&'static str, &'static str, bool, more::Cell)]),
     Default,
     Custom(Vec<columns::CustomColumn>),
 }
@@ -100,8 +102,11 @@ impl<'a> Printer<'a> {
         if !def.builtin {
             return Self::Custom(columns::of(def));
         }
-        match printers::columns(&def.group, &def.plural) {
-            Some(_) => Self::BuiltIn(def),
+        if printers::columns(&def.group, &def.plural).is_some() {
+            return Self::BuiltIn(def);
+        }
+        match more::printer(&def.group, &def.plural) {
+            Some(spec) => Self::Declared(spec),
             None => Self::Default,
         }
     }
@@ -109,6 +114,7 @@ impl<'a> Printer<'a> {
     fn columns(&self) -> Vec<Column> {
         match self {
             Self::BuiltIn(def) => printers::columns(&def.group, &def.plural).unwrap_or_default(),
+            Self::Declared(spec) => more::columns(spec),
             Self::Default => vec![
                 Column::new("Name", "string", "name"),
                 Column::new("Created At", "date", ""),
@@ -126,6 +132,7 @@ impl<'a> Printer<'a> {
             .unwrap_or_else(|| json!(""));
         match self {
             Self::BuiltIn(def) => printers::cells(&def.group, &def.plural, obj, now),
+            Self::Declared(spec) => more::cells(spec, obj, now),
             Self::Default => vec![
                 name,
                 obj.pointer("/metadata/creationTimestamp")

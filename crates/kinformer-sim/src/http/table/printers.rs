@@ -1,5 +1,6 @@
 //! The columns kube-apiserver prints for the built-in types kubectl shows most (its
-//! `printers.go`), and the cells of one object; other built-in types get Name and Created At.
+//! `printers.go`), and the cells of one object; `more.rs` declares the rest of its printers, and
+//! types without one get Name and Created At.
 
 use serde_json::{Value, json};
 
@@ -71,7 +72,7 @@ pub(super) fn columns(group: &str, plural: &str) -> Option<Vec<Column>> {
             wide("Images", "string"),
             wide("Selector", "string"),
         ],
-        ("", "events") => vec![
+        ("" | "events.k8s.io", "events") => vec![
             c("Last Seen", "string", ""),
             c("Type", "string", ""),
             c("Reason", "string", ""),
@@ -168,6 +169,7 @@ pub(super) fn cells(group: &str, plural: &str, obj: &Value, now: i64) -> Vec<Val
         }
         ("batch", "jobs") => rows::job(obj, name, age, now),
         ("", "events") => rows::event(obj, name, now),
+        ("events.k8s.io", "events") => rows::event(&rows::as_core_event(obj), name, now),
         ("coordination.k8s.io", "leases") => {
             vec![
                 name,

@@ -258,3 +258,29 @@ pub(super) fn event(obj: &Value, name: Value, now: i64) -> Vec<Value> {
         name,
     ]
 }
+
+/// An `events.k8s.io/v1` Event in the core Event's fields, as kube-apiserver converts it before
+/// it prints one.
+pub(super) fn as_core_event(obj: &Value) -> Value {
+    let field = |p: &str| obj.pointer(p).cloned().unwrap_or(Value::Null);
+    let last = str_at(obj, "/deprecatedLastTimestamp")
+        .or_else(|| str_at(obj, "/series/lastObservedTime"))
+        .or_else(|| str_at(obj, "/eventTime"));
+    let count = obj
+        .pointer("/series/count")
+        .or_else(|| obj.pointer("/deprecatedCount"))
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    json!({
+        "metadata": field("/metadata"),
+        "involvedObject": field("/regarding"),
+        "reason": field("/reason"),
+        "message": field("/note"),
+        "type": field("/type"),
+        "source": {"component": str_at(obj, "/reportingController").unwrap_or_default()},
+        "firstTimestamp": field("/deprecatedFirstTimestamp"),
+        "lastTimestamp": last,
+        "eventTime": field("/eventTime"),
+        "count": count,
+    })
+}
