@@ -185,6 +185,8 @@ pub(crate) struct ResourceDef {
     pub(crate) scale: Option<ScalePaths>,
     /// Whether it serves a `status` subresource.
     pub(crate) status_subresource: bool,
+    /// The subresources it serves besides `status` and `scale` (`log`, `eviction`, `token`...).
+    pub(crate) other_subresources: Vec<String>,
     /// The categories discovery lists it in (`kubectl get all`).
     pub(crate) categories: Vec<String>,
     /// The CustomResourceDefinition it is served for, when it is served for one.
@@ -293,6 +295,7 @@ impl Registry {
             id: id_for(&cr.group, &cr.plural),
             scale,
             status_subresource: cr.status_subresource,
+            other_subresources: Vec::new(),
             categories: Vec::new(),
             crd: None,
             openapi: None,

@@ -213,6 +213,22 @@ impl Cause {
 /// The 422 Invalid kube-apiserver answers for an object of `def` named `name` that fails
 /// validation: every cause listed in the message (bracketed when more than one) and in the details.
 pub(crate) fn invalid(def: &ResourceDef, name: &str, causes: Vec<Cause>) -> ApiError {
+    invalid_named(&def.kind, &def.group, name, causes)
+}
+
+/// [`invalid`] of a kind no resource stores (a `TokenRequest`): one cause.
+pub(crate) fn invalid_kind(
+    kind: &str,
+    group: &str,
+    name: &str,
+    field: &str,
+    reason: &'static str,
+    detail: &str,
+) -> ApiError {
+    invalid_named(kind, group, name, vec![Cause::new(field, reason, detail)])
+}
+
+fn invalid_named(kind: &str, group: &str, name: &str, causes: Vec<Cause>) -> ApiError {
     let listed: Vec<String> = causes
         .iter()
         .map(|c| format!("{}: {}", c.field, c.detail))
@@ -222,10 +238,10 @@ pub(crate) fn invalid(def: &ResourceDef, name: &str, causes: Vec<Cause>) -> ApiE
     } else {
         format!("[{}]", listed.join(", "))
     };
-    let qualified = if def.group.is_empty() {
-        def.kind.clone()
+    let qualified = if group.is_empty() {
+        kind.to_owned()
     } else {
-        format!("{}.{}", def.kind, def.group)
+        format!("{kind}.{group}")
     };
     let mut e = ApiError::new(
         422,
@@ -233,7 +249,7 @@ pub(crate) fn invalid(def: &ResourceDef, name: &str, causes: Vec<Cause>) -> ApiE
         format!("{qualified} {name:?} is invalid: {joined}"),
     );
     e.details = Some(json!({
-        "name": name, "group": def.group, "kind": def.kind,
+        "name": name, "group": group, "kind": kind,
         "causes": causes.iter().map(|c| json!({"reason": c.reason, "message": c.detail, "field": c.field})).collect::<Vec<_>>(),
     }));
     e

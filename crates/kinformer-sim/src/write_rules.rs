@@ -16,7 +16,7 @@ pub(crate) fn serves_subresource(def: &ResourceDef, sub: &str) -> bool {
     match sub {
         "status" => has_status_subresource(def),
         "scale" => def.scale.is_some(),
-        _ => false,
+        other => def.other_subresources.iter().any(|s| s == other),
     }
 }
 
@@ -30,6 +30,15 @@ pub(crate) fn serves_delete_collection(def: &ResourceDef) -> bool {
 /// keeps the stored status, a status write keeps everything but the status (and the field owners,
 /// which the write itself records).
 pub(crate) fn restrict(def: &ResourceDef, subresource: Option<&str>, old: &Value, new: &mut Value) {
+    // A CSR's approval is written as its status is.
+    let subresource = match subresource {
+        Some("approval") => Some("status"),
+        Some(part @ ("ephemeralcontainers" | "resize")) => {
+            keep_pod_part(part, old, new);
+            return;
+        }
+        other => other,
+    };
     if !has_status_subresource(def) {
         return;
     }
@@ -59,6 +68,42 @@ pub(crate) fn restrict(def: &ResourceDef, subresource: Option<&str>, old: &Value
             None => new_map.remove("status"),
         };
     }
+}
+
+/// A pod's `ephemeralcontainers` write changes only `spec.ephemeralContainers`, a `resize`
+/// write only its containers' `resources`: everything else stays as stored.
+fn keep_pod_part(part: &str, old: &Value, new: &mut Value) {
+    let mut kept = old.clone();
+    match part {
+        "ephemeralcontainers" => {
+            if let Some(spec) = kept.get_mut("spec").and_then(Value::as_object_mut) {
+                match new.pointer("/spec/ephemeralContainers") {
+                    Some(list) => spec.insert("ephemeralContainers".into(), list.clone()),
+                    None => spec.remove("ephemeralContainers"),
+                };
+            }
+        }
+        _ => {
+            let wanted = new
+                .pointer("/spec/containers")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if let Some(Value::Array(containers)) = kept.pointer_mut("/spec/containers") {
+                for container in containers.iter_mut() {
+                    let name = container.get("name").cloned();
+                    let resources = wanted
+                        .iter()
+                        .find(|c| c.get("name") == name.as_ref())
+                        .and_then(|c| c.get("resources"));
+                    if let (Some(resources), Some(c)) = (resources, container.as_object_mut()) {
+                        c.insert("resources".into(), resources.clone());
+                    }
+                }
+            }
+        }
+    }
+    *new = kept;
 }
 
 /// What a create may not set: a custom resource with a status subresource starts without the

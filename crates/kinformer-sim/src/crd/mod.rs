@@ -68,6 +68,7 @@ fn resource_def(crd: &Definition, version: &Version, names: &Names) -> Option<Re
         id: format!("{}.{}", names.plural, crd.spec.group),
         scale,
         status_subresource: subresources.is_some_and(|s| s.status.is_some()),
+        other_subresources: Vec::new(),
         categories: names.categories.clone(),
         crd: Some(crd.metadata.name.clone()),
         openapi: version

@@ -6,7 +6,7 @@ use http::header::{CONTENT_TYPE, VARY};
 use http::{HeaderMap, HeaderValue, Response};
 use serde_json::{Value, json};
 
-use super::discovery::{SUBRESOURCE_VERBS, subresources, verbs};
+use super::discovery::{subresources, verbs};
 use super::media::{first_servable, json_params};
 use crate::body::SimBody;
 use crate::resource::{Registry, ResourceDef};
@@ -124,7 +124,7 @@ fn resource(d: &ResourceDef) -> Value {
             json!({
                 "subresource": sub.name,
                 "responseKind": {"group": sub.group, "version": sub.version, "kind": sub.kind},
-                "verbs": SUBRESOURCE_VERBS,
+                "verbs": sub.verbs,
             })
         })
         .collect();
@@ -201,7 +201,33 @@ mod tests {
         assert!(core["metadata"].get("name").is_none());
         let resources = core["versions"][0]["resources"].as_array().unwrap();
         let pods = resources.iter().find(|r| r["resource"] == "pods").unwrap();
-        assert_eq!(pods["subresources"][0]["subresource"], "status");
+        let subresources: Vec<&str> = pods["subresources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["subresource"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            subresources,
+            [
+                "attach",
+                "binding",
+                "ephemeralcontainers",
+                "eviction",
+                "exec",
+                "log",
+                "portforward",
+                "proxy",
+                "resize",
+                "status"
+            ]
+        );
+        let eviction = &pods["subresources"][3];
+        assert_eq!(
+            eviction["responseKind"],
+            json!({"group": "policy", "version": "v1", "kind": "Eviction"})
+        );
+        assert_eq!(eviction["verbs"], json!(["create"]));
         // A create-only resource lists its one verb.
         let bindings = resources
             .iter()

@@ -20,37 +20,51 @@ pub(super) fn verbs(def: &ResourceDef) -> &'static [&'static str] {
 }
 
 /// The verbs of the `status` and `scale` subresources.
-pub(super) const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
+const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
 
-/// One subresource as discovery lists it: its name and the kind it reads and writes.
+/// One subresource as discovery lists it: its name, the kind it reads and writes, its verbs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Subresource {
-    pub(super) name: &'static str,
+    pub(super) name: String,
     pub(super) group: String,
     pub(super) version: String,
     pub(super) kind: String,
+    pub(super) verbs: &'static [&'static str],
 }
 
 /// The subresources discovery lists for a resource, sorted by name as the API server lists
-/// them: `scale` (an `autoscaling/v1` `Scale`) and `status` (the resource's own kind).
+/// them: `scale` (an `autoscaling/v1` `Scale`), `status` (the resource's own kind), and the
+/// others kube-apiserver serves (`pods/log`, `serviceaccounts/token`, ...).
 pub(super) fn subresources(def: &ResourceDef) -> Vec<Subresource> {
     let mut out = Vec::new();
+    let own = |name: &str, verbs| Subresource {
+        name: name.to_owned(),
+        group: def.group.clone(),
+        version: def.version.clone(),
+        kind: def.kind.clone(),
+        verbs,
+    };
     if def.scale.is_some() {
         out.push(Subresource {
-            name: "scale",
             group: "autoscaling".to_owned(),
             version: "v1".to_owned(),
             kind: "Scale".to_owned(),
+            ..own("scale", SUBRESOURCE_VERBS)
         });
     }
     if write_rules::has_status_subresource(def) {
+        out.push(own("status", SUBRESOURCE_VERBS));
+    }
+    for name in &def.other_subresources {
+        let (group, version, kind, verbs) = super::subresources::described(def, name);
         out.push(Subresource {
-            name: "status",
-            group: def.group.clone(),
-            version: def.version.clone(),
-            kind: def.kind.clone(),
+            group: group.to_owned(),
+            version: version.to_owned(),
+            kind: kind.to_owned(),
+            ..own(name, verbs)
         });
     }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
@@ -194,7 +208,7 @@ fn resource_list<'a>(
         for sub in subresources(d) {
             let mut entry = json!({
                 "name": format!("{}/{}", d.plural, sub.name), "singularName": "",
-                "namespaced": d.namespaced, "kind": sub.kind, "verbs": SUBRESOURCE_VERBS,
+                "namespaced": d.namespaced, "kind": sub.kind, "verbs": sub.verbs,
             });
             // Only a subresource of another group or version names them.
             if sub.group != d.group || sub.version != d.version {

@@ -10,6 +10,7 @@ mod openapi;
 mod params;
 mod review;
 mod scale;
+mod subresources;
 pub(crate) mod table;
 mod watch;
 mod write;
@@ -143,6 +144,11 @@ async fn serve(
     params.watch |= target.legacy_watch;
     if let Some(err) = params.error.take() {
         return Err(ApiError::bad_request(err));
+    }
+    if let Some(sub) = target.subresource.as_deref()
+        && subresources::answered_here(sub)
+    {
+        return subresources::serve(shared, &target, &req, media);
     }
     let scale = target.subresource.as_deref() == Some("scale");
     // A collection delete needs the collection of one namespace (or a cluster-scoped one); the

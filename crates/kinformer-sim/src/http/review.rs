@@ -73,7 +73,7 @@ pub(super) fn create(
 
 /// `POST .../namespaces/{ns}/bindings`: the named pod is assigned to `target.name` in the body,
 /// once; kube-apiserver answers a `Status` of success.
-fn bind(
+pub(super) fn bind(
     shared: &Shared,
     target: &Target,
     binding: &serde_json::Map<String, Value>,

@@ -7,7 +7,8 @@ use super::{ResourceDef, Verbs, id_for, zero};
 
 /// One resource per line, groups in the order `/apis` lists them, resources by name:
 /// apiVersion, plural, kind, scope, short names, categories, verbs, subresources
-/// (`-` for none; lists are comma-separated).
+/// (`-` for none; lists are comma-separated; the subresources are every one kube-apiserver
+/// serves, those that need a kubelet answering that there is none).
 const TABLE: &str = "
 v1 bindings Binding ns - - create -
 v1 componentstatuses ComponentStatus cluster cs - read -
@@ -15,17 +16,17 @@ v1 configmaps ConfigMap ns cm - all -
 v1 endpoints Endpoints ns ep - all -
 v1 events Event ns ev - all -
 v1 limitranges LimitRange ns limits - all -
-v1 namespaces Namespace cluster ns - no-collection status
-v1 nodes Node cluster no - all status
+v1 namespaces Namespace cluster ns - no-collection finalize,status
+v1 nodes Node cluster no - all proxy,status
 v1 persistentvolumeclaims PersistentVolumeClaim ns pvc - all status
 v1 persistentvolumes PersistentVolume cluster pv - all status
-v1 pods Pod ns po all all status
+v1 pods Pod ns po all all attach,binding,ephemeralcontainers,eviction,exec,log,portforward,proxy,resize,status
 v1 podtemplates PodTemplate ns - - all -
 v1 replicationcontrollers ReplicationController ns rc all all status
 v1 resourcequotas ResourceQuota ns quota - all status
 v1 secrets Secret ns - - all -
-v1 serviceaccounts ServiceAccount ns sa - all -
-v1 services Service ns svc all all status
+v1 serviceaccounts ServiceAccount ns sa - all token
+v1 services Service ns svc all all proxy,status
 apiregistration.k8s.io/v1 apiservices APIService cluster - api-extensions all status
 apps/v1 controllerrevisions ControllerRevision ns - - all -
 apps/v1 daemonsets DaemonSet ns ds all all status
@@ -42,7 +43,7 @@ authorization.k8s.io/v1 subjectaccessreviews SubjectAccessReview cluster - - cre
 autoscaling/v2 horizontalpodautoscalers HorizontalPodAutoscaler ns hpa all all status
 batch/v1 cronjobs CronJob ns cj all all status
 batch/v1 jobs Job ns - all all status
-certificates.k8s.io/v1 certificatesigningrequests CertificateSigningRequest cluster csr - all status
+certificates.k8s.io/v1 certificatesigningrequests CertificateSigningRequest cluster csr - all approval,status
 networking.k8s.io/v1 ingressclasses IngressClass cluster - - all -
 networking.k8s.io/v1 ingresses Ingress ns ing - all status
 networking.k8s.io/v1 ipaddresses IPAddress cluster ip - all -
@@ -162,6 +163,11 @@ fn parse(line: &str) -> Option<ResourceDef> {
             .any(|s| s == "scale")
             .then(ScalePaths::workload),
         status_subresource: subresources.iter().any(|s| s == "status"),
+        other_subresources: subresources
+            .iter()
+            .filter(|s| !matches!(s.as_str(), "status" | "scale"))
+            .cloned()
+            .collect(),
         categories: list(categories),
         crd: None,
         openapi: None,

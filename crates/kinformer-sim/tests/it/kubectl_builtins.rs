@@ -110,6 +110,9 @@ async fn kubectl_sees_every_built_in_resource_and_applies_an_operator() {
         k.run(&["auth", "can-i", "create", "pods"]).await.trim(),
         "yes"
     );
+    // A service account's token, through its TokenRequest subresource.
+    let token = k.run(&["create", "token", "operator"]).await;
+    assert_eq!(token.trim().split('.').count(), 3, "{token}");
     let statuses = k.run(&["get", "componentstatuses", "-o", "name"]).await;
     assert_eq!(statuses.lines().count(), 3, "{statuses}");
 }

@@ -35,6 +35,7 @@ mod protobuf_watch;
 mod restart;
 mod scale;
 mod secrets;
+mod subresources;
 mod tables;
 mod tls;
 mod verbs;
