@@ -242,17 +242,26 @@ pub(crate) fn decode_object(
             "the body of the request was in an unknown format - accepted media types include: application/json",
         ));
     }
+    decode_kind(&def.api_version(), &def.kind, body)
+}
+
+/// Decodes a protobuf request body holding a `kind` of `api_version` (what a subresource
+/// takes: a `TokenRequest`, an `Eviction`) into its JSON form.
+pub(crate) fn decode_kind(
+    api_version: &str,
+    kind: &str,
+    body: &[u8],
+) -> Result<Map<String, Value>, ApiError> {
     let bad = |e: kinformer_protobuf::Error| {
         ApiError::bad_request(format!(
             "the request body is not a Kubernetes protobuf object: {e}"
         ))
     };
     let unknown = envelope::decode(body).map_err(bad)?;
-    let api_version = def.api_version();
-    if (unknown.api_version, unknown.kind) != (api_version.as_str(), def.kind.as_str()) {
+    if (unknown.api_version, unknown.kind) != (api_version, kind) {
         return Err(ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {}): {}, Kind={}",
-            def.kind, unknown.api_version, unknown.kind
+            "the object provided is unrecognized (must be of type {kind}): {}, Kind={}",
+            unknown.api_version, unknown.kind
         )));
     }
     let schema = Schema::kubernetes();
@@ -262,6 +271,6 @@ pub(crate) fn decode_object(
     let mut object: Map<String, Value> =
         kinformer_protobuf::from_slice(schema, id, unknown.raw).map_err(bad)?;
     object.insert("apiVersion".into(), api_version.into());
-    object.insert("kind".into(), def.kind.clone().into());
+    object.insert("kind".into(), kind.into());
     Ok(object)
 }

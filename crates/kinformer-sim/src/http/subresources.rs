@@ -113,7 +113,7 @@ pub(super) fn serve(
     let object = Value::Object(record.to_map());
     match sub {
         "binding" => {
-            let mut binding = parse_object(req.body())?;
+            let mut binding = body(req, "v1", "Binding")?;
             let md = binding.entry("metadata").or_insert_with(|| json!({}));
             md["name"] = json!(name);
             bind(shared, target, &binding)
@@ -125,7 +125,7 @@ pub(super) fn serve(
         }
         "token" => token(def, namespace, name, req),
         "finalize" => {
-            let body = parse_object(req.body())?;
+            let body = body(req, "v1", "Namespace")?;
             let finalizers = body.get("spec").and_then(|s| s.get("finalizers")).cloned();
             let record = shared
                 .store
@@ -170,6 +170,28 @@ pub(super) fn serve(
     }
 }
 
+/// A subresource's body of `kind`: JSON, or protobuf when `Content-Type` says so (kubectl's
+/// typed clients send protobuf); an empty body is an empty object.
+fn body(
+    req: &Request<Bytes>,
+    api_version: &str,
+    kind: &str,
+) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let protobuf = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim() == kinformer_protobuf::MEDIA_TYPE);
+    if req.body().is_empty() {
+        Ok(serde_json::Map::new())
+    } else if protobuf {
+        crate::protobuf::decode_kind(api_version, kind, req.body())
+    } else {
+        parse_object(req.body())
+    }
+}
+
 fn success(code: u16) -> Response<SimBody> {
     json_response(
         code,
@@ -185,11 +207,7 @@ fn token(
     name: &str,
     req: &Request<Bytes>,
 ) -> Result<Response<SimBody>, ApiError> {
-    let body = if req.body().is_empty() {
-        serde_json::Map::new()
-    } else {
-        parse_object(req.body())?
-    };
+    let body = body(req, "authentication.k8s.io/v1", "TokenRequest")?;
     let spec = body.get("spec").cloned().unwrap_or_else(|| json!({}));
     let seconds = spec
         .get("expirationSeconds")
