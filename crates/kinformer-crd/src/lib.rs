@@ -1,0 +1,72 @@
+//! Typed custom resources: declare a spec struct, derive the resource and its
+//! CustomResourceDefinition.
+//!
+//! `#[derive(CustomResource)]` on a spec struct writes the resource type `metadata` + `spec`
+//! (+ `status`), its `k8s_openapi::Resource`, `ListableResource` and `Metadata` impls (so it is
+//! a `kinformer_core::Object` and works with `Api<K>`, informers and the controller runtime as
+//! any k8s-openapi type does), serde impls that write `apiVersion` and `kind`, `new(name, spec)`,
+//! and [`CustomResourceExt`], whose `crd()` is the CustomResourceDefinition with a structural
+//! schema built from the Rust types ([`structural_schema`]). The attributes are kube-derive's,
+//! under `#[kinformer(...)]`; every one is listed on [`CustomResource`].
+//!
+//! # Examples
+//! ```
+//! use kinformer_crd::{CustomResource, CustomResourceExt};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(CustomResource, Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
+//! #[kinformer(group = "samplecontroller.k8s.io", version = "v1alpha1", kind = "Foo", namespaced)]
+//! #[kinformer(status = "FooStatus", shortname = "fo", derive = "PartialEq")]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct FooSpec {
+//!     deployment_name: String,
+//!     replicas: Option<i32>,
+//! }
+//!
+//! #[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct FooStatus {
+//!     available_replicas: i32,
+//! }
+//!
+//! let foo = Foo::new("example", FooSpec { deployment_name: "web".into(), replicas: Some(2) });
+//! let json = serde_json::to_value(&foo)?;
+//! assert_eq!(json["apiVersion"], "samplecontroller.k8s.io/v1alpha1");
+//! assert_eq!(json["spec"]["deploymentName"], "web");
+//! assert_eq!(serde_json::from_value::<Foo>(json)?, foo);
+//!
+//! let crd = Foo::crd();
+//! assert_eq!(crd.metadata.name.as_deref(), Some("foos.samplecontroller.k8s.io"));
+//! println!("{}", serde_json::to_string_pretty(&crd)?); // for kubectl apply -f -
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+//!
+//! # Types derived with kube-rs
+//! A type from kube's `#[derive(kube::CustomResource)]` implements `k8s_openapi::Resource`,
+//! `Metadata<Ty = ObjectMeta>` and serde's traits too, so it works with kinformer as it is,
+//! provided both use the same k8s-openapi: one version of the crate in `Cargo.lock` (kube 5 and
+//! kinformer both use k8s-openapi 0.29). Its CRD comes from kube's own `CustomResourceExt`.
+//!
+//! # Feature flags
+//! None.
+//!
+//! # MSRV
+//! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger
+//! than six months.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![doc(test(attr(deny(warnings))))]
+
+mod error;
+mod resource_ext;
+mod schema;
+
+#[doc(hidden)]
+pub mod __private;
+
+// The public interface is:
+pub use error::{Error, Result};
+pub use kinformer_derive::CustomResource;
+pub use resource_ext::CustomResourceExt;
+pub use schema::structural_schema;
