@@ -3,5 +3,6 @@
 mod chaos;
 mod connections;
 mod controller_chaos;
+mod crd_install;
 mod fuzz_corpus;
 mod protobuf_round_trip;
