@@ -6,3 +6,4 @@ mod controller_chaos;
 mod crd_install;
 mod fuzz_corpus;
 mod protobuf_round_trip;
+mod typed_custom_resource;
