@@ -5,6 +5,7 @@
 //! the versions this crate was built with whatever its user's crate names them.
 
 pub use k8s_openapi;
+pub use kinformer_core;
 pub use serde;
 pub use std;
 

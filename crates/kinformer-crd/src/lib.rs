@@ -43,10 +43,13 @@
 //! ```
 //!
 //! # Types derived with kube-rs
-//! A type from kube's `#[derive(kube::CustomResource)]` implements `k8s_openapi::Resource`,
-//! `Metadata<Ty = ObjectMeta>` and serde's traits too, so it works with kinformer as it is,
-//! provided both use the same k8s-openapi: one version of the crate in `Cargo.lock` (kube 5 and
-//! kinformer both use k8s-openapi 0.29). Its CRD comes from kube's own `CustomResourceExt`.
+//! A type from kube's `#[derive(kube::CustomResource)]` can stay as it is. kube-derive
+//! implements serde and kube's own `kube::Resource` for it, but not k8s-openapi's `Resource`
+//! and `Metadata`, which kinformer's `Object` rests on; [`impl_resource!`] adds those (one line
+//! per attribute), after which `Api<K>`, informers and controllers take the type. Both sides
+//! must use the same k8s-openapi (one version in `Cargo.lock`: kube 5 and kinformer use 0.29).
+//! Its CRD still comes from kube's own `CustomResourceExt`, or, moving the attributes to
+//! `#[kinformer(...)]`, from this crate's derive.
 //!
 //! # Feature flags
 //! None.
@@ -58,6 +61,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
+mod adapter;
 mod error;
 mod resource_ext;
 mod schema;

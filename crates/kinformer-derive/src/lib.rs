@@ -106,8 +106,10 @@ use proc_macro::TokenStream;
 /// Not taken over: the JSON-string forms of `printcolumn` and `scale` (use the list forms, which
 /// kube-derive takes too), `schema = "manual"`/`"disabled"`, `validation`/CEL rules, `no_spec`,
 /// `root`, `annotation`/`label` on the CRD, `served`/`storage`/`deprecated` (one version, served
-/// and stored), and `HasSpec`/`HasStatus`. A kube-rs type can also stay as it is: it implements
-/// `k8s_openapi::Resource` and `Metadata`, so kinformer takes it directly.
+/// and stored), and `HasSpec`/`HasStatus`. A kube-rs type can also stay as it is: kube-derive
+/// implements kube's own `Resource` trait, not k8s-openapi's, and `kinformer_crd::impl_resource!`
+/// adds k8s-openapi's `Resource`, `ListableResource` and `Metadata`, after which kinformer takes
+/// it.
 #[proc_macro_derive(CustomResource, attributes(kinformer))]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
