@@ -250,3 +250,54 @@ fn what_no_structural_schema_can_say_is_an_error_naming_the_field() {
     let err = structural_value::<Unit>("").unwrap_err();
     assert!(err.to_string().starts_with(".nothing:"), "{err}");
 }
+
+#[test]
+fn untagged_integer_or_string_is_int_or_string() {
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(untagged)]
+    enum Port {
+        Number(i32),
+        Name(String),
+    }
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Spec {
+        port: Port,
+    }
+    assert_eq!(
+        schema::<Spec>()["properties"]["port"],
+        json!({
+            "x-kubernetes-int-or-string": true,
+            "anyOf": [{"type": "integer"}, {"type": "string"}],
+        })
+    );
+}
+
+#[test]
+fn a_flattened_map_beside_fields_keeps_unknown_fields() {
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Spec {
+        name: String,
+        #[serde(flatten)]
+        rest: BTreeMap<String, serde_json::Value>,
+    }
+    let s = schema::<Spec>();
+    assert_eq!(s["x-kubernetes-preserve-unknown-fields"], json!(true));
+    assert_eq!(s.get("additionalProperties"), None);
+    assert_eq!(s["properties"]["name"], json!({"type": "string"}));
+}
+
+#[test]
+fn sets_lose_unique_items_which_the_api_server_refuses() {
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Spec {
+        tags: std::collections::BTreeSet<String>,
+    }
+    assert_eq!(
+        schema::<Spec>()["properties"]["tags"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+}
