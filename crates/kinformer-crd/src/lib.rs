@@ -9,6 +9,11 @@
 //! schema built from the Rust types ([`structural_schema`]). The attributes are kube-derive's,
 //! under `#[kinformer(...)]`; every one is listed on [`CustomResource`].
 //!
+//! A crate deriving resources depends on serde (feature `derive`) and schemars 1 (feature
+//! `derive`) for its spec and status types; schemars must be the 1.x this crate uses, so that
+//! both name the same `JsonSchema` trait. Types from k8s-openapi inside a spec (`IntOrString`,
+//! `Quantity`, ...) need k8s-openapi's `schemars` feature, as with kube-rs.
+//!
 //! # Examples
 //! ```
 //! use kinformer_crd::{CustomResource, CustomResourceExt};
