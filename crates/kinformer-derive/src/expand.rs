@@ -244,3 +244,46 @@ pub(crate) fn private(attrs: &Attrs) -> TokenStream {
     let krate = &attrs.krate;
     quote!(#krate::__private)
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn error(tokens: TokenStream) -> String {
+        let input: DeriveInput = syn::parse2(tokens).expect("an item");
+        match expand(&input) {
+            Ok(_) => panic!("expanded"),
+            Err(err) => err.to_string(),
+        }
+    }
+
+    #[test]
+    fn unions_and_generics_are_refused() {
+        let union = error(quote! {
+            #[kinformer(group = "example.com", version = "v1", kind = "Foo")]
+            union FooSpec { a: u32 }
+        });
+        assert!(union.contains("not a union"), "{union}");
+        let generic = error(quote! {
+            #[kinformer(group = "example.com", version = "v1", kind = "Foo")]
+            struct FooSpec<T> { a: T }
+        });
+        assert!(generic.contains("generic"), "{generic}");
+    }
+
+    #[test]
+    fn an_enum_spec_expands_with_the_status_it_names() {
+        let input: DeriveInput = syn::parse2(quote! {
+            #[kinformer(group = "example.com", version = "v1", kind = "Mode", status = "ModeStatus")]
+            pub enum ModeSpec { Fast, Safe }
+        })
+        .unwrap();
+        let code = expand(&input).unwrap().to_string();
+        assert!(code.contains("pub struct Mode"), "{code}");
+        assert!(code.contains("Option < ModeStatus >"), "{code}");
+        assert!(code.contains("ClusterResourceScope"), "{code}");
+        assert!(code.contains("\"modes\""), "{code}");
+    }
+}
