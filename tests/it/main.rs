@@ -3,5 +3,7 @@
 mod chaos;
 mod connections;
 mod controller_chaos;
+mod crd_install;
 mod fuzz_corpus;
 mod protobuf_round_trip;
+mod typed_custom_resource;

@@ -3,7 +3,7 @@
 use crate::{msrv, package, protobuf_typed, step, tidy, workspace_root};
 
 /// The facade's feature sets built besides the default: none, and each feature alone.
-const FACADE_FEATURES: &[&str] = &["", "rest", "sim", "prometheus", "server"];
+const FACADE_FEATURES: &[&str] = &["", "rest", "sim", "prometheus", "server", "derive"];
 
 /// Every build step's environment. A CI build runs once from scratch, so incremental caches
 /// and debug info are only disk: together they were most of a cold run's target directory,

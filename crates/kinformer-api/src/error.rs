@@ -1,5 +1,8 @@
 //! [`Error`]: the typed failures of an [`Api`](crate::Api) call.
 
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition;
 use kinformer_core::Status;
 use kinformer_rest::Error as RestError;
 
@@ -78,6 +81,54 @@ pub enum Error {
     /// `Api::all`).
     #[error("invalid call: {0}")]
     Usage(&'static str),
+    /// [`install_crd`](crate::install_crd): the API server refused the CRD's names (its
+    /// `NamesAccepted` condition is `False`, e.g. a plural another CRD of the group holds).
+    #[error(
+        "CustomResourceDefinition {crd}: NamesAccepted is False ({}): {}",
+        condition_reason(.condition), condition_message(.condition)
+    )]
+    NamesNotAccepted {
+        /// The CRD's name.
+        crd: String,
+        /// The `NamesAccepted` condition, with the server's reason and message.
+        condition: Box<CustomResourceDefinitionCondition>,
+    },
+    /// [`install_crd`](crate::install_crd): the CRD was not `Established` within the timeout.
+    #[error("CustomResourceDefinition {crd} is not established after {timeout:?}: {}", pending_summary(.pending))]
+    NotEstablished {
+        /// The CRD's name.
+        crd: String,
+        /// How long it was waited for.
+        timeout: Duration,
+        /// The conditions (`NamesAccepted`, `Established`) not yet `True` when the wait
+        /// ended, as last seen; one the server never reported has status `Unknown`.
+        pending: Vec<CustomResourceDefinitionCondition>,
+    },
+}
+
+fn condition_reason(condition: &CustomResourceDefinitionCondition) -> &str {
+    condition.reason.as_deref().unwrap_or("no reason given")
+}
+
+fn condition_message(condition: &CustomResourceDefinitionCondition) -> &str {
+    condition.message.as_deref().unwrap_or("no message given")
+}
+
+fn pending_summary(pending: &[CustomResourceDefinitionCondition]) -> String {
+    pending
+        .iter()
+        .map(|c| {
+            let mut text = format!("{} is {}", c.type_, c.status);
+            if let Some(reason) = &c.reason {
+                text.push_str(&format!(" ({reason})"));
+            }
+            if let Some(message) = &c.message {
+                text.push_str(&format!(": {message}"));
+            }
+            text
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A field that a server-side apply would take from another manager.
@@ -144,7 +195,11 @@ impl Error {
             | Self::Conflict { source: e, .. }
             | Self::Invalid { source: e, .. } => Some(e),
             Self::List(e) => e.api_error(),
-            Self::Encode(_) | Self::Decode(_) | Self::Usage(_) => None,
+            Self::Encode(_)
+            | Self::Decode(_)
+            | Self::Usage(_)
+            | Self::NamesNotAccepted { .. }
+            | Self::NotEstablished { .. } => None,
         }
     }
 

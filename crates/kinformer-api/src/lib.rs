@@ -21,7 +21,8 @@
 //! [`Conflict`](Error::Conflict) (a stale write, or the managers and fields of an apply
 //! conflict), [`Invalid`](Error::Invalid) (with the field causes), [`Forbidden`](Error::Forbidden),
 //! ...; [`retry_on_conflict`] re-runs a read-modify-write as client-go's `RetryOnConflict` does.
-//! Watching is the informers' business (`kinformer-informer`).
+//! Watching is the informers' business (`kinformer-informer`). [`install_crd`] applies a
+//! CustomResourceDefinition and waits, watching it, until the API server serves its resource.
 //!
 //! # Examples
 //! A controller's writes: apply what it wants as its own field manager, then report status.
@@ -65,6 +66,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod api;
+mod crd;
 mod error;
 mod params;
 mod patch;
@@ -75,6 +77,7 @@ mod written;
 
 // The public interface is:
 pub use api::Api;
+pub use crd::{InstallOptions, install_crd};
 pub use either::Either;
 pub use error::{Error, FieldConflict, Result, StatusCause};
 pub use params::{DeleteParams, PatchParams, PostParams, Preconditions, PropagationPolicy};

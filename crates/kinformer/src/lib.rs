@@ -90,6 +90,27 @@
 //!   discovery with a REST mapper, as `kinformer::discovery`, leader election, as
 //!   `kinformer::leaderelection`, and the event recorder, as `kinformer::events`.
 //! - `sim`: the in-process API server, as `kinformer::sim`.
+//! - `derive`: typed custom resources, as `kinformer::crd`: `#[derive(CustomResource)]` on a
+//!   spec struct writes the resource type and its CustomResourceDefinition (`crd()`); through
+//!   the facade the derive is told where it lives:
+//!
+//!   ```
+//!   # #[cfg(feature = "derive")] mod foo {
+//!   use kinformer::crd::CustomResource;
+//!   use kinformer::prelude::*;
+//!
+//!   #[derive(CustomResource, serde::Serialize, serde::Deserialize, schemars::JsonSchema, Clone, Debug)]
+//!   #[kinformer(crate = "kinformer::crd", group = "example.com", version = "v1", kind = "Foo", namespaced)]
+//!   pub struct FooSpec {
+//!       pub replicas: i32,
+//!   }
+//!
+//!   # pub fn check() {
+//!   assert_eq!(Foo::crd().spec.names.plural, "foos");
+//!   assert_eq!(Foo::new("a", FooSpec { replicas: 1 }).meta().name.as_deref(), Some("a"));
+//!   # } }
+//!   # #[cfg(feature = "derive")] foo::check();
+//!   ```
 //! - `prometheus`: `workqueue::WorkqueueMetrics` and `informer::InformerMetrics` (over
 //!   `prometheus-client`), with client-go's metric names where it has them.
 //!
@@ -105,6 +126,9 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub use kinformer_api as api;
 pub use kinformer_core as core;
+#[cfg(feature = "derive")]
+#[cfg_attr(docsrs, doc(cfg(feature = "derive")))]
+pub use kinformer_crd as crd;
 pub use kinformer_deltafifo as deltafifo;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
@@ -140,6 +164,8 @@ pub mod prelude {
     pub use crate::core::{
         DeletedState, Fields, Holding, Object, ObjectShape, StoreRead as _, object_key,
     };
+    #[cfg(feature = "derive")]
+    pub use crate::crd::CustomResourceExt as _;
     pub use crate::indexer::{CacheLister, IndexRead as _};
     pub use crate::informer::{EventHandler, HandlerFns, Registration, SharedIndexInformer};
     pub use crate::selector::LabelSelector;

@@ -3,6 +3,7 @@
 mod apply;
 mod common;
 mod dynamic;
+mod install_crd;
 mod subresources;
 mod verbs;
 mod writes;
