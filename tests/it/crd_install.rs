@@ -2,9 +2,6 @@
 //! `install_crd` (applied, then watched until `Established`), then objects of the new resource
 //! written and read through `Api<Foo>` and seen by an informer; and a CRD whose names collide
 //! refused at once with its `NamesAccepted` condition.
-//!
-//! These need the sim to serve `apiextensions.k8s.io/v1` CustomResourceDefinitions (and the
-//! resources they define), with the NamesAccepted and Established conditions.
 
 use std::time::Duration;
 
@@ -28,7 +25,11 @@ use serde::{Deserialize, Serialize};
     namespaced,
     status = "FooStatus",
     shortname = "fo",
-    printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas")
+    printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"),
+    annotation(
+        "api-approved.kubernetes.io",
+        "unapproved, experimental-only; please use https://github.com/kubernetes/enhancements/pull/1111"
+    )
 )]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct FooSpec {
@@ -57,7 +58,6 @@ fn options() -> InstallOptions {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs kinformer-sim to serve apiextensions.k8s.io/v1 CustomResourceDefinitions"]
 async fn a_derived_crd_installs_and_its_resource_is_served() {
     let sim = Sim::builder().start().await.expect("the sim starts");
     let client = Client::new(sim.service());
@@ -120,7 +120,6 @@ async fn a_derived_crd_installs_and_its_resource_is_served() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs kinformer-sim to serve apiextensions.k8s.io/v1 CustomResourceDefinitions"]
 async fn names_another_crd_holds_fail_at_once() {
     let sim = Sim::builder().start().await.expect("the sim starts");
     let client = Client::new(sim.service());

@@ -8,7 +8,7 @@ use crate::names;
 
 /// Every key `#[kinformer(...)]` takes, for the error naming an unknown one.
 const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, \
-                    category, printcolumn, selectable, scale, derive, doc, crate";
+                    category, printcolumn, selectable, scale, annotation, label, derive, doc, crate";
 
 /// What `#[kinformer(...)]` says, complete and valid.
 pub(crate) struct Attrs {
@@ -24,6 +24,10 @@ pub(crate) struct Attrs {
     pub(crate) printcolumns: Vec<PrintColumn>,
     pub(crate) selectable: Vec<String>,
     pub(crate) scale: Option<Scale>,
+    /// The CRD's own annotations and labels, `(key, value)`: a CRD of a group under `k8s.io`
+    /// needs `api-approved.kubernetes.io`.
+    pub(crate) annotations: Vec<(String, String)>,
+    pub(crate) labels: Vec<(String, String)>,
     pub(crate) derives: Vec<Path>,
     pub(crate) doc: Option<String>,
     /// The path of kinformer-crd, as the user's crate names it.
@@ -109,6 +113,8 @@ pub(crate) fn parse(input: &DeriveInput) -> syn::Result<Attrs> {
         printcolumns: raw.printcolumns,
         selectable: raw.selectable,
         scale: raw.scale,
+        annotations: raw.annotations,
+        labels: raw.labels,
         derives: raw.derives,
         doc: raw.doc,
         krate,
@@ -130,6 +136,8 @@ struct Raw {
     printcolumns: Vec<PrintColumn>,
     selectable: Vec<String>,
     scale: Option<Scale>,
+    annotations: Vec<(String, String)>,
+    labels: Vec<(String, String)>,
     derives: Vec<Path>,
     doc: Option<String>,
     krate: Option<Path>,
@@ -177,6 +185,14 @@ impl Raw {
             "scale" => {
                 let scale = scale(meta)?;
                 set(&mut self.scale, scale, meta)
+            }
+            "annotation" => {
+                self.annotations.push(pair(meta)?);
+                Ok(())
+            }
+            "label" => {
+                self.labels.push(pair(meta)?);
+                Ok(())
             }
             "derive" => {
                 let path = meta.value()?.parse::<LitStr>()?.parse::<Path>()?;
@@ -284,3 +300,16 @@ fn scale(meta: &ParseNestedMeta<'_>) -> syn::Result<Scale> {
 
 #[cfg(test)]
 mod tests;
+
+/// `annotation("key", "value")`, as kube-derive writes it.
+fn pair(meta: &ParseNestedMeta<'_>) -> syn::Result<(String, String)> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let key: LitStr = content.parse()?;
+    content.parse::<syn::Token![,]>()?;
+    let value: LitStr = content.parse()?;
+    if key.value().is_empty() {
+        return Err(syn::Error::new(key.span(), "the key must not be empty"));
+    }
+    Ok((key.value(), value.value()))
+}

@@ -40,6 +40,18 @@ pub(crate) fn custom_resource_ext(input: &DeriveInput, attrs: &Attrs, root: &Ide
         }
     };
     let categories_value = strings(categories);
+    let map = |pairs: &[(String, String)]| {
+        if pairs.is_empty() {
+            quote!(#std::option::Option::None)
+        } else {
+            let (keys, values): (Vec<&String>, Vec<&String>) = pairs.iter().map(|(k, v)| (k, v)).unzip();
+            quote!(#std::option::Option::Some(#std::collections::BTreeMap::from([
+                #((#std::string::String::from(#keys), #std::string::String::from(#values))),*
+            ])))
+        }
+    };
+    let annotations = map(&attrs.annotations);
+    let labels = map(&attrs.labels);
     let shortnames_value = strings(shortnames);
     let columns = if attrs.printcolumns.is_empty() {
         quote!(#std::option::Option::None)
@@ -76,6 +88,8 @@ pub(crate) fn custom_resource_ext(input: &DeriveInput, attrs: &Attrs, root: &Ide
                 #v1::CustomResourceDefinition {
                     metadata: #p::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
                         name: #std::option::Option::Some(#std::string::String::from(#crd_name)),
+                        annotations: #annotations,
+                        labels: #labels,
                         ..#std::default::Default::default()
                     },
                     spec: #v1::CustomResourceDefinitionSpec {

@@ -75,6 +75,8 @@ use proc_macro::TokenStream;
 /// | `printcolumn` | `(name = "Replicas", type_ = "integer", json_path = ".spec.replicas", description, format, priority = 1)`, repeatable | `additionalPrinterColumns` |
 /// | `selectable` | `".spec.size"`, repeatable | `selectableFields` |
 /// | `scale` | `(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path)` | the scale subresource |
+/// | `annotation` | `("api-approved.kubernetes.io", "https://...")`, repeatable | the CRD's annotations (a group under `k8s.io` needs that one) |
+/// | `label` | `("app.kubernetes.io/part-of", "shop")`, repeatable | the CRD's labels |
 /// | `derive` | `"PartialEq"`, repeatable | more derives on the generated type |
 /// | `doc` | `"..."` | the generated type's doc and the schema's description |
 /// | `crate` | `"kinformer::crd"`; default `::kinformer_crd` | where the generated code finds kinformer-crd |
@@ -105,7 +107,7 @@ use proc_macro::TokenStream;
 ///
 /// Not taken over: the JSON-string forms of `printcolumn` and `scale` (use the list forms, which
 /// kube-derive takes too), `schema = "manual"`/`"disabled"`, `validation`/CEL rules, `no_spec`,
-/// `root`, `annotation`/`label` on the CRD, `served`/`storage`/`deprecated` (one version, served
+/// `root`, `served`/`storage`/`deprecated` (one version, served
 /// and stored), and `HasSpec`/`HasStatus`. A kube-rs type can also stay as it is: kube-derive
 /// implements kube's own `Resource` trait, not k8s-openapi's, and `kinformer_crd::impl_resource!`
 /// adds k8s-openapi's `Resource`, `ListableResource` and `Metadata`, after which kinformer takes

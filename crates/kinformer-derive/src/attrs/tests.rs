@@ -25,9 +25,15 @@ fn the_sample_controller_foo() {
                     printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas", priority = 1),
                     scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.availableReplicas"))]
         #[kinformer(selectable = ".spec.deploymentName", derive = "PartialEq")]
+        #[kinformer(annotation("api-approved.kubernetes.io", "unapproved"), label("tier", "demo"))]
         pub struct FooSpec { deployment_name: String }
     })
     .unwrap();
+    assert_eq!(
+        attrs.annotations,
+        [("api-approved.kubernetes.io".to_owned(), "unapproved".to_owned())]
+    );
+    assert_eq!(attrs.labels, [("tier".to_owned(), "demo".to_owned())]);
     assert_eq!(attrs.group, "samplecontroller.k8s.io");
     assert_eq!(attrs.version, "v1alpha1");
     assert_eq!(attrs.kind, "Foo");
@@ -194,4 +200,13 @@ fn a_kind_equal_to_the_spec_struct_is_refused() {
         struct FooSpec {}
     });
     assert!(message.contains("must differ"), "{message}");
+}
+
+#[test]
+fn an_annotation_is_a_key_and_a_value() {
+    let err = error(quote! {
+        #[kinformer(group = "example.com", version = "v1", kind = "Foo", annotation("only-a-key"))]
+        struct FooSpec;
+    });
+    assert!(err.contains("expected `,`"), "{err}");
 }
