@@ -115,7 +115,7 @@ fn owned_pods_are_created_counted_as_metadata_and_collected_with_their_owner() {
 }
 
 #[test]
-fn typed_custom_resource_prints_its_crd_and_round_trips_a_foo() {
+fn typed_custom_resource_installs_its_crd_and_reconciles_a_foo() {
     let out = run(env!("CARGO_BIN_EXE_typed_custom_resource"));
     assert!(
         out.starts_with("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"),
@@ -124,7 +124,7 @@ fn typed_custom_resource_prints_its_crd_and_round_trips_a_foo() {
     assert!(out.contains("name: foos.samplecontroller.k8s.io"), "{out}");
     assert!(out.contains("openAPIV3Schema:"), "{out}");
     assert!(
-        out.contains("# foos.samplecontroller.k8s.io default/example-foo: deployment example-foo, replicas Some(1)"),
+        out.contains("# foos.samplecontroller.k8s.io default/example-foo: deployment example-foo (owned by Foo/example-foo), replicas Some(1), status Some(FooStatus { available_replicas: 0 })"),
         "{out}"
     );
 }

@@ -44,7 +44,8 @@ pub(crate) fn custom_resource_ext(input: &DeriveInput, attrs: &Attrs, root: &Ide
         if pairs.is_empty() {
             quote!(#std::option::Option::None)
         } else {
-            let (keys, values): (Vec<&String>, Vec<&String>) = pairs.iter().map(|(k, v)| (k, v)).unzip();
+            let (keys, values): (Vec<&String>, Vec<&String>) =
+                pairs.iter().map(|(k, v)| (k, v)).unzip();
             quote!(#std::option::Option::Some(#std::collections::BTreeMap::from([
                 #((#std::string::String::from(#keys), #std::string::String::from(#values))),*
             ])))

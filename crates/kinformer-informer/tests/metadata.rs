@@ -164,7 +164,10 @@ async fn the_sim_serves_metadata_lists_and_refuses_what_it_cannot_serve() {
     // Protobuf and Tables are served (the sim's own tests cover them); a Table in protobuf, and
     // a metadata form on the wrong verb, are not.
     for (accept, watch) in [
-        ("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io", false),
+        (
+            "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io",
+            false,
+        ),
         (METADATA_WATCH_ACCEPT, false),
         (METADATA_LIST_ACCEPT, true),
     ] {

@@ -31,7 +31,10 @@ fn the_sample_controller_foo() {
     .unwrap();
     assert_eq!(
         attrs.annotations,
-        [("api-approved.kubernetes.io".to_owned(), "unapproved".to_owned())]
+        [(
+            "api-approved.kubernetes.io".to_owned(),
+            "unapproved".to_owned()
+        )]
     );
     assert_eq!(attrs.labels, [("tier".to_owned(), "demo".to_owned())]);
     assert_eq!(attrs.group, "samplecontroller.k8s.io");
