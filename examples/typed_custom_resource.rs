@@ -89,7 +89,11 @@ async fn reconcile(primary: Arc<Foo>, ctx: Arc<Context>) -> anyhow::Result<Actio
     let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), namespace);
     let apply = PatchParams::apply(MANAGER)?.with_force(true);
     let applied = deployments
-        .patch(&primary.spec.deployment_name, &apply, &Patch::Apply(&desired))
+        .patch(
+            &primary.spec.deployment_name,
+            &apply,
+            &Patch::Apply(&desired),
+        )
         .await?;
     let available = applied
         .status
