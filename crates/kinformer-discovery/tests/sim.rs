@@ -79,8 +79,18 @@ async fn aggregated_discovery_takes_two_requests_and_types_everything() {
     assert_eq!(pods.short_names, ["po"]);
     assert_eq!(pods.categories, ["all"]);
     assert!(pods.supports("watch") && pods.supports("list"));
-    assert_eq!(pods.subresources[0].name, "status");
-    assert_eq!(pods.subresources[0].verbs, ["get", "patch", "update"]);
+    let status = pods
+        .subresources
+        .iter()
+        .find(|s| s.name == "status")
+        .unwrap();
+    assert_eq!(status.verbs, ["get", "patch", "update"]);
+    let eviction = pods
+        .subresources
+        .iter()
+        .find(|s| s.name == "eviction")
+        .unwrap();
+    assert_eq!(eviction.verbs, ["create"]);
     let nodes = discovery.find("no").await.unwrap();
     assert_eq!(nodes.scope, Scope::Cluster);
     let widgets = discovery.find("wd").await.unwrap();

@@ -245,8 +245,15 @@ pub(super) fn event(obj: &Value, name: Value, now: i64) -> Vec<Value> {
     let source = str_at(obj, "/source/component")
         .or_else(|| str_at(obj, "/reportingComponent"))
         .unwrap_or_default();
+    let count = int_at(obj, "/count");
+    // A repeated event says how often and since when, as kube-apiserver's printer writes it.
+    let last_seen = if count > 1 {
+        format!("{} (x{count} over {})", since(last, now), since(first, now))
+    } else {
+        since(last, now)
+    };
     vec![
-        json!(since(last, now)),
+        json!(last_seen),
         json!(str_at(obj, "/type").unwrap_or_default()),
         json!(str_at(obj, "/reason").unwrap_or_default()),
         json!(object),
@@ -254,7 +261,7 @@ pub(super) fn event(obj: &Value, name: Value, now: i64) -> Vec<Value> {
         json!(source),
         json!(str_at(obj, "/message").unwrap_or_default().trim()),
         json!(since(first, now)),
-        json!(int_at(obj, "/count").to_string()),
+        json!(count.to_string()),
         name,
     ]
 }
