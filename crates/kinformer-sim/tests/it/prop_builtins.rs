@@ -203,8 +203,9 @@ async fn check(seed: u64) {
         assert_eq!(as_protobuf, as_json, "{at} (seed {seed})");
         values += count(&as_json);
     }
-    // The objects are not trivial: every type gets dozens of values on average.
-    assert!(values > 58 * 30, "{values} values in all");
+    // The objects are not trivial: every type gets tens of values on average (about 30; a
+    // bound well below it, since the fields each seed picks are random).
+    assert!(values > 58 * 15, "{values} values in all");
 }
 
 /// How many JSON values `value` holds, itself included.
