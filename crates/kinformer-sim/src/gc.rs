@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::store::{DeleteOptions, Dependent, Precondition, Propagation, Store, Work, key_of};
+use crate::store::{DeleteOptions, Dependent, Propagation, Store, Work, key_of};
 
 /// Runs the collector until the sim stops.
 pub(crate) async fn collect(shared: Arc<Shared>) {
@@ -136,14 +136,7 @@ fn drop_reference(store: &Store, dependent: &Dependent, uid: &str) -> Result<(),
 /// Removes `finalizer` from the owner; the write that removes its last finalizer deletes it.
 fn remove_finalizer(store: &Store, owner: &Dependent, finalizer: &str) {
     // Gone meanwhile: nothing to remove.
-    let _ = modify_metadata(store, owner, |md| {
-        if let Some(Value::Array(list)) = md.get_mut("finalizers") {
-            list.retain(|f| f.as_str() != Some(finalizer));
-            if list.is_empty() {
-                md.remove("finalizers");
-            }
-        }
-    });
+    let _ = store.remove_finalizer(&owner.def, &owner.namespace, &owner.name, finalizer);
 }
 
 /// Writes the object with `change` made to its metadata (a read-modify-write that retries
@@ -154,22 +147,11 @@ fn modify_metadata(
     mut change: impl FnMut(&mut Map<String, Value>),
 ) -> Result<(), ApiError> {
     store
-        .modify(
-            &object.def,
-            &object.namespace,
-            &object.name,
-            Precondition::None,
-            |current| {
-                let Value::Object(mut stored) = current else {
-                    return Err(ApiError::bad_request(
-                        "a stored object is not a JSON object",
-                    ));
-                };
-                if let Some(Value::Object(md)) = stored.get_mut("metadata") {
-                    change(md);
-                }
-                Ok(stored)
-            },
-        )
+        .update_object(&object.def, &object.namespace, &object.name, |stored| {
+            if let Some(Value::Object(md)) = stored.get_mut("metadata") {
+                change(md);
+            }
+            Ok(())
+        })
         .map(drop)
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::store::{Precondition, list_prefix};
+use crate::store::{being_deleted, list_prefix};
 
 /// How often a namespace whose contents are held by finalizers is looked at again.
 const RECHECK: Duration = Duration::from_secs(1);
@@ -44,11 +44,7 @@ fn reconcile(shared: &Shared) -> bool {
     let mut waiting = false;
     for record in &page.items {
         let object = record.to_map();
-        let deleting = object
-            .get("metadata")
-            .and_then(|m| m.get("deletionTimestamp"))
-            .is_some_and(|t| !t.is_null());
-        if !deleting {
+        if !object.get("metadata").is_some_and(being_deleted) {
             continue;
         }
         let name = object
@@ -97,10 +93,7 @@ fn finalize(
 ) -> Result<(), ApiError> {
     shared
         .store
-        .modify(namespaces, "", name, Precondition::None, |current| {
-            let Value::Object(mut stored) = current else {
-                return Err(ApiError::internal("a stored object is not a JSON object"));
-            };
+        .update_object(namespaces, "", name, |stored| {
             if let Some(Value::Object(spec)) = stored.get_mut("spec")
                 && let Some(Value::Array(list)) = spec.get_mut("finalizers")
             {
@@ -109,7 +102,7 @@ fn finalize(
                     spec.remove("finalizers");
                 }
             }
-            Ok(stored)
+            Ok(())
         })
         .map(drop)
 }
@@ -129,12 +122,10 @@ pub(crate) fn refuse_if_terminating(
         return Ok(());
     };
     let key = crate::store::key_of(&namespaces, "", namespace);
-    let terminating = shared.store.get(&namespaces, &key).is_some_and(|r| {
-        r.to_map()
-            .get("metadata")
-            .and_then(|m| m.get("deletionTimestamp"))
-            .is_some_and(|t| !t.is_null())
-    });
+    let terminating = shared
+        .store
+        .get(&namespaces, &key)
+        .is_some_and(|r| r.to_map().get("metadata").is_some_and(being_deleted));
     if !terminating {
         return Ok(());
     }

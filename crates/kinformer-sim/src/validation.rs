@@ -53,7 +53,7 @@ impl FieldValidation {
 /// warnings to answer with.
 pub(crate) fn admit(
     def: &ResourceDef,
-    old: Option<&Map<String, Value>>,
+    old: Option<&Value>,
     obj: &mut Map<String, Value>,
     subresource: Option<&str>,
     directive: FieldValidation,
@@ -70,11 +70,11 @@ pub(crate) fn admit(
     };
     let warnings = unknown_fields(def, &unknown, directive)?;
     if def.is_crd() {
-        crate::crd::admit(def, old, obj, subresource)?;
+        crate::crd::admit(def, old.and_then(Value::as_object), obj, subresource)?;
     }
     if let Some(schema) = &def.schema {
         let errors = with_value(obj, |value| match old {
-            Some(old) => schema.validate_update(value, &Value::Object(old.clone())),
+            Some(old) => schema.validate_update(value, old),
             None => schema.validate(value),
         });
         if !errors.is_empty() {

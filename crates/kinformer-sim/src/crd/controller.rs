@@ -14,7 +14,7 @@ use super::{CLEANUP_FINALIZER, resource_def};
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::store::{Precondition, list_prefix};
+use crate::store::list_prefix;
 
 /// Runs until the sim stops.
 pub(crate) async fn run(shared: Arc<Shared>) {
@@ -260,21 +260,18 @@ fn write_status(
         .unwrap_or_default();
     shared
         .store
-        .modify(def, "", name, Precondition::None, |current| {
-            let Value::Object(mut stored) = current else {
-                return Err(ApiError::internal("a stored object is not a JSON object"));
-            };
+        .update_object(def, "", name, |stored| {
             let status = stored.entry("status").or_insert_with(|| json!({}));
             if let Value::Object(status) = status {
                 status.insert("conditions".into(), Value::Array(conditions.clone()));
                 status.insert("acceptedNames".into(), names_json.clone());
             }
-            Ok(stored)
+            Ok(())
         })
         .map(drop)
 }
 
-fn condition(kind: &str, status: bool, reason: &str, message: &str) -> Value {
+pub(super) fn condition(kind: &str, status: bool, reason: &str, message: &str) -> Value {
     json!({
         "type": kind,
         "status": if status { "True" } else { "False" },
@@ -286,7 +283,7 @@ fn condition(kind: &str, status: bool, reason: &str, message: &str) -> Value {
 
 /// Puts `wanted` in place of the condition of its type, keeping the old transition time when
 /// its status did not change (nothing changes when nothing but the time would).
-fn merge_condition(conditions: &mut Vec<Value>, mut wanted: Value) {
+pub(super) fn merge_condition(conditions: &mut Vec<Value>, mut wanted: Value) {
     let kind = wanted.get("type").cloned();
     match conditions
         .iter_mut()
@@ -314,18 +311,5 @@ fn clean_up(shared: &Shared, def: &Arc<ResourceDef>, crd: &Definition) {
     // Gone meanwhile: nothing to remove.
     let _ = shared
         .store
-        .modify(def, "", &crd.metadata.name, Precondition::None, |current| {
-            let Value::Object(mut stored) = current else {
-                return Err(ApiError::internal("a stored object is not a JSON object"));
-            };
-            if let Some(Value::Object(md)) = stored.get_mut("metadata")
-                && let Some(Value::Array(list)) = md.get_mut("finalizers")
-            {
-                list.retain(|f| f.as_str() != Some(CLEANUP_FINALIZER));
-                if list.is_empty() {
-                    md.remove("finalizers");
-                }
-            }
-            Ok(stored)
-        });
+        .remove_finalizer(def, "", &crd.metadata.name, CLEANUP_FINALIZER);
 }

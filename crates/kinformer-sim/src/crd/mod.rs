@@ -19,7 +19,7 @@ use crate::resource::{ResourceDef, ScaleSubresource};
 use crate::schema::Structural;
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::store::{Precondition, Version as Stored};
+use crate::store::{Version as Stored, being_deleted};
 use crate::validation::Cause;
 
 /// The registry id of the CustomResourceDefinition resource.
@@ -131,16 +131,9 @@ pub(crate) fn prepare_delete(
 ) -> Result<(), ApiError> {
     shared
         .store
-        .modify(def, "", name, Precondition::None, |current| {
-            let Value::Object(mut stored) = current else {
-                return Err(ApiError::internal("a stored object is not a JSON object"));
-            };
-            if stored
-                .get("metadata")
-                .and_then(|m| m.get("deletionTimestamp"))
-                .is_some()
-            {
-                return Ok(stored);
+        .update_object(def, "", name, |stored| {
+            if stored.get("metadata").is_some_and(being_deleted) {
+                return Ok(());
             }
             if let Some(Value::Object(md)) = stored.get_mut("metadata") {
                 let finalizers = md.entry("finalizers").or_insert_with(|| json!([]));
@@ -151,19 +144,18 @@ pub(crate) fn prepare_delete(
                 }
             }
             let status = stored.entry("status").or_insert_with(|| json!({}));
-            if let Value::Object(status) = status {
-                let conditions = status.entry("conditions").or_insert_with(|| json!([]));
-                if let Value::Array(list) = conditions {
-                    list.retain(|c| c.get("type").and_then(Value::as_str) != Some("Terminating"));
-                    list.push(json!({
-                        "type": "Terminating", "status": "True",
-                        "lastTransitionTime": crate::clock::now_rfc3339(),
-                        "reason": "InstanceDeletionPending",
-                        "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
-                    }));
-                }
+            if let Value::Object(status) = status
+                && let Value::Array(list) = status.entry("conditions").or_insert_with(|| json!([]))
+            {
+                let terminating = controller::condition(
+                    "Terminating",
+                    true,
+                    "InstanceDeletionPending",
+                    "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+                );
+                controller::merge_condition(list, terminating);
             }
-            Ok::<Map<String, Value>, ApiError>(stored)
+            Ok(())
         })
         .map(drop)
 }

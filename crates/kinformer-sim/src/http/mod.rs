@@ -254,7 +254,7 @@ async fn serve(
     }
 }
 
-fn method_not_allowed() -> ApiError {
+pub(super) fn method_not_allowed() -> ApiError {
     ApiError::new(
         405,
         "MethodNotAllowed",

@@ -12,7 +12,6 @@ use super::write::{parse_body, written_json};
 use crate::body::SimBody;
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::store::Precondition;
 
 /// Who the sim says every caller is.
 const USER: &str = "system:admin";
@@ -94,10 +93,7 @@ pub(super) fn bind(
     };
     shared
         .store
-        .modify(&pods, ns, pod, Precondition::None, |current| {
-            let Value::Object(mut stored) = current else {
-                return Err(ApiError::internal("a stored object is not a JSON object"));
-            };
+        .update_object(&pods, ns, pod, |stored| {
             let spec = stored.entry("spec").or_insert_with(|| json!({}));
             if let Some(bound) = spec.get("nodeName").and_then(Value::as_str).filter(|n| !n.is_empty()) {
                 return Err(ApiError::new(
@@ -107,11 +103,16 @@ pub(super) fn bind(
                 ));
             }
             spec["nodeName"] = Value::from(node);
-            Ok(stored)
+            Ok(())
         })?;
-    Ok(crate::status::json_response(
-        201,
-        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
+    Ok(success(201))
+}
+
+/// The `Status` of success a binding or an eviction answers.
+pub(super) fn success(code: u16) -> Response<SimBody> {
+    crate::status::json_response(
+        code,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": code})
             .to_string(),
-    ))
+    )
 }

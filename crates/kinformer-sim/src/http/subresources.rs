@@ -11,13 +11,13 @@ use serde_json::{Value, json};
 
 use super::Target;
 use super::media::Media;
-use super::review::bind;
-use super::write::{parse_object, written};
+use super::review::{bind, success};
+use super::write::{parse_object, sends_protobuf, written};
 use crate::body::SimBody;
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
 use crate::status::{ApiError, json_response};
-use crate::store::{Precondition, key_of};
+use crate::store::key_of;
 
 /// A subresource's group, version, kind and verbs, as discovery lists them.
 pub(super) fn described(
@@ -100,11 +100,7 @@ pub(super) fn serve(
         _ => "",
     };
     if !verbs.contains(&verb) {
-        return Err(ApiError::new(
-            405,
-            "MethodNotAllowed",
-            "the server does not allow this method on the requested resource",
-        ));
+        return Err(super::method_not_allowed());
     }
     let record = shared
         .store
@@ -127,21 +123,16 @@ pub(super) fn serve(
         "finalize" => {
             let body = body(req, "v1", "Namespace")?;
             let finalizers = body.get("spec").and_then(|s| s.get("finalizers")).cloned();
-            let record = shared
-                .store
-                .modify(def, "", name, Precondition::None, |current| {
-                    let Value::Object(mut stored) = current else {
-                        return Err(ApiError::internal("a stored object is not a JSON object"));
-                    };
-                    let spec = stored.entry("spec").or_insert_with(|| json!({}));
-                    match &finalizers {
-                        Some(list) if list.as_array().is_some_and(|l| !l.is_empty()) => {
-                            spec["finalizers"] = list.clone()
-                        }
-                        _ => drop(spec.as_object_mut().and_then(|s| s.remove("finalizers"))),
+            let record = shared.store.update_object(def, "", name, |stored| {
+                let spec = stored.entry("spec").or_insert_with(|| json!({}));
+                match &finalizers {
+                    Some(list) if list.as_array().is_some_and(|l| !l.is_empty()) => {
+                        spec["finalizers"] = list.clone()
                     }
-                    Ok(stored)
-                })?;
+                    _ => drop(spec.as_object_mut().and_then(|s| s.remove("finalizers"))),
+                }
+                Ok(())
+            })?;
             written(200, def, &record, media)
         }
         _ if def.kind == "Pod"
@@ -177,26 +168,13 @@ fn body(
     api_version: &str,
     kind: &str,
 ) -> Result<serde_json::Map<String, Value>, ApiError> {
-    let protobuf = req
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| v.trim() == kinformer_protobuf::MEDIA_TYPE);
     if req.body().is_empty() {
         Ok(serde_json::Map::new())
-    } else if protobuf {
+    } else if sends_protobuf(req) {
         crate::protobuf::decode_kind(api_version, kind, req.body())
     } else {
         parse_object(req.body())
     }
-}
-
-fn success(code: u16) -> Response<SimBody> {
-    json_response(
-        code,
-        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": code}).to_string(),
-    )
 }
 
 /// A service account's TokenRequest, answered with a token for it (signed by no one: the sim

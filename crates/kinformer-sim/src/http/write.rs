@@ -182,19 +182,22 @@ pub(super) fn with_warnings(mut resp: Response<SimBody>, warnings: &[String]) ->
     resp
 }
 
+/// Whether the request's body is Kubernetes protobuf, as its `Content-Type` says.
+pub(super) fn sends_protobuf(req: &Request<Bytes>) -> bool {
+    req.headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim() == kinformer_protobuf::MEDIA_TYPE)
+}
+
 /// A create's or update's body: JSON, or an object in protobuf (kubectl sends built-in
 /// types so) when `Content-Type` says it is.
 pub(super) fn parse_body(
     def: &ResourceDef,
     req: &Request<Bytes>,
 ) -> Result<Map<String, Value>, ApiError> {
-    let protobuf = req
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| v.trim() == kinformer_protobuf::MEDIA_TYPE);
-    if protobuf {
+    if sends_protobuf(req) {
         protobuf::decode_object(def, req.body())
     } else {
         parse_object(req.body())
@@ -273,8 +276,7 @@ pub(super) fn update(
             write_rules::restrict(def, sub, &old, &mut new);
             apply::record_update(Some(&old), &mut new, &writer);
             let mut new = as_map(new)?;
-            warnings =
-                validation::admit(def, old.as_object(), &mut new, sub, opts.field_validation)?;
+            warnings = validation::admit(def, Some(&old), &mut new, sub, opts.field_validation)?;
             Ok(new)
         })?;
     written(200, def, &record, media).map(|r| with_warnings(r, &warnings))

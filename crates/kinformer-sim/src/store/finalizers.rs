@@ -16,8 +16,8 @@ pub(super) fn finalizers(md: &Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// True when the object is being deleted.
-pub(super) fn being_deleted(md: &Value) -> bool {
+/// True when the object (its `metadata`) is being deleted.
+pub(crate) fn being_deleted(md: &Value) -> bool {
     md.get("deletionTimestamp").is_some_and(|t| !t.is_null())
 }
 

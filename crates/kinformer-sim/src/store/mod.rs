@@ -11,6 +11,7 @@ mod proto;
 mod read;
 mod record;
 mod served_version;
+mod update;
 mod write;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -24,6 +25,7 @@ use crate::audit::Audit;
 use crate::resource::ResourceDef;
 
 pub(crate) use delete::{DeleteOptions, FOREGROUND, ORPHAN, Propagation};
+pub(crate) use finalizers::being_deleted;
 pub(crate) use owners::{Dependent, Work};
 pub(crate) use partial::partial_event_line;
 pub(crate) use read::{ListPage, ReadAt, ReadError};

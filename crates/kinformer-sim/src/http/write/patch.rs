@@ -77,8 +77,7 @@ pub(in crate::http) fn patch(
             }
             let mut new = as_map(new)?;
             validation::decode(def, &new).map_err(|c| validation::undecodable_patch(&new, &c))?;
-            warnings =
-                validation::admit(def, old.as_object(), &mut new, sub, opts.field_validation)?;
+            warnings = validation::admit(def, Some(&old), &mut new, sub, opts.field_validation)?;
             Ok(new)
         });
     match (result, applied) {

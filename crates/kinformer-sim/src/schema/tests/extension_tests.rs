@@ -1,26 +1,9 @@
 //! `validate` and `validate_update` for the Kubernetes extensions: list types, embedded
 //! resources, and ratcheting on update.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::schema::Structural;
-
-/// A root schema with `spec` as given.
-fn with_spec(spec: Value) -> Structural {
-    let schema = json!({"type": "object", "properties": {"spec": spec}});
-    Structural::parse(&schema, "spec.versions[0].schema.openAPIV3Schema")
-        .unwrap_or_else(|e| panic!("schema refused: {e:?}"))
-}
-
-/// The full messages for an object with `spec` as given.
-fn messages(schema: &Structural, spec: Value) -> Vec<String> {
-    let obj = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": spec});
-    schema
-        .validate(&obj)
-        .into_iter()
-        .map(|e| e.message)
-        .collect()
-}
+use super::{messages, with_spec};
 
 #[test]
 fn list_type_set_and_map_report_duplicates() {

@@ -2,24 +2,8 @@
 
 use serde_json::{Value, json};
 
+use super::{messages, with_spec};
 use crate::schema::Structural;
-
-/// A root schema with `spec` as given.
-fn with_spec(spec: Value) -> Structural {
-    let schema = json!({"type": "object", "properties": {"spec": spec}});
-    Structural::parse(&schema, "spec.versions[0].schema.openAPIV3Schema")
-        .unwrap_or_else(|e| panic!("schema refused: {e:?}"))
-}
-
-/// The full messages for an object with `spec` as given.
-fn messages(schema: &Structural, spec: Value) -> Vec<String> {
-    let obj = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": spec});
-    schema
-        .validate(&obj)
-        .into_iter()
-        .map(|e| e.message)
-        .collect()
-}
 
 fn reasons(schema: &Structural, spec: Value) -> Vec<(String, &'static str)> {
     let obj = json!({"spec": spec});
