@@ -49,9 +49,9 @@ pub(crate) struct FooStatus {
 }
 
 /// A hang guard: the sim establishes a CRD at once.
-const PROMPT: Duration = Duration::from_secs(10);
+pub(crate) const PROMPT: Duration = Duration::from_secs(10);
 
-fn options() -> InstallOptions {
+pub(crate) fn options() -> InstallOptions {
     InstallOptions::new("crd-install-test")
         .and_then(|o| o.with_timeout(PROMPT))
         .expect("valid options")
@@ -96,27 +96,8 @@ async fn a_derived_crd_installs_and_its_resource_is_served() {
     assert_eq!(stored.spec, desired.spec);
     assert_eq!(stored.status, None);
 
-    let source = ListWatch::<Foo, _>::for_type(client.clone());
-    let informer =
-        SharedIndexInformer::new(source, Config::default().with_name("foos")).expect("an informer");
-    let running = tokio::spawn({
-        let informer = informer.clone();
-        async move { informer.run().await }
-    });
-    tokio::time::timeout(PROMPT, informer.wait_for_cache_sync())
-        .await
-        .expect("the informer syncs in time")
-        .expect("the informer syncs");
-    let cached = informer
-        .lister()
-        .get("default/example")
-        .expect("the Foo is cached");
+    let cached = cached(&client, "default/example").await;
     assert_eq!(cached.spec.deployment_name, "web");
-    informer.shutdown();
-    running
-        .await
-        .expect("the informer task")
-        .expect("the informer ends cleanly");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -145,4 +126,26 @@ async fn names_another_crd_holds_fail_at_once() {
     assert_eq!(crd, "rivals.samplecontroller.k8s.io");
     assert_eq!(condition.status, "False");
     assert!(err.to_string().contains("NamesAccepted is False"), "{err}");
+}
+
+/// The Foo `key` as a typed informer caches it once synced (the informer is stopped again).
+pub(crate) async fn cached(client: &Client, key: &str) -> std::sync::Arc<Foo> {
+    let source = ListWatch::<Foo, _>::for_type(client.clone());
+    let informer =
+        SharedIndexInformer::new(source, Config::default().with_name("foos")).expect("an informer");
+    let running = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.run().await }
+    });
+    tokio::time::timeout(PROMPT, informer.wait_for_cache_sync())
+        .await
+        .expect("the informer syncs in time")
+        .expect("the informer syncs");
+    let cached = informer.lister().get(key).expect("the Foo is cached");
+    informer.shutdown();
+    running
+        .await
+        .expect("the informer task")
+        .expect("the informer ends cleanly");
+    cached
 }
