@@ -95,6 +95,12 @@ pub enum Error {
     Custom(String),
 }
 
+impl serde::ser::Error for Error {
+    fn custom<T: Display>(msg: T) -> Self {
+        Self::Custom(msg.to_string())
+    }
+}
+
 impl serde::de::Error for Error {
     fn custom<T: Display>(msg: T) -> Self {
         Self::Custom(msg.to_string())

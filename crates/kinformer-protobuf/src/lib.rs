@@ -9,7 +9,9 @@
 //! - [`TypedDecoder`]: the same, faster, for k8s-openapi's types: generated code that fills
 //!   each Rust field from its field number, with no serde in between;
 //! - [`envelope`]: the `k8s\0` prefix and `runtime.Unknown` every body and watch object comes in;
-//! - [`to_vec`] / [`encode`]: a JSON value encoded as a message (the simulator's server side).
+//! - [`to_vec`] / [`encode`]: a JSON value encoded as a message (the simulator's server side);
+//! - [`to_vec_typed`] / [`encode_typed`]: any serde type (a k8s-openapi object) encoded as a
+//!   message straight from its `Serialize`, with no JSON value built in between.
 //!
 //! Go writes zero values of plain (non-pointer) fields that JSON leaves out; the decoder drops
 //! them again ([`Field::zero_is_absent`]), so a decoded object equals the one decoded from the
@@ -20,6 +22,8 @@ pub mod envelope;
 mod error;
 mod schema;
 mod ser;
+#[cfg(test)]
+mod test_schema;
 mod time;
 mod typed;
 pub mod wire;
@@ -27,7 +31,7 @@ pub mod wire;
 pub use de::{Deserializer, MAX_DEPTH, from_slice};
 pub use error::{Error, Result};
 pub use schema::{Field, FieldType, Message, MessageId, Scalar, Schema, Special};
-pub use ser::{encode, to_vec};
+pub use ser::{encode, encode_typed, to_vec, to_vec_typed};
 pub use typed::TypedDecoder;
 
 /// The media type of Kubernetes' protobuf bodies.

@@ -115,6 +115,7 @@ mod known_fields;
 mod kubeconfig;
 mod kubectl;
 mod managed_fields;
+mod namespace_admission;
 mod namespace_lifecycle;
 mod patch;
 mod protobuf;

@@ -267,7 +267,7 @@ impl SimBuilder {
             shared.store.start_collecting();
         }
         if let Some(ns) = shared.resource("namespaces") {
-            for name in ["default", "kube-system", "kube-public"] {
+            for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
                 let obj = serde_json::json!({"metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
                 if let Value::Object(m) = obj {
                     shared.store.create(&ns, None, m)?;

@@ -219,7 +219,7 @@ pub(super) fn create(
         .and_then(|m| m.get("name"))
         .and_then(Value::as_str)
         .unwrap_or_default();
-    crate::namespace_lifecycle::refuse_if_terminating(shared, def, &ns, name)?;
+    crate::namespace_admission::admit_create(shared, def, &ns, name)?;
     validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
     let mut obj = Value::Object(obj);
     // What a create may not set goes first: a status dropped is not validated.
@@ -291,6 +291,7 @@ pub(super) fn delete(
     let def: &Arc<ResourceDef> = &target.def;
     let name = target.name.as_deref().unwrap_or_default();
     let opts = options::delete_options(req)?;
+    crate::namespace_admission::admit_delete(def, name)?;
     if def.is_crd() && !opts.dry_run {
         crate::crd::prepare_delete(shared, def, name)?;
     }

@@ -3,6 +3,15 @@
 //! written in number order, as Go writes them; JSON keys the schema does not have (`apiVersion` and
 //! `kind` at the top, which the envelope carries) are left out, as a protobuf server would.
 
+mod refuse;
+mod typed;
+mod typed_parts;
+
+#[cfg(test)]
+mod tests;
+
+pub use typed::{encode_typed, to_vec_typed};
+
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -30,11 +39,11 @@ pub fn encode(schema: &Schema, message: MessageId, value: &Value, out: &mut Vec<
     Encoder { schema }.message(message, value, out, 0)
 }
 
-struct Encoder<'s> {
-    schema: &'s Schema,
+pub(crate) struct Encoder<'s> {
+    pub(crate) schema: &'s Schema,
 }
 
-fn mismatch(expected: &'static str) -> Error {
+pub(crate) fn mismatch(expected: &'static str) -> Error {
     Error::Encode {
         path: String::new(),
         expected,
@@ -42,7 +51,7 @@ fn mismatch(expected: &'static str) -> Error {
 }
 
 /// Puts a field's name in front of the path of an error from inside it.
-fn at(name: &str) -> impl FnOnce(Error) -> Error + '_ {
+pub(crate) fn at(name: &str) -> impl FnOnce(Error) -> Error + '_ {
     move |e| match e {
         Error::Encode { path, expected } => Error::Encode {
             path: if path.is_empty() {
@@ -112,7 +121,7 @@ impl Encoder<'_> {
         Ok(())
     }
 
-    fn value(
+    pub(crate) fn value(
         &self,
         number: u32,
         ty: &FieldType,
@@ -129,7 +138,13 @@ impl Encoder<'_> {
         }
     }
 
-    fn scalar(&self, number: u32, scalar: Scalar, value: &Value, out: &mut Vec<u8>) -> Result<()> {
+    pub(crate) fn scalar(
+        &self,
+        number: u32,
+        scalar: Scalar,
+        value: &Value,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         let int = || value.as_i64().ok_or_else(|| mismatch("an integer"));
         let uint = || {
             value
