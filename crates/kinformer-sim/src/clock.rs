@@ -63,6 +63,60 @@ pub(crate) fn rfc3339(secs: u64) -> String {
     )
 }
 
+const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Formats seconds since the Unix epoch as an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`), the
+/// form Go's `http.TimeFormat` writes `Last-Modified` in.
+pub(crate) fn http_date(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    // 1970-01-01 was a Thursday.
+    let weekday = WEEKDAYS[(days + 4).rem_euclid(7) as usize];
+    let month = MONTHS[(m - 1) as usize];
+    format!(
+        "{weekday}, {d:02} {month} {y:04} {:02}:{:02}:{:02} GMT",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// The same time of day on the same date a year after `secs` (29 February becomes 1 March), as
+/// Go's `AddDate(1, 0, 0)` moves it.
+pub(crate) fn a_year_after(secs: u64) -> u64 {
+    let days = (secs / 86_400) as i64;
+    let (y, m, d) = civil_from_days(days);
+    let later = days_from_civil(y + 1, i64::from(m), i64::from(d));
+    u64::try_from(later).unwrap_or_default() * 86_400 + secs % 86_400
+}
+
+/// Seconds since the Unix epoch of an HTTP date in the form [`http_date`] writes; `None` for
+/// anything else.
+pub(crate) fn parse_http_date(text: &str) -> Option<u64> {
+    let mut parts = text.split(' ');
+    let (_weekday, day, month, year, time, zone) = (
+        parts.next()?,
+        parts.next()?,
+        parts.next()?,
+        parts.next()?,
+        parts.next()?,
+        parts.next()?,
+    );
+    if zone != "GMT" || parts.next().is_some() || time.len() != 8 {
+        return None;
+    }
+    let month = MONTHS.iter().position(|m| *m == month)? as i64 + 1;
+    let (day, year) = (day.parse::<i64>().ok()?, year.parse::<i64>().ok()?);
+    let mut clock = time.split(':').map(|p| p.parse::<i64>().ok());
+    let (hh, mm, ss) = (clock.next()??, clock.next()??, clock.next()??);
+    let secs = days_from_civil(year, month, day) * 86_400 + hh * 3600 + mm * 60 + ss;
+    u64::try_from(secs).ok()
+}
+
 // Howard Hinnant's days-to-civil algorithm.
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -94,5 +148,17 @@ mod tests {
             Some(1_704_164_645)
         );
         assert_eq!(parse_rfc3339("yesterday"), None);
+        assert_eq!(http_date(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(http_date(951_782_400), "Tue, 29 Feb 2000 00:00:00 GMT");
+        for secs in [0, 784_111_777, 1_800_000_123] {
+            assert_eq!(parse_http_date(&http_date(secs)), Some(secs));
+        }
+        assert_eq!(a_year_after(784_111_777), 784_111_777 + 365 * 86_400);
+        // 2000-02-29 is followed a year on by 2001-03-01.
+        assert_eq!(
+            http_date(a_year_after(951_782_400)),
+            "Thu, 01 Mar 2001 00:00:00 GMT"
+        );
+        assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), None);
     }
 }

@@ -58,6 +58,8 @@ pub(crate) struct Shared {
     pub(crate) goaway: tokio::sync::watch::Sender<u64>,
     /// When the sim started, for the request log's times.
     started: tokio::time::Instant,
+    /// When each OpenAPI document last changed, for its `Last-Modified`.
+    pub(crate) openapi_dates: crate::http::DocumentDates,
 }
 
 /// Counters of the listener's connections.
@@ -108,6 +110,7 @@ impl Shared {
             connections: ConnectionCounts::default(),
             goaway: tokio::sync::watch::Sender::new(0),
             started: tokio::time::Instant::now(),
+            openapi_dates: crate::http::DocumentDates::default(),
         })
     }
 

@@ -21,6 +21,7 @@ use bytes::Bytes;
 use http::{Method, Request, Response, header};
 
 pub(crate) use media::{Encoding, Form, Media, has_protobuf};
+pub(crate) use openapi::conditional::DocumentDates;
 pub(crate) use params::{Params, decode};
 
 use crate::body::SimBody;
@@ -37,7 +38,7 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response
         .uri()
         .path_and_query()
         .map_or_else(|| req.uri().path().to_owned(), |p| p.as_str().to_owned());
-    let gzip = shared.config.gzip && accepts_gzip(&req);
+    let gzip = shared.config.gzip && accepts_gzip(req.headers());
     let resp = if req.uri().path().starts_with("/_control/") {
         control::handle(&shared, req).await
     } else {
@@ -55,8 +56,9 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Bytes>) -> Response
 /// Non-watch responses above this size are gzipped for clients that accept it (APIResponseCompression).
 const GZIP_THRESHOLD: usize = 128 * 1024;
 
-fn accepts_gzip(req: &Request<Bytes>) -> bool {
-    req.headers()
+/// Whether the request's `Accept-Encoding` names gzip.
+fn accepts_gzip(headers: &http::HeaderMap) -> bool {
+    headers
         .get_all(header::ACCEPT_ENCODING)
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -69,7 +71,15 @@ fn accepts_gzip(req: &Request<Bytes>) -> bool {
 }
 
 fn compress(resp: Response<SimBody>) -> Response<SimBody> {
-    let Some(body) = resp.body().as_full().filter(|b| b.len() > GZIP_THRESHOLD) else {
+    compress_above(resp, GZIP_THRESHOLD)
+}
+
+/// `resp` gzipped when its body is longer than `threshold` and not already encoded.
+fn compress_above(resp: Response<SimBody>, threshold: usize) -> Response<SimBody> {
+    if resp.headers().contains_key(header::CONTENT_ENCODING) {
+        return resp;
+    }
+    let Some(body) = resp.body().as_full().filter(|b| b.len() > threshold) else {
         return resp;
     };
     // The apiserver compresses at gzip's fastest level.
@@ -114,7 +124,7 @@ async fn route(shared: &Arc<Shared>, req: Request<Bytes>) -> Result<Response<Sim
         return Ok(resp);
     }
     authenticate(shared, &req)?;
-    if let Some(resp) = openapi::serve(shared, &path, req.headers()) {
+    if let Some(resp) = openapi::serve(shared, &req) {
         return resp;
     }
     // Discovery negotiates its own forms (the aggregated one among them).

@@ -3,37 +3,61 @@
 //! `fieldValidation`, and then lets the server validate) and to `explain` a resource. Each
 //! group version's paths are generated from what the registry serves, custom resources
 //! included once their CRD is established; a custom resource's schema is its CRD's.
+//! `/openapi/v2` is also served as gnostic's protobuf `openapi.v2.Document`, which kubectl and
+//! client-go ask for; every document carries the validators and caching headers
+//! kube-apiserver's OpenAPI handlers write.
 
+mod answer;
 mod builtin;
+pub(crate) mod conditional;
+mod gnostic_document;
+mod gnostic_schema;
+mod gnostic_wire;
+mod negotiate;
 mod paths;
 mod schemas;
+mod sha512;
+mod v2_schema;
+mod yaml;
 
-use std::hash::{DefaultHasher, Hash, Hasher};
-
-use http::{HeaderMap, Response};
+use bytes::Bytes;
+use http::{Request, Response};
 use serde_json::{Map, Value, json};
 
 use crate::body::SimBody;
 use crate::resource::{Registry, ResourceDef};
 use crate::shared::Shared;
-use crate::status::{ApiError, json_response};
+use crate::status::ApiError;
 
-/// The OpenAPI document at `path`, or `None` when `path` is not an OpenAPI path.
+/// The answer to `req` when its path is an OpenAPI path, else `None`.
 pub(super) fn serve(
     shared: &Shared,
-    path: &str,
-    _headers: &HeaderMap,
+    req: &Request<Bytes>,
 ) -> Option<Result<Response<SimBody>, ApiError>> {
-    let path = path.trim_end_matches('/');
+    let path = req.uri().path().trim_end_matches('/');
+    let (method, headers) = (req.method(), req.headers());
     let registry = shared.registry();
     match path {
-        "/openapi/v3" => Some(Ok(json_response(200, root(&registry).to_string()))),
-        "/openapi/v2" => Some(Ok(json_response(200, v2(&registry).to_string()))),
+        "/openapi/v3" => Some(Ok(answer::v3_root(
+            shared,
+            method,
+            headers,
+            &root(&registry),
+        ))),
+        "/openapi/v2" => Some(Ok(answer::v2(shared, method, headers, &v2(&registry)))),
         _ => {
             let gv = path.strip_prefix("/openapi/v3/")?;
             Some(
                 group_version(&registry, gv)
-                    .map(|doc| json_response(200, doc.to_string()))
+                    .map(|doc| {
+                        answer::v3_group_version(
+                            shared,
+                            method,
+                            headers,
+                            req.uri().query(),
+                            (gv, &doc),
+                        )
+                    })
                     .ok_or_else(ApiError::page_not_found),
             )
         }
@@ -58,20 +82,24 @@ fn group_versions(registry: &Registry) -> Vec<(String, Vec<&ResourceDef>)> {
     out
 }
 
-/// `/openapi/v3`: every group version's document, by a path that names its content's hash
-/// (a client caches what it fetched by that path for as long as the hash holds).
+/// `/openapi/v3`: every group version's document, by a path that names its content's hash, the
+/// same SHA-512 that is its ETag (a client caches what it fetched by that path for as long as the
+/// hash holds).
 fn root(registry: &Registry) -> Value {
     let mut paths = Map::new();
     for (gv, defs) in group_versions(registry) {
-        let doc = document(&defs);
-        let mut hasher = DefaultHasher::new();
-        doc.to_string().hash(&mut hasher);
+        let etag = sha512::hex_digest(document(&defs).to_string().as_bytes());
         paths.insert(
             gv.clone(),
-            json!({"serverRelativeURL": format!("/openapi/v3/{gv}?hash={:016X}", hasher.finish())}),
+            json!({"serverRelativeURL": versioned_url(&gv, &etag)}),
         );
     }
     json!({ "paths": paths })
+}
+
+/// The URL of the group version `gv`'s document whose ETag is `etag`.
+fn versioned_url(gv: &str, etag: &str) -> String {
+    format!("/openapi/v3/{gv}?hash={etag}")
 }
 
 fn group_version(registry: &Registry, gv: &str) -> Option<Value> {
@@ -87,7 +115,7 @@ fn document(defs: &[&ResourceDef]) -> Value {
     let mut components = schemas::meta();
     for def in defs {
         paths::add(&mut paths, def, Spec::V3);
-        schemas::add(&mut components, def);
+        schemas::add(&mut components, def, Spec::V3);
     }
     json!({
         "openapi": "3.0.0",
@@ -103,13 +131,21 @@ fn v2(registry: &Registry) -> Value {
     let mut definitions = schemas::meta();
     for def in registry.all() {
         paths::add(&mut paths, def, Spec::V2);
-        schemas::add(&mut definitions, def);
+        schemas::add(&mut definitions, def, Spec::V2);
     }
     json!({
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": "v1.36.0"},
         "paths": paths,
         "definitions": schemas::v2_refs(Value::Object(definitions)),
+        // kube-apiserver's generic OpenAPI config: a bearer token in the Authorization header.
+        "securityDefinitions": {"BearerToken": {
+            "description": "Bearer Token authentication",
+            "type": "apiKey",
+            "name": "authorization",
+            "in": "header",
+        }},
+        "security": [{"BearerToken": []}],
     })
 }
 

@@ -185,7 +185,10 @@ impl Op<'_> {
                 op["responses"] = json!({"200": {"description": "OK", "schema": answer}});
             }
         }
-        op["parameters"] = Value::Array(parameters);
+        // Go leaves an empty list of parameters out (`omitempty`).
+        if !parameters.is_empty() {
+            op["parameters"] = Value::Array(parameters);
+        }
         op
     }
 

@@ -6,6 +6,7 @@
 use kinformer_protobuf::{MessageId, Schema};
 use serde_json::{Map, Value, json};
 
+use super::Spec;
 use crate::resource::ResourceDef;
 
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
@@ -76,16 +77,28 @@ pub(super) fn meta() -> Map<String, Value> {
     out
 }
 
-fn reference(name: &str) -> Value {
-    json!({"allOf": [{"$ref": format!("#/components/schemas/{name}")}]})
+/// A member's reference to the schema `name`: OpenAPI 3 wraps it in `allOf` (so that a
+/// description may stand beside it), Swagger 2.0 does not. Both name `components` here;
+/// [`v2_refs`] points a Swagger document's at its `definitions`.
+fn reference(name: &str, spec: Spec) -> Value {
+    match spec {
+        Spec::V3 => json!({"allOf": [{"$ref": format!("#/components/schemas/{name}")}]}),
+        Spec::V2 => json!({"$ref": format!("#/components/schemas/{name}")}),
+    }
 }
 
-/// Adds `def`'s kind and list schemas.
-pub(super) fn add(schemas: &mut Map<String, Value>, def: &ResourceDef) {
+/// Adds `def`'s kind and list schemas, in `spec`'s form.
+pub(super) fn add(schemas: &mut Map<String, Value>, def: &ResourceDef, spec: Spec) {
     let gvk = |kind: String| json!([{"group": def.group, "kind": kind, "version": def.version}]);
     let generated = message(def).map(|id| super::builtin::add(schemas, id));
     let mut kind = match (def.openapi.as_deref(), generated) {
-        (Some(Value::Object(declared)), _) => declared.clone(),
+        (Some(Value::Object(declared)), _) => {
+            let mut declared = declared.clone();
+            if spec == Spec::V2 {
+                super::v2_schema::to_v2(&mut declared);
+            }
+            declared
+        }
         (None, Some(name)) => match schemas.get(&name) {
             Some(Value::Object(schema)) => schema.clone(),
             _ => Map::new(),
@@ -103,7 +116,7 @@ pub(super) fn add(schemas: &mut Map<String, Value>, def: &ResourceDef) {
             "kind".into(),
             json!({"description": "Kind is a string value representing the REST resource this object represents.", "type": "string"}),
         );
-        properties.insert("metadata".into(), reference(OBJECT_META));
+        properties.insert("metadata".into(), reference(OBJECT_META, spec));
     }
     kind.insert(
         "x-kubernetes-group-version-kind".into(),
@@ -118,8 +131,8 @@ pub(super) fn add(schemas: &mut Map<String, Value>, def: &ResourceDef) {
             "properties": {
                 "apiVersion": {"type": "string"},
                 "kind": {"type": "string"},
-                "items": {"type": "array", "items": reference(&kind_schema(def))},
-                "metadata": reference(LIST_META),
+                "items": {"type": "array", "items": reference(&kind_schema(def), spec)},
+                "metadata": reference(LIST_META, spec),
             },
             "x-kubernetes-group-version-kind": gvk(format!("{}List", def.kind)),
         }),
