@@ -2,7 +2,7 @@
 //! own overhead per object, and a compact indexer's whole footprint per object, measured with a
 //! counting global allocator.
 //!
-//! Run with `cargo bench -p kinformer-indexer --bench memory`.
+//! Run with `cargo bench -p kinformer-indexer --features protobuf --bench memory`.
 
 #![allow(clippy::print_stdout)] // A benchmark reports its numbers on stdout.
 
@@ -89,9 +89,9 @@ fn three_indexes() -> Config<Pod> {
 /// Bytes a compact indexer with three indexes holds per object (its entries, maps, keys and
 /// index sets, everything), filled the way an informer fills it: `listed` through a list
 /// (each object admitted as it arrives, then one replace), else by adds (watch events).
-fn compact_total(pods: &[Arc<Pod>], listed: bool) -> isize {
+fn compact_total(pods: &[Arc<Pod>], listed: bool, codec: Compact<Pod>) -> isize {
     let region = Region::new(GLOBAL);
-    let indexer = Indexer::new(three_indexes().with_compact(Compact::json()));
+    let indexer = Indexer::new(three_indexes().with_compact(codec));
     if listed {
         let list = pods
             .iter()
@@ -139,8 +139,15 @@ fn main() {
     let store_three = index_overhead(&full, three_indexes());
     drop(full);
     let (stripped, stripped_bytes) = build(&json, true, false);
-    let compact_added = compact_total(&stripped, false);
-    let compact_listed = compact_total(&stripped, true);
+    let compact_added = compact_total(&stripped, false, Compact::json());
+    let compact_listed = compact_total(&stripped, true, Compact::json());
+    // Built with the `protobuf` feature (as the workspace builds it).
+    #[cfg(feature = "protobuf")]
+    let protobuf_listed = compact_total(
+        &stripped,
+        true,
+        Compact::protobuf().expect("Pod has a protobuf message"),
+    );
     drop(stripped);
     let (compacted, compacted_bytes) = build(&json, true, true);
     drop(compacted);
@@ -184,5 +191,10 @@ fn main() {
     println!(
         "  compact, total per pod (stripped, 3 indexes), listed: {:>5} B",
         per(compact_listed)
+    );
+    #[cfg(feature = "protobuf")]
+    println!(
+        "  compact protobuf, total per pod (stripped, 3 indexes), listed: {:>5} B",
+        per(protobuf_listed)
     );
 }

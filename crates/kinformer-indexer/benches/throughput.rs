@@ -1,7 +1,7 @@
 //! Indexer write and read throughput with realistic pods: adds/s, updates/s with three indexes
 //! (namespace, node, app), replace of 50k objects, and indexed reads.
 //!
-//! Run with `cargo bench -p kinformer-indexer --bench throughput`.
+//! Run with `cargo bench -p kinformer-indexer --features protobuf --bench throughput`.
 
 #![allow(clippy::print_stdout)] // A benchmark reports its numbers on stdout.
 
@@ -72,9 +72,10 @@ fn rate(label: &str, count: usize, run: impl FnOnce()) {
 /// Reads of a compact cache of the pods without managedFields (as an informer holds them),
 /// each decoding the pods it returns: a `get`, and the whole cache read at once (`list`) and
 /// one pod at a time (`iter`).
-fn compact_reads(pods: &[Arc<Pod>]) {
+fn compact_reads(pods: &[Arc<Pod>], codec: Compact<Pod>) {
     let objects = pods.len();
-    let compact = Indexer::new(Config::default().with_compact(Compact::json()));
+    let label = |what: &str| format!("compact ({:?}) {what}", codec.encoding());
+    let compact = Indexer::new(Config::default().with_compact(codec));
     for pod in pods {
         let mut pod = (**pod).clone();
         pods::strip_managed_fields(&mut pod);
@@ -88,11 +89,11 @@ fn compact_reads(pods: &[Arc<Pod>]) {
         black_box(compact.get_by_key(key));
     }
     let per_get = start.elapsed().as_secs_f64() * 1e6 / objects as f64;
-    println!("  {:<44} {per_get:>10.2} µs", "compact get_by_key, mean");
-    rate("compact list (all decoded at once)", objects, || {
+    println!("  {:<44} {per_get:>10.2} µs", label("get_by_key, mean"));
+    rate(&label("list (all decoded)"), objects, || {
         black_box(compact.list().len());
     });
-    rate("compact iter (one decoded at a time)", objects, || {
+    rate(&label("iter (one at a time)"), objects, || {
         black_box(compact.iter().count());
     });
 }
@@ -170,7 +171,13 @@ fn main() {
             );
         }
     });
-    compact_reads(&pods);
+    compact_reads(&pods, Compact::json());
+    // Built with the `protobuf` feature (as the workspace builds it).
+    #[cfg(feature = "protobuf")]
+    compact_reads(
+        &pods,
+        Compact::protobuf().expect("Pod has a protobuf message"),
+    );
     let lister = CacheLister::new(Arc::new(indexed), "pods");
     let selector = LabelSelector::parse("app=app-7,tier in (frontend,backend)").unwrap_or_default();
     rate("namespaced list with selector (1000 pods)", 500, || {

@@ -48,6 +48,8 @@
 
 mod admit;
 mod compact;
+#[cfg(feature = "protobuf")]
+mod compact_protobuf;
 mod config;
 mod error;
 mod index;
@@ -65,7 +67,7 @@ mod state;
 mod tests;
 
 // The public interface is:
-pub use compact::Compact;
+pub use compact::{Compact, Encoding};
 pub use config::Config;
 pub use error::{Error, Result};
 pub use index::IndexFunc;

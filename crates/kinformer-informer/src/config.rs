@@ -167,7 +167,8 @@ impl<K: Object> Config<K> {
     /// [`ListerWatcher::set_fields`](kinformer_core::ListerWatcher::set_fields)).
     ///
     /// A compact cache ([`Holding::Compact`](kinformer_core::Holding::Compact)) holds each
-    /// object as its JSON with its index values, decoded again on every read of the cache
+    /// object packed with its index values (a built-in type in Kubernetes' protobuf with the
+    /// `protobuf` feature, on by default with `rest`; anything else as its JSON), decoded again on every read of the cache
     /// (`get`, `list`, `by_index`, listers) and for every delivery to a handler (an update's
     /// old object too, unless its resourceVersion is unchanged). See
     /// [`kinformer_indexer`'s compact mode](kinformer_indexer#compact-mode) for the trade-off.
@@ -176,7 +177,7 @@ impl<K: Object> Config<K> {
     where
         K: serde::Serialize + serde::de::DeserializeOwned,
     {
-        self.codec = (shape.holding() == Holding::Compact).then(Compact::json);
+        self.codec = (shape.holding() == Holding::Compact).then(compact_codec);
         self.shape = shape;
         self
     }
@@ -264,4 +265,22 @@ impl<K: Object> Config<K> {
             codec: self.codec,
         }
     }
+}
+
+/// A compact cache's codec: Kubernetes' protobuf for a built-in type, else JSON.
+#[cfg(feature = "protobuf")]
+fn compact_codec<K>() -> Compact<K>
+where
+    K: Object + serde::Serialize + serde::de::DeserializeOwned,
+{
+    Compact::preferred()
+}
+
+/// A compact cache's codec: JSON (Kubernetes' protobuf needs the `protobuf` feature).
+#[cfg(not(feature = "protobuf"))]
+fn compact_codec<K>() -> Compact<K>
+where
+    K: Object + serde::Serialize + serde::de::DeserializeOwned,
+{
+    Compact::json()
 }
