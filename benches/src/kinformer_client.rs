@@ -48,6 +48,7 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
     let config = match options.mode.as_str() {
         "kinformer-keep" => config(default.with_fields(Fields::All)),
         "kinformer-compact" => config(default.with_holding(Holding::Compact)),
+        "kinformer-tiered" => config(default.with_holding(Holding::tiered())),
         // Metadata, the node, the phase, and the containers' names and images.
         "kinformer-projected" => config(
             default.with_fields(Fields::projected(

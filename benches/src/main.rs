@@ -14,7 +14,8 @@
 //! sized allocations as it arrives, which every other kinformer mode does),
 //! `kinformer-metadata` (a metadata-only informer of the same pods), `kinformer-projected`
 //! (keeping metadata, the node, the phase and container names and images), `kinformer-compact`
-//! (the cache in compact mode; every kinformer mode also times `get`s and a namespace's list),
+//! (the cache in compact mode), `kinformer-tiered` (compact plus a hot set of recently read
+//! objects kept decoded; every kinformer mode also times `get`s and a namespace's list),
 //! `kinformer-json` (the defaults on a client asking for JSON; protobuf is the default),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`,
 //! `floor-decode-protobuf` (the same floor on protobuf frames), `floor-bytes`. With `--sim-pid`, the
@@ -192,6 +193,7 @@ fn main() -> ExitCode {
             | "kinformer-trim"
             | "kinformer-metadata"
             | "kinformer-compact"
+            | "kinformer-tiered"
             | "kinformer-projected"
             | "kinformer-json" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,

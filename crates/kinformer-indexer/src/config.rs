@@ -3,6 +3,8 @@
 use kinformer_core::{KeyFunc, Object};
 
 use crate::IndexFunc;
+use std::num::NonZeroUsize;
+
 use crate::compact::Compact;
 
 /// How to build an [`Indexer`](crate::Indexer): the key function, the indexes besides the
@@ -26,6 +28,7 @@ pub struct Config<K> {
     pub(crate) key_func: KeyFunc<K>,
     pub(crate) indexers: Vec<(String, IndexFunc<K>)>,
     pub(crate) compact: Option<Compact<K>>,
+    pub(crate) hot_objects: Option<NonZeroUsize>,
 }
 
 impl<K: Object> Default for Config<K> {
@@ -34,6 +37,7 @@ impl<K: Object> Default for Config<K> {
             key_func: KeyFunc::default(),
             indexers: Vec::new(),
             compact: None,
+            hot_objects: None,
         }
     }
 }
@@ -102,5 +106,41 @@ impl<K> Config<K> {
     /// How objects are packed, in compact mode; `None` (the default) holds them decoded.
     pub fn compact(&self) -> Option<Compact<K>> {
         self.compact
+    }
+
+    /// Keeps the `capacity` most recently read objects of a compact indexer decoded (a tiered
+    /// holding): a `get` or an index read of a hot object hands out the decoded object without
+    /// decoding it again, and the rest of the cache stays packed. A whole-cache `list` uses hot
+    /// objects but does not make objects hot, so a scan does not push the working set out. It
+    /// has no effect without [`with_compact`](Self::with_compact).
+    ///
+    /// ```
+    /// use std::num::NonZeroUsize;
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::{Store, StoreRead};
+    /// use kinformer_indexer::{Compact, Config, Indexer};
+    ///
+    /// let config = Config::default()
+    ///     .with_compact(Compact::json())
+    ///     .with_hot_objects(NonZeroUsize::new(1024).expect("non-zero"));
+    /// let indexer: Indexer<Pod> = Indexer::new(config);
+    /// let mut pod = Pod::default();
+    /// pod.metadata.name = Some("web-0".into());
+    /// indexer.add(Arc::new(pod))?;
+    /// let first = indexer.get_by_key("web-0").expect("held");
+    /// let again = indexer.get_by_key("web-0").expect("held");
+    /// assert!(Arc::ptr_eq(&first, &again), "decoded once, then read hot");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_hot_objects(mut self, capacity: NonZeroUsize) -> Self {
+        self.hot_objects = Some(capacity);
+        self
+    }
+
+    /// How many recently read objects a compact indexer keeps decoded, if any.
+    pub fn hot_objects(&self) -> Option<NonZeroUsize> {
+        self.hot_objects
     }
 }

@@ -6,7 +6,6 @@ use std::sync::{Arc, PoisonError};
 
 use kinformer_core::{KeyFunc, Object, StoreRead};
 
-use crate::read::load_all;
 use crate::{Error, Indexer, Iter, ReadOnlyIndexer};
 
 mod sealed {
@@ -83,7 +82,7 @@ pub trait IndexRead<K: Object>: StoreRead<K> + sealed::Cache<K> {
             .collect();
         let held = self.cache().held_of(&state, keys);
         drop(state);
-        Ok(load_all(held))
+        Ok(self.cache().load_reads(held, true))
     }
 
     /// The keys indexed under `value` in index `name`, sorted.
@@ -105,7 +104,8 @@ pub trait IndexRead<K: Object>: StoreRead<K> + sealed::Cache<K> {
     /// # Errors
     /// [`Error::UnknownIndex`].
     fn by_index(&self, name: &str, value: &str) -> Result<Vec<Arc<K>>, Error> {
-        Ok(load_all(self.cache().held_by_index(name, value)?))
+        let held = self.cache().held_by_index(name, value)?;
+        Ok(self.cache().load_reads(held, true))
     }
 
     /// Every value index `name` currently holds (empty for an unknown index), sorted.

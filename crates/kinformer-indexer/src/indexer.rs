@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGua
 use kinformer_core::{Cached, DeletedState, KeyFunc, Object, Store, StoreError};
 
 use crate::compact::Compact;
+use crate::hot::HotSet;
 use crate::index::Index;
 use crate::state::{State, next_index_set};
 use crate::{Config, Error, IndexFunc, NAMESPACE_INDEX, deletion_handling_key};
@@ -50,6 +51,9 @@ pub struct Indexer<K> {
     pub(crate) state: RwLock<State<K>>,
     /// Set in compact mode (see [`Config::with_compact`]).
     pub(crate) compact: Option<Compact<K>>,
+    /// The recently read objects kept decoded (compact mode with
+    /// [`Config::with_hot_objects`]).
+    pub(crate) hot: Option<HotSet<K>>,
     pub(crate) last_resource_version: Mutex<String>,
 }
 
@@ -80,6 +84,10 @@ impl<K: Object> Indexer<K> {
                 index_set: next_index_set(),
                 compact: config.compact,
             }),
+            hot: config
+                .hot_objects
+                .filter(|_| config.compact.is_some())
+                .map(HotSet::new),
             compact: config.compact,
             last_resource_version: Mutex::new(String::new()),
         }

@@ -52,6 +52,7 @@ mod compact;
 mod compact_protobuf;
 mod config;
 mod error;
+mod hot;
 mod index;
 mod index_read;
 mod indexer;

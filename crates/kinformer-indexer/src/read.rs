@@ -6,6 +6,7 @@ use std::sync::Arc;
 use kinformer_core::{Cached, Object, StoreRead};
 
 use crate::Indexer;
+use crate::packed::PackedObject;
 use crate::state::State;
 
 impl<K: Object> Indexer<K> {
@@ -36,6 +37,33 @@ impl<K: Object> Indexer<K> {
     }
 }
 
+impl<K: Object> Indexer<K> {
+    /// The object of `obj` as a read hands it out: decoded now when packed, unless it is hot;
+    /// `remember` makes a decoded object hot (point and index reads; a whole-cache read does
+    /// not, so a scan keeps the working set).
+    pub(crate) fn load_read(&self, obj: &Cached<K>, remember: bool) -> Option<Arc<K>> {
+        let (Some(hot), Some(packed)) = (&self.hot, PackedObject::of(obj)) else {
+            return load_logged(obj);
+        };
+        let key = obj.key(&self.key_func);
+        if let Some(object) = hot.get(&key, &packed.bytes) {
+            return Some(object);
+        }
+        let object = load_logged(obj)?;
+        if remember {
+            hot.insert(Arc::from(&*key), Arc::clone(&packed.bytes), Arc::clone(&object));
+        }
+        Some(object)
+    }
+
+    /// [`load_read`](Self::load_read) of each of `held`, in order.
+    pub(crate) fn load_reads(&self, held: Vec<Cached<K>>, remember: bool) -> Vec<Arc<K>> {
+        held.iter()
+            .filter_map(|obj| self.load_read(obj, remember))
+            .collect()
+    }
+}
+
 /// The object of `obj`, decoded now when packed; `None` (logged) when it fails to decode,
 /// which only a type whose serde implementations do not round-trip could cause.
 pub(crate) fn load_logged<K: 'static>(obj: &Cached<K>) -> Option<Arc<K>> {
@@ -44,21 +72,15 @@ pub(crate) fn load_logged<K: 'static>(obj: &Cached<K>) -> Option<Arc<K>> {
         .ok()
 }
 
-/// Decodes what was taken out from under the lock, in order (a packed object that fails to
-/// decode is logged and read as absent).
-pub(crate) fn load_all<K: 'static>(held: Vec<Cached<K>>) -> Vec<Arc<K>> {
-    held.iter().filter_map(load_logged).collect()
-}
-
 impl<K: Object> StoreRead<K> for Indexer<K> {
     fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        load_logged(&self.get_cached(key)?)
+        self.load_read(&self.get_cached(key)?, true)
     }
 
     /// Every object, decoded at once in compact mode: [`IndexRead::iter`](crate::IndexRead::iter) reads them one at a
     /// time.
     fn list(&self) -> Vec<Arc<K>> {
-        load_all(self.list_cached())
+        self.load_reads(self.list_cached(), false)
     }
 
     fn get_cached(&self, key: &str) -> Option<Cached<K>> {

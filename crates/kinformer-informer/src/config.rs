@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kinformer_core::{Holding, Object, ObjectShape, Transform};
+use kinformer_core::{Object, ObjectShape, Transform};
 use kinformer_indexer::{Compact, IndexFunc, NAMESPACE_INDEX};
 use kinformer_reflector::{Config as ReflectorConfig, TypeCheck};
 
@@ -177,7 +177,7 @@ impl<K: Object> Config<K> {
     where
         K: serde::Serialize + serde::de::DeserializeOwned,
     {
-        self.codec = (shape.holding() == Holding::Compact).then(compact_codec);
+        self.codec = shape.holding().is_packed().then(compact_codec);
         self.shape = shape;
         self
     }

@@ -135,6 +135,9 @@ impl<K: Object + Clone> SharedIndexInformer<K> {
         if let Some(codec) = config.codec {
             indexes = indexes.with_compact(codec);
         }
+        if let Holding::Tiered { hot } = config.shape.holding() {
+            indexes = indexes.with_hot_objects(hot);
+        }
         let mut reflector = config.reflector;
         if reflector.name() == ReflectorConfig::default().name() && !config.name.is_empty() {
             reflector = reflector.with_name(config.name.to_string());

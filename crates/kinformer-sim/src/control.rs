@@ -352,6 +352,10 @@ impl Shared {
         self.watches.drop_all(&DropMode::Clean);
         self.faults.clear();
         self.store.reset();
+        // What every cluster has is there again: its namespaces, first of all.
+        if let Err(error) = self.seed_cluster() {
+            tracing::error!(%error, "the cluster's own objects were not recreated");
+        }
         self.clear_requests();
     }
 }

@@ -103,6 +103,7 @@ mod body;
 mod churn;
 pub mod cli;
 mod clock;
+mod cluster_seed;
 mod control;
 mod crd;
 mod error;

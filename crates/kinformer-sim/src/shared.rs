@@ -37,6 +37,8 @@ pub(crate) struct Config {
     pub(crate) protobuf: bool,
     /// Answer `/api` and `/apis` in the aggregated form to clients that ask for it.
     pub(crate) aggregated_discovery: bool,
+    /// Namespaces that exist from the start besides the control plane's.
+    pub(crate) created_namespaces: Vec<String>,
 }
 
 /// The most requests the request log keeps.

@@ -59,6 +59,8 @@ pub struct SimBuilder {
     protobuf: bool,
     aggregated_discovery: bool,
     garbage_collection: bool,
+    /// Namespaces that exist from the start besides the control plane's.
+    created_namespaces: Vec<String>,
 }
 
 /// kube-apiserver's default `--http2-max-streams-per-connection`.
@@ -88,6 +90,7 @@ impl Default for SimBuilder {
             max_concurrent_streams: DEFAULT_MAX_CONCURRENT_STREAMS,
             protobuf: false,
             aggregated_discovery: true,
+            created_namespaces: Vec::new(),
         }
     }
 }
@@ -108,6 +111,24 @@ impl SimBuilder {
     /// Spreads generated objects over `k` namespaces (`default`, `ns-1`, ...).
     pub fn namespaces(mut self, k: usize) -> Self {
         self.namespaces = k.max(1);
+        self
+    }
+
+    /// Starts with namespace `name` created (besides `default`, `kube-system`, `kube-public`
+    /// and `kube-node-lease`, which a cluster always has). As on a real cluster, a namespaced
+    /// object can only be created in a namespace that exists (else 404 `namespaces "<name>" not
+    /// found`); this saves a test the create.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = kinformer_sim::Sim::builder().create_namespace("team-a").start().await?;
+    /// assert!(sim.versions("namespaces").await?.contains_key("team-a"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn create_namespace(mut self, name: impl Into<String>) -> Self {
+        self.created_namespaces.push(name.into());
         self
     }
 
@@ -261,32 +282,13 @@ impl SimBuilder {
             max_concurrent_streams: self.max_concurrent_streams,
             protobuf: self.protobuf,
             aggregated_discovery: self.aggregated_discovery,
+            created_namespaces: self.created_namespaces.clone(),
         });
         if self.garbage_collection {
             // Before anything is stored, so every owner reference is indexed.
             shared.store.start_collecting();
         }
-        if let Some(ns) = shared.resource("namespaces") {
-            for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-                let obj = serde_json::json!({"metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
-                if let Value::Object(m) = obj {
-                    shared.store.create(&ns, None, m)?;
-                }
-            }
-        }
-        // The control plane's health as kube-apiserver still reports it (read-only).
-        if let Some(statuses) = shared.resource("componentstatuses") {
-            for (name, message) in [
-                ("controller-manager", "ok"),
-                ("scheduler", "ok"),
-                ("etcd-0", r#"{"health":"true","reason":""}"#),
-            ] {
-                let obj = serde_json::json!({"metadata": {"name": name}, "conditions": [{"type": "Healthy", "status": "True", "message": message}]});
-                if let Value::Object(m) = obj {
-                    shared.store.create(&statuses, None, m)?;
-                }
-            }
-        }
+        shared.seed_cluster()?;
         for (resource, count) in [("pods", self.pods), ("configmaps", self.configmaps)] {
             if count > 0 {
                 let g = Generate::new(resource, count)

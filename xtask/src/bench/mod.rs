@@ -83,6 +83,7 @@ pub(crate) struct Options {
 const DEFAULT_CLIENTS: &[&str] = &[
     "kinformer",
     "kinformer-compact",
+    "kinformer-tiered",
     "kinformer-metadata",
     "kinformer-projected",
     "kinformer-json",

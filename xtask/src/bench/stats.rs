@@ -60,6 +60,12 @@ pub(crate) fn get_p99_us(run: &Run) -> Option<f64> {
     field(run, "get_p99_us")
 }
 
+/// `get` of an object read just before (a controller's working set), 99th percentile, in
+/// microseconds.
+pub(crate) fn hot_get_p99_us(run: &Run) -> Option<f64> {
+    field(run, "hot_get_p99_us")
+}
+
 /// Listing one namespace (1,000 pods at 50,000) from the synced cache, in milliseconds.
 pub(crate) fn list_ns_ms(run: &Run) -> Option<f64> {
     field(run, "list_ns_ms")

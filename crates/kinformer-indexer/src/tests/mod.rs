@@ -3,6 +3,7 @@
 mod compact;
 mod concurrency;
 mod model;
+mod tiered;
 mod unit;
 mod whole;
 
@@ -58,6 +59,12 @@ pub(super) fn indexer() -> Indexer<Pod> {
 /// [`indexer`] in compact mode.
 pub(super) fn compact_indexer() -> Indexer<Pod> {
     Indexer::new(config().with_compact(Compact::json()))
+}
+
+/// [`compact_indexer`] keeping `hot` recently read objects decoded.
+pub(super) fn tiered_indexer(hot: usize) -> Indexer<Pod> {
+    let hot = std::num::NonZeroUsize::new(hot).expect("a non-zero hot set");
+    Indexer::new(config().with_compact(Compact::json()).with_hot_objects(hot))
 }
 
 fn config() -> Config<Pod> {
