@@ -104,6 +104,7 @@ mod churn;
 pub mod cli;
 mod clock;
 mod control;
+mod conversion;
 mod crd;
 mod error;
 mod faults;

@@ -200,6 +200,9 @@ pub(crate) struct ResourceDef {
     /// Its CRD version's structural schema: what its objects are pruned, defaulted and
     /// validated against.
     pub(crate) schema: Option<Arc<crate::schema::Structural>>,
+    /// For a built-in version that is not the one its objects are stored in: the storage
+    /// version and how objects convert (`crate::conversion`).
+    pub(crate) conversion: Option<crate::conversion::Conversion>,
 }
 
 impl ResourceDef {
@@ -209,6 +212,17 @@ impl ResourceDef {
         } else {
             format!("{}/{}", self.group, self.version)
         }
+    }
+
+    /// The resource its objects are stored as: its storage version's for a built-in served
+    /// in several versions, else itself.
+    pub(crate) fn storage(self: &Arc<Self>) -> &Arc<Self> {
+        self.conversion.as_ref().map_or(self, |c| &c.storage)
+    }
+
+    /// [`ResourceDef::storage`] by reference.
+    pub(crate) fn storage_def(&self) -> &Self {
+        self.conversion.as_ref().map_or(self, |c| &*c.storage)
     }
 
     pub(crate) fn supports_field(&self, field: &str) -> bool {
@@ -232,9 +246,23 @@ pub(crate) struct Registry {
 
 impl Default for Registry {
     fn default() -> Self {
-        Self {
-            defs: builtins::all().into_iter().map(Arc::new).collect(),
+        let mut defs: Vec<Arc<ResourceDef>> = Vec::new();
+        for mut def in builtins::all() {
+            // A non-storage version follows its storage version in the table.
+            if let Some(converter) =
+                crate::conversion::converter_for(&def.group, &def.version, &def.plural)
+                && let Some(storage) = defs
+                    .iter()
+                    .find(|d| d.id == def.id && d.conversion.is_none())
+            {
+                def.conversion = Some(crate::conversion::Conversion {
+                    storage: storage.clone(),
+                    converter,
+                });
+            }
+            defs.push(Arc::new(def));
         }
+        Self { defs }
     }
 }
 
@@ -302,6 +330,7 @@ impl Registry {
             verbs: Verbs::All,
             printer_columns: Vec::new(),
             schema: None,
+            conversion: None,
         });
         self.defs.push(def.clone());
         Ok(def)
