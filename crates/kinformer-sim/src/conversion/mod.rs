@@ -29,6 +29,10 @@ pub(crate) struct Converter {
     pub(crate) from_storage: fn(&mut Map<String, Value>),
     /// This version, defaulted as the API server decodes it, to the stored form.
     pub(crate) to_storage: fn(&mut Map<String, Value>),
+    /// The annotations that carry part of the status in this version: a status write
+    /// converts them from its body, as kube-apiserver decodes the body before it keeps
+    /// everything else from the stored object.
+    pub(crate) status_annotations: &'static [&'static str],
 }
 
 /// Every built-in version served besides its storage version: group, version, plural and
@@ -40,6 +44,7 @@ pub(crate) const CONVERTERS: &[(&str, &str, &str, Converter)] = &[(
     Converter {
         from_storage: hpa::from_storage,
         to_storage: hpa::to_storage,
+        status_annotations: &[hpa::CURRENT_METRICS, hpa::CONDITIONS],
     },
 )];
 
@@ -139,6 +144,7 @@ pub(crate) fn stored(
     subresource: Option<&str>,
     old: Option<&Value>,
     mut obj: Map<String, Value>,
+    body: Option<&Value>,
 ) -> Map<String, Value> {
     let storage = def.storage_def();
     let defaults = STORAGE_DEFAULTS
@@ -153,6 +159,11 @@ pub(crate) fn stored(
     };
     obj.remove("kind");
     obj.remove("apiVersion");
+    if subresource == Some("status")
+        && let Some(body) = body
+    {
+        status_annotations_from(conversion.converter, body, &mut obj);
+    }
     (conversion.converter.to_storage)(&mut obj);
     if let Some(defaults) = defaults {
         defaults(&mut obj);
@@ -176,7 +187,32 @@ pub(crate) fn stored(
 pub(crate) fn as_stored(def: &ResourceDef, obj: &Value) -> Option<Value> {
     def.conversion.as_ref()?;
     let map = obj.as_object()?.clone();
-    Some(Value::Object(stored(def, None, None, map)))
+    Some(Value::Object(stored(def, None, None, map, None)))
+}
+
+/// Sets `obj`'s status-carrying annotations to the body's.
+fn status_annotations_from(converter: &Converter, body: &Value, obj: &mut Map<String, Value>) {
+    let given = body
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object);
+    let metadata = obj
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(metadata) = metadata.as_object_mut() else {
+        return;
+    };
+    let annotations = metadata
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(annotations) = annotations.as_object_mut() else {
+        return;
+    };
+    for name in converter.status_annotations {
+        match given.and_then(|g| g.get(*name)) {
+            Some(value) => annotations.insert((*name).to_owned(), value.clone()),
+            None => annotations.remove(*name),
+        };
+    }
 }
 
 fn type_as(def: &ResourceDef, map: &mut Map<String, Value>) {

@@ -237,7 +237,7 @@ pub(super) fn create(
     )?;
     let mut obj = Value::Object(obj);
     apply::record_update(None, &mut obj, &writer(def, target, &opts));
-    let obj = conversion::stored(def, None, None, as_map(obj)?);
+    let obj = conversion::stored(def, None, None, as_map(obj)?, None);
     let record = shared
         .store
         .create_with(def.storage(), Some(&ns), obj, opts.dry_run)?;
@@ -279,12 +279,19 @@ pub(super) fn update(
             .modify_with(def.storage(), &ns, name, pre, opts.dry_run, |stored| {
                 let (old, stored) = conversion::served_with_stored(def, stored);
                 let mut new = Value::Object(obj.clone());
+                let sent = stored.is_some().then(|| new.clone());
                 write_rules::restrict(def, sub, &old, &mut new);
                 apply::record_update(Some(&old), &mut new, &writer);
                 let mut new = as_map(new)?;
                 warnings =
                     validation::admit(def, Some(&old), &mut new, sub, opts.field_validation)?;
-                Ok(conversion::stored(def, sub, stored.as_ref(), new))
+                Ok(conversion::stored(
+                    def,
+                    sub,
+                    stored.as_ref(),
+                    new,
+                    sent.as_ref(),
+                ))
             })?;
     written(200, def, &record, media).map(|r| with_warnings(r, &warnings))
 }

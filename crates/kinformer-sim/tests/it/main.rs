@@ -21,6 +21,8 @@ mod discovery_verbs;
 mod faults;
 mod field_validation;
 mod gc;
+mod hpa_discovery;
+mod hpa_versions;
 mod kubectl;
 mod kubectl_builtins;
 mod kubectl_crds;

@@ -77,6 +77,7 @@ pub(in crate::http) fn patch(
             if new_rv.is_some() && new_rv != old_rv {
                 return Err(ApiError::conflict(def, name));
             }
+            let sent = stored.is_some().then(|| new.clone());
             write_rules::restrict(def, sub, &old, &mut new);
             if applied.is_none() {
                 apply::record_update(Some(&old), &mut new, &writer);
@@ -84,7 +85,13 @@ pub(in crate::http) fn patch(
             let mut new = as_map(new)?;
             validation::decode(def, &new).map_err(|c| validation::undecodable_patch(&new, &c))?;
             warnings = validation::admit(def, Some(&old), &mut new, sub, opts.field_validation)?;
-            Ok(conversion::stored(def, sub, stored.as_ref(), new))
+            Ok(conversion::stored(
+                def,
+                sub,
+                stored.as_ref(),
+                new,
+                sent.as_ref(),
+            ))
         },
     );
     match (result, applied) {
@@ -96,7 +103,7 @@ pub(in crate::http) fn patch(
             validation::decode(def, &created)
                 .map_err(|c| validation::undecodable_patch(&created, &c))?;
             let warnings = validation::admit(def, None, &mut created, None, opts.field_validation)?;
-            let created = conversion::stored(def, None, None, created);
+            let created = conversion::stored(def, None, None, created, None);
             let record =
                 shared
                     .store
