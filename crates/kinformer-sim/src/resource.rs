@@ -246,22 +246,7 @@ pub(crate) struct Registry {
 
 impl Default for Registry {
     fn default() -> Self {
-        let mut defs: Vec<Arc<ResourceDef>> = Vec::new();
-        for mut def in builtins::all() {
-            // A non-storage version follows its storage version in the table.
-            if let Some(converter) =
-                crate::conversion::converter_for(&def.group, &def.version, &def.plural)
-                && let Some(storage) = defs
-                    .iter()
-                    .find(|d| d.id == def.id && d.conversion.is_none())
-            {
-                def.conversion = Some(crate::conversion::Conversion {
-                    storage: storage.clone(),
-                    converter,
-                });
-            }
-            defs.push(Arc::new(def));
-        }
+        let defs = crate::conversion::linked(builtins::all());
         Self { defs }
     }
 }

@@ -20,15 +20,18 @@ use crate::resource::ResourceDef;
 use crate::store::{Record, RecordRef};
 use crate::write_rules;
 
+/// A step on an object's body (without `kind` and `apiVersion`): a conversion or defaulting.
+pub(crate) type BodyStep = fn(&mut Map<String, Value>);
+
 /// How one non-storage version of a built-in converts; both work on an object's body without
 /// `kind` and `apiVersion`, and take whatever they are given, as Kubernetes' conversions
 /// ignore what they cannot read.
 #[derive(Debug)]
 pub(crate) struct Converter {
     /// The stored form to this version.
-    pub(crate) from_storage: fn(&mut Map<String, Value>),
+    pub(crate) from_storage: BodyStep,
     /// This version, defaulted as the API server decodes it, to the stored form.
-    pub(crate) to_storage: fn(&mut Map<String, Value>),
+    pub(crate) to_storage: BodyStep,
     /// The annotations that carry part of the status in this version: a status write
     /// converts them from its body, as kube-apiserver decodes the body before it keeps
     /// everything else from the stored object.
@@ -52,7 +55,7 @@ pub(crate) const CONVERTERS: &[(&str, &str, &str, Converter)] = &[(
 /// version it was written through: group, version, plural and the defaulting. (The sim leaves
 /// other built-ins as written; kube-apiserver defaults HorizontalPodAutoscalers in storage
 /// form whichever version they are read or written through, which the v1 conversion shows.)
-const STORAGE_DEFAULTS: &[(&str, &str, &str, fn(&mut Map<String, Value>))] = &[(
+const STORAGE_DEFAULTS: &[(&str, &str, &str, BodyStep)] = &[(
     "autoscaling",
     "v2",
     "horizontalpodautoscalers",
@@ -78,6 +81,26 @@ pub(crate) struct Conversion {
     pub(crate) storage: Arc<ResourceDef>,
     /// How objects convert between the two.
     pub(crate) converter: &'static Converter,
+}
+
+/// The built-in resources, each non-storage version linked to its storage version (which
+/// the table lists before it).
+pub(crate) fn linked(defs: Vec<ResourceDef>) -> Vec<Arc<ResourceDef>> {
+    let mut out: Vec<Arc<ResourceDef>> = Vec::with_capacity(defs.len());
+    for mut def in defs {
+        if let Some(converter) = converter_for(&def.group, &def.version, &def.plural)
+            && let Some(storage) = out
+                .iter()
+                .find(|d| d.id == def.id && d.conversion.is_none())
+        {
+            def.conversion = Some(Conversion {
+                storage: storage.clone(),
+                converter,
+            });
+        }
+        out.push(Arc::new(def));
+    }
+    out
 }
 
 /// A stored revision as `def` serves it, or `None` when it already is what `def` serves.

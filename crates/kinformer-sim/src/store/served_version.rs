@@ -1,6 +1,7 @@
 //! A custom resource read through another of its CRD's served versions than it was written
 //! with: kube-apiserver converts it (`strategy: None` rewrites only `apiVersion`), so the sim
 //! answers the stored bytes with the reading version's type meta in place of the stored one.
+//! (A built-in served in several versions converts its objects: `crate::conversion`.)
 
 use bytes::{BufMut, Bytes, BytesMut};
 

@@ -239,7 +239,7 @@ async fn watches_through_v1_deliver_v1_objects_and_bookmarks() {
     let resp = c
         .get_accepting(&format!("{V1}?watch=true&timeoutSeconds=1"), CLIENT_GO)
         .await;
-    let mut frames = resp.body.clone();
+    let mut frames = resp.body;
     let len = frames.get_u32() as usize;
     let event = kinformer_protobuf::envelope::decode_watch_frame(&frames[..len]).unwrap();
     assert_eq!(event.event_type, "ADDED");

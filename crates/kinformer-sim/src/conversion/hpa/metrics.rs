@@ -5,6 +5,9 @@ use serde_json::{Map, Value, json};
 
 use crate::conversion::go_json::{GoObject, field};
 
+/// A metric source's field name and how its v1 form converts to v2's.
+pub(super) type SourceFromV1 = (&'static str, fn(&Value) -> Value);
+
 /// Go's zero `resource.Quantity`, which v1 writes for a non-pointer quantity left unset.
 pub(super) const ZERO: &str = "0";
 
@@ -120,7 +123,7 @@ pub(super) fn from_v1(metric: &Value) -> Value {
         "type".into(),
         field(metric, "type").cloned().unwrap_or_else(|| json!("")),
     );
-    let sources: [(&str, fn(&Value) -> Value); 5] = [
+    let sources: [SourceFromV1; 5] = [
         ("object", object_from_v1),
         ("pods", pods_from_v1),
         ("resource", |r| resource_from_v1(r, false)),

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::metrics::{ZERO, build, described, identifier, reference};
+use super::metrics::{SourceFromV1, ZERO, build, described, identifier, reference};
 use crate::conversion::go_json::{GoObject, field};
 
 /// The cpu utilization v1 shows as `currentCPUUtilizationPercentage`: Go's loop keeps the
@@ -114,7 +114,7 @@ pub(super) fn from_v1(metric: &Value) -> Value {
         "type".into(),
         field(metric, "type").cloned().unwrap_or_else(|| json!("")),
     );
-    let sources: [(&str, fn(&Value) -> Value); 5] = [
+    let sources: [SourceFromV1; 5] = [
         ("object", object_from_v1),
         ("pods", pods_from_v1),
         ("resource", |r| resource_from_v1(r, false)),

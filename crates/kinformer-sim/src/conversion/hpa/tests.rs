@@ -64,7 +64,7 @@ fn a_cpu_only_v1_object_round_trips_and_keeps_its_current_metric_raw() {
     // Back in v1 the cpu status is also kept raw: Kubernetes writes every current metric into
     // the annotation, the unset average value as Go's zero quantity.
     let back = to_v1(&v2);
-    let mut expected = v1.clone();
+    let mut expected = v1;
     expected["metadata"]["annotations"] = json!({CURRENT_METRICS:
         r#"[{"type":"Resource","resource":{"name":"cpu","currentAverageUtilization":55,"currentAverageValue":"0"}}]"#});
     assert_eq!(back, expected);
