@@ -3,7 +3,7 @@
 //! each non-storage version has a [`Converter`] in [`CONVERTERS`], its `ResourceDef` (a line of
 //! its own in the built-in table) links to the storage version's through a [`Conversion`], the
 //! store keeps only the storage form, and the HTTP layer converts what goes in ([`stored`],
-//! [`served_value`]) and what comes out ([`served`], [`serve_all`]): GET, LIST, WATCH (initial
+//! [`served_with_stored`]) and what comes out ([`served`], [`serve_all`]): GET, LIST, WATCH (initial
 //! events and bookmarks included), every write and the status subresource.
 //!
 //! Serving another built-in version is one line in `resource/builtins.rs` after its storage
