@@ -109,6 +109,34 @@ async fn openapi_and_tables_cover_v1() {
     assert_eq!(rows[0][0], "web");
 }
 
+#[tokio::test]
+async fn metadata_only_reads_through_v1_carry_the_v1_annotations() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let v2 = json!({"metadata": {"name": "worker"}, "spec": {"maxReplicas": 3,
+        "scaleTargetRef": {"kind": "Deployment", "name": "worker"},
+        "metrics": [{"type": "Pods", "pods": {"metric": {"name": "rps"},
+            "target": {"type": "AverageValue", "averageValue": "10"}}}]}});
+    assert_eq!(c.send(Method::POST, V2, Some(v2)).await.status, 201);
+    // kube-apiserver converts before it cuts the object down to its metadata: through v1
+    // the metadata has the annotations the conversion wrote, through v2 it has none.
+    let one = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    let through_v1 = c.get_accepting(&format!("{V1}/worker"), one).await.json();
+    assert_eq!(through_v1["kind"], "PartialObjectMetadata");
+    assert_eq!(
+        through_v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"],
+        r#"[{"type":"Pods","pods":{"metricName":"rps","targetAverageValue":"10"}}]"#
+    );
+    let through_v2 = c.get_accepting(&format!("{V2}/worker"), one).await.json();
+    assert!(through_v2["metadata"].get("annotations").is_none());
+    let list = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+    let listed = c.get_accepting(V1, list).await.json();
+    assert_eq!(
+        listed["items"][0]["metadata"]["annotations"],
+        through_v1["metadata"]["annotations"]
+    );
+}
+
 const V1_MANIFEST: &str = "apiVersion: autoscaling/v1
 kind: HorizontalPodAutoscaler
 metadata: {name: web, namespace: default}
