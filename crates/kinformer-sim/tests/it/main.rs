@@ -22,6 +22,7 @@ mod faults;
 mod field_validation;
 mod gc;
 mod hpa_discovery;
+mod hpa_edges;
 mod hpa_versions;
 mod kubectl;
 mod kubectl_builtins;
