@@ -105,6 +105,7 @@ pub mod cli;
 mod clock;
 mod cluster_seed;
 mod control;
+mod conversion;
 mod crd;
 mod error;
 mod faults;

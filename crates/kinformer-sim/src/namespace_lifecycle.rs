@@ -66,7 +66,13 @@ fn reconcile(shared: &Shared) -> bool {
 /// Deletes every object in `namespace`; true when none is left.
 fn delete_contents(shared: &Shared, namespace: &str) -> bool {
     let mut left = false;
-    for def in shared.registry().all().iter().filter(|d| d.namespaced) {
+    // A version served by conversion holds no objects of its own: its storage version deletes them.
+    for def in shared
+        .registry()
+        .all()
+        .iter()
+        .filter(|d| d.namespaced && d.conversion.is_none())
+    {
         let page = shared
             .store
             .snapshot(def, &list_prefix(def, Some(namespace)), &|_| true);

@@ -200,6 +200,9 @@ pub(crate) struct ResourceDef {
     /// Its CRD version's structural schema: what its objects are pruned, defaulted and
     /// validated against.
     pub(crate) schema: Option<Arc<crate::schema::Structural>>,
+    /// For a built-in version that is not the one its objects are stored in: the storage
+    /// version and how objects convert (`crate::conversion`).
+    pub(crate) conversion: Option<crate::conversion::Conversion>,
 }
 
 impl ResourceDef {
@@ -209,6 +212,17 @@ impl ResourceDef {
         } else {
             format!("{}/{}", self.group, self.version)
         }
+    }
+
+    /// The resource its objects are stored as: its storage version's for a built-in served
+    /// in several versions, else itself.
+    pub(crate) fn storage(self: &Arc<Self>) -> &Arc<Self> {
+        self.conversion.as_ref().map_or(self, |c| &c.storage)
+    }
+
+    /// [`ResourceDef::storage`] by reference.
+    pub(crate) fn storage_def(&self) -> &Self {
+        self.conversion.as_ref().map_or(self, |c| &*c.storage)
     }
 
     pub(crate) fn supports_field(&self, field: &str) -> bool {
@@ -232,9 +246,8 @@ pub(crate) struct Registry {
 
 impl Default for Registry {
     fn default() -> Self {
-        Self {
-            defs: builtins::all().into_iter().map(Arc::new).collect(),
-        }
+        let defs = crate::conversion::linked(builtins::all());
+        Self { defs }
     }
 }
 
@@ -302,6 +315,7 @@ impl Registry {
             verbs: Verbs::All,
             printer_columns: Vec::new(),
             schema: None,
+            conversion: None,
         });
         self.defs.push(def.clone());
         Ok(def)

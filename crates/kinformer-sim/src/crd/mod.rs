@@ -78,6 +78,7 @@ fn resource_def(crd: &Definition, version: &Version, names: &Names) -> Option<Re
             .map(Arc::new),
         verbs: crate::resource::Verbs::All,
         printer_columns: version.additional_printer_columns.clone(),
+        conversion: None,
         schema: version
             .schema
             .as_ref()

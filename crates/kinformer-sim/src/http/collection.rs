@@ -30,10 +30,12 @@ pub(super) async fn delete(
     let def = &target.def;
     let page = list::page(shared, def, target.namespace.as_deref(), params).await?;
     for record in &page.items {
-        match shared
-            .store
-            .delete_with(def, &record.meta.namespace, &record.meta.name, &opts)
-        {
+        match shared.store.delete_with(
+            def.storage(),
+            &record.meta.namespace,
+            &record.meta.name,
+            &opts,
+        ) {
             Err(e) if e.code != 404 => return Err(e),
             _ => {}
         }

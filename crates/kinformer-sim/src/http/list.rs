@@ -177,6 +177,10 @@ pub(super) async fn page(
             !filter.has_selectors(),
             &|m| filter.matches(m),
         )
+        .map(|mut page| {
+            crate::conversion::serve_all(def, &mut page.items);
+            page
+        })
         .map_err(|e| match e {
             ReadError::Compacted(_) => expired_error(params),
             ReadError::Future(current) => {

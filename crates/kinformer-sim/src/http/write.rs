@@ -15,6 +15,7 @@ use super::Target;
 use super::media::{Encoding, Form, Media, has_protobuf};
 use crate::apply::{self, Writer};
 use crate::body::SimBody;
+use crate::conversion;
 use crate::protobuf;
 use crate::resource::ResourceDef;
 use crate::shared::Shared;
@@ -118,6 +119,8 @@ pub(super) fn object_response(
     record: &Record,
     media: Media,
 ) -> Result<Response<SimBody>, ApiError> {
+    let converted = conversion::served(def, record);
+    let record = converted.as_ref().unwrap_or(record);
     let body = match (media.encoding, media.metadata_only()) {
         (Encoding::Protobuf, partial) => protobuf::object(def, record, partial)?,
         (Encoding::Json, true) => record.partial(),
@@ -234,9 +237,10 @@ pub(super) fn create(
     )?;
     let mut obj = Value::Object(obj);
     apply::record_update(None, &mut obj, &writer(def, target, &opts));
+    let obj = conversion::stored(def, None, None, as_map(obj)?, None);
     let record = shared
         .store
-        .create_with(def, Some(&ns), as_map(obj)?, opts.dry_run)?;
+        .create_with(def.storage(), Some(&ns), obj, opts.dry_run)?;
     written(201, def, &record, media).map(|r| with_warnings(r, &warnings))
 }
 
@@ -269,16 +273,26 @@ pub(super) fn update(
     let writer = writer(def, target, &opts);
     let sub = target.subresource.as_deref();
     let mut warnings = Vec::new();
-    let record = shared
-        .store
-        .modify_with(def, &ns, name, pre, opts.dry_run, |old| {
-            let mut new = Value::Object(obj.clone());
-            write_rules::restrict(def, sub, &old, &mut new);
-            apply::record_update(Some(&old), &mut new, &writer);
-            let mut new = as_map(new)?;
-            warnings = validation::admit(def, Some(&old), &mut new, sub, opts.field_validation)?;
-            Ok(new)
-        })?;
+    let record =
+        shared
+            .store
+            .modify_with(def.storage(), &ns, name, pre, opts.dry_run, |stored| {
+                let (old, stored) = conversion::served_with_stored(def, stored);
+                let mut new = Value::Object(obj.clone());
+                let sent = stored.is_some().then(|| new.clone());
+                write_rules::restrict(def, sub, &old, &mut new);
+                apply::record_update(Some(&old), &mut new, &writer);
+                let mut new = as_map(new)?;
+                warnings =
+                    validation::admit(def, Some(&old), &mut new, sub, opts.field_validation)?;
+                Ok(conversion::stored(
+                    def,
+                    sub,
+                    stored.as_ref(),
+                    new,
+                    sent.as_ref(),
+                ))
+            })?;
     written(200, def, &record, media).map(|r| with_warnings(r, &warnings))
 }
 
@@ -296,7 +310,7 @@ pub(super) fn delete(
         crate::crd::prepare_delete(shared, def, name)?;
     }
     let record = shared.store.delete_with(
-        def,
+        def.storage(),
         target.namespace.as_deref().unwrap_or_default(),
         name,
         &opts,

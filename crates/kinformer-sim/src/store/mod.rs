@@ -70,7 +70,14 @@ impl Event {
             let mut map = prev.to_map();
             write::set_resource_version(&mut map, self.rev);
             // Rare (an object leaving a selector): its protobuf form waits for first use.
-            Record::build(def, EventType::Deleted, self.rev, &mut map, false)
+            // Built as stored: a watch through another version converts it as it sends it.
+            Record::build(
+                def.storage_def(),
+                EventType::Deleted,
+                self.rev,
+                &mut map,
+                false,
+            )
         })
     }
 }

@@ -1,6 +1,7 @@
 //! A custom resource read through another of its CRD's served versions than it was written
 //! with: kube-apiserver converts it (`strategy: None` rewrites only `apiVersion`), so the sim
 //! answers the stored bytes with the reading version's type meta in place of the stored one.
+//! (A built-in served in several versions converts its objects: `crate::conversion`.)
 
 use bytes::{BufMut, Bytes, BytesMut};
 
@@ -18,9 +19,19 @@ impl Record {
         }
     }
 
+    /// Whether the revision carries `def`'s `kind` and `apiVersion`.
+    pub(crate) fn is_typed_as(&self, def: &ResourceDef) -> bool {
+        let wanted = format!(
+            r#"{{"kind":"{}","apiVersion":"{}""#,
+            def.kind,
+            def.api_version()
+        );
+        self.line.get(self.obj_start..self.type_meta_end()) == Some(wanted.as_bytes())
+    }
+
     /// The object as `def` serves it, when that is not how it is stored.
     fn retyped(&self, def: &ResourceDef) -> Option<Bytes> {
-        if self.builtin {
+        if self.builtin || self.is_typed_as(def) {
             return None;
         }
         let wanted = format!(
@@ -29,9 +40,6 @@ impl Record {
             def.api_version()
         );
         let end = self.type_meta_end();
-        if self.line.get(self.obj_start..end) == Some(wanted.as_bytes()) {
-            return None;
-        }
         let body = &self.line[end..self.line.len() - 2];
         let mut out = BytesMut::with_capacity(wanted.len() + body.len());
         out.put_slice(wanted.as_bytes());

@@ -39,6 +39,8 @@ impl Encoder {
         record: &Record,
         event: EventType,
     ) -> Result<Bytes, ApiError> {
+        let converted = crate::conversion::served(def, record);
+        let record = converted.as_ref().unwrap_or(record);
         if let Some(include) = self.media.table() {
             let headers = !self.headers_sent.replace(true);
             let object = event_table(def, record, include, headers);

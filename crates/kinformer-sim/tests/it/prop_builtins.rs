@@ -164,7 +164,9 @@ async fn check(seed: u64) {
     for (path, api_version, kind) in stored_resources(&c).await {
         let id = schema.message_for(&api_version, &kind).unwrap();
         let mut object = generator.message(schema, id, DEPTH);
-        let name = format!("sample-{seed}");
+        // One object per version: the versions of a resource share their objects.
+        let version = api_version.rsplit('/').next().unwrap_or_default();
+        let name = format!("sample-{seed}-{version}");
         object.insert(
             "metadata".into(),
             json!({"name": name, "labels": {"seed": seed.to_string()}}),

@@ -146,10 +146,21 @@ impl<'a> Printer<'a> {
     }
 }
 
-fn row(printer: &Printer<'_>, record: &Record, include: Include, now: i64) -> Value {
+fn row(
+    def: &ResourceDef,
+    printer: &Printer<'_>,
+    record: &Record,
+    include: Include,
+    now: i64,
+) -> Value {
     let obj = Value::Object(record.to_map());
     let mut row = Map::new();
-    row.insert("cells".into(), Value::Array(printer.cells(&obj, now)));
+    // kube-apiserver prints the internal object: every version of a resource prints alike.
+    let cells = match crate::conversion::as_stored(def, &obj) {
+        Some(stored) => printer.cells(&stored, now),
+        None => printer.cells(&obj, now),
+    };
+    row.insert("cells".into(), Value::Array(cells));
     match include {
         Include::None => {}
         Include::Metadata => {
@@ -177,7 +188,7 @@ pub(super) fn table(
     let now = crate::clock::now_secs();
     let rows: Vec<Value> = records
         .iter()
-        .map(|r| row(&printer, r, include, now))
+        .map(|r| row(def, &printer, r, include, now))
         .collect();
     let body = json!({
         "kind": "Table", "apiVersion": META_API_VERSION, "metadata": meta,
@@ -201,13 +212,15 @@ pub(super) fn get(
         .store
         .get(def, &key)
         .ok_or_else(|| ApiError::not_found(def, name))?;
+    let converted = crate::conversion::served(def, &record);
+    let record = converted.as_ref().unwrap_or(&record);
     let rv = record
         .to_map()
         .get("metadata")
         .and_then(|m| m.get("resourceVersion"))
         .cloned()
         .unwrap_or(Value::Null);
-    table(def, &[&record], json!({"resourceVersion": rv}), include)
+    table(def, &[record], json!({"resourceVersion": rv}), include)
 }
 
 /// A watch event's object asked `as=Table`: a Table of `record` alone, with the column
@@ -219,7 +232,7 @@ pub(crate) fn event_table(
     headers: bool,
 ) -> Value {
     let printer = Printer::of(def);
-    let row = row(&printer, record, include, crate::clock::now_secs());
+    let row = row(def, &printer, record, include, crate::clock::now_secs());
     let columns = if headers {
         Value::Array(printer.columns().iter().map(Column::to_json).collect())
     } else {

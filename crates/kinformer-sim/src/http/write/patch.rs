@@ -9,6 +9,7 @@ use super::options::{WriteOptions, field_manager_required};
 use super::{Target, as_map, check_name, with_warnings, writer, written};
 use crate::apply;
 use crate::body::SimBody;
+use crate::conversion;
 use crate::http::media::Media;
 use crate::patch::{self, PatchType};
 use crate::status::ApiError;
@@ -58,9 +59,14 @@ pub(in crate::http) fn patch(
     };
     let writer = writer(def, target, &opts);
     let mut warnings = Vec::new();
-    let result = shared
-        .store
-        .modify_with(def, ns, name, Precondition::None, opts.dry_run, |old| {
+    let result = shared.store.modify_with(
+        def.storage(),
+        ns,
+        name,
+        Precondition::None,
+        opts.dry_run,
+        |stored| {
+            let (old, stored) = conversion::served_with_stored(def, stored);
             let old_rv = old.pointer("/metadata/resourceVersion").cloned();
             let mut new = match &applied {
                 Some(a) => apply::apply(Some(&old), a, &writer, opts.force)?,
@@ -71,6 +77,7 @@ pub(in crate::http) fn patch(
             if new_rv.is_some() && new_rv != old_rv {
                 return Err(ApiError::conflict(def, name));
             }
+            let sent = stored.is_some().then(|| new.clone());
             write_rules::restrict(def, sub, &old, &mut new);
             if applied.is_none() {
                 apply::record_update(Some(&old), &mut new, &writer);
@@ -78,8 +85,15 @@ pub(in crate::http) fn patch(
             let mut new = as_map(new)?;
             validation::decode(def, &new).map_err(|c| validation::undecodable_patch(&new, &c))?;
             warnings = validation::admit(def, Some(&old), &mut new, sub, opts.field_validation)?;
-            Ok(new)
-        });
+            Ok(conversion::stored(
+                def,
+                sub,
+                stored.as_ref(),
+                new,
+                sent.as_ref(),
+            ))
+        },
+    );
     match (result, applied) {
         (Ok(record), _) => written(200, def, &record, media).map(|r| with_warnings(r, &warnings)),
         // Apply creates what does not exist yet.
@@ -89,9 +103,11 @@ pub(in crate::http) fn patch(
             validation::decode(def, &created)
                 .map_err(|c| validation::undecodable_patch(&created, &c))?;
             let warnings = validation::admit(def, None, &mut created, None, opts.field_validation)?;
-            let record = shared
-                .store
-                .create_with(def, Some(ns), created, opts.dry_run)?;
+            let created = conversion::stored(def, None, None, created, None);
+            let record =
+                shared
+                    .store
+                    .create_with(def.storage(), Some(ns), created, opts.dry_run)?;
             written(201, def, &record, media).map(|r| with_warnings(r, &warnings))
         }
         (Err(e), _) => Err(e),
