@@ -120,8 +120,13 @@ where
         metrics.track_handler(name, &setup.resource, "mirror", &registration);
     }
     let running = informer::spawn(&informer);
+    // Synced once the cache is and the mirror's own handler has seen every listed object, as
+    // client-go's WaitForCacheSync with the handler registration's HasSynced.
     let synced = tokio::select! {
-        synced = informer.wait_for_cache_sync() => synced.is_ok(),
+        synced = async {
+            informer.wait_for_cache_sync().await.is_ok()
+                && registration.wait_synced().await.is_ok()
+        } => synced,
         () = signal::interrupted_or(None) => false,
     };
     let seconds_to_sync = synced.then(|| started.elapsed().as_secs_f64());

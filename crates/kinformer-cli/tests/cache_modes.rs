@@ -97,3 +97,19 @@ async fn mirror_and_watch_hold_a_compact_cache() {
 
     watch_shows_adds("--compact", 25, &dir).await;
 }
+
+/// A mirror that stops as soon as it is synced has handled every listed object: its handler
+/// syncs before it reports synced, in every holding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mirror_reports_synced_once_its_handler_has_every_object() {
+    let pods = 3_000;
+    let sim = Sim::builder().pods(pods).seed(10).start().await.unwrap();
+    let dir = Dir::with_kubeconfig("handled", &sim);
+    for holding in [&["--compact"][..], &["--tiered", "--hot", "16"], &[]] {
+        let mirror = ["mirror", "pods", "-A", "--duration", "0", "--dump", "/dev/null"];
+        let out = kinformer(&dir, &[&mirror[..], holding].concat()).await;
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["objects"], pods, "{holding:?}: {report}");
+        assert_eq!(report["handler_calls"], pods, "{holding:?}: {report}");
+    }
+}

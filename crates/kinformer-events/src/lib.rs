@@ -36,7 +36,7 @@
 //! use kinformer_events::{EventType, Recorder, Reporter};
 //! use kinformer_rest::{Client, RestClient};
 //!
-//! let sim = kinformer_sim::Sim::builder().start().await?;
+//! let sim = kinformer_sim::Sim::builder().create_namespace("shop").start().await?;
 //! let client = Client::new(sim.service());
 //! let recorder = Recorder::new(client.clone(), Reporter::new("example.com/web-controller")?);
 //!

@@ -48,7 +48,7 @@ struct Shared {
 /// use kinformer_events::{EventType, Recorder, Reporter};
 /// use kinformer_rest::Client;
 ///
-/// let sim = kinformer_sim::Sim::builder().start().await?;
+/// let sim = kinformer_sim::Sim::builder().create_namespace("shop").start().await?;
 /// let recorder = Recorder::new(Client::new(sim.service()), Reporter::new("example.com/web-controller")?);
 /// let pod = Pod {
 ///     metadata: ObjectMeta { name: Some("web-0".into()), namespace: Some("shop".into()), ..Default::default() },
@@ -82,7 +82,7 @@ impl Recorder {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use kinformer_events::{Config, Recorder, Reporter};
     ///
-    /// let sim = kinformer_sim::Sim::builder().start().await?;
+    /// let sim = kinformer_sim::Sim::builder().create_namespace("shop").start().await?;
     /// let client = kinformer_rest::Client::new(sim.service());
     /// let reporter = Reporter::new("example.com/web-controller")?;
     /// let config = Config::default().with_queue_capacity(100)?;
@@ -128,7 +128,7 @@ impl Recorder {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use kinformer_events::{Recorder, Reporter};
     ///
-    /// let sim = kinformer_sim::Sim::builder().start().await?;
+    /// let sim = kinformer_sim::Sim::builder().create_namespace("shop").start().await?;
     /// let recorder = Recorder::new(kinformer_rest::Client::new(sim.service()), Reporter::new("example.com/a")?);
     /// let other = recorder.for_reporter(Reporter::new("example.com/b")?);
     /// assert_eq!(other.reporter().controller(), "example.com/b");

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// use k8s_openapi::api::core::v1::ObjectReference;
 /// use kinformer_events::{EventType, Recorder, Reporter};
 ///
-/// let sim = kinformer_sim::Sim::builder().start().await?;
+/// let sim = kinformer_sim::Sim::builder().create_namespace("shop").start().await?;
 /// let recorder = Recorder::new(kinformer_rest::Client::new(sim.service()), Reporter::new("example.com/ctl")?);
 /// let pod = ObjectReference {
 ///     api_version: Some("v1".into()), kind: Some("Pod".into()),

@@ -126,14 +126,20 @@ mod tests {
         let set = hot(2);
         let v1 = bytes("v1");
         set.insert("a".into(), Arc::clone(&v1), Arc::new("a@1".to_owned()));
-        assert_eq!(set.get("a", &v1).as_deref().map(String::as_str), Some("a@1"));
+        assert_eq!(
+            set.get("a", &v1).as_deref().map(String::as_str),
+            Some("a@1")
+        );
         // Equal bytes in another allocation are another revision's packing.
         assert!(set.get("a", &bytes("v1")).is_none());
         assert!(set.get("b", &v1).is_none());
         let v2 = bytes("v2");
         set.insert("a".into(), Arc::clone(&v2), Arc::new("a@2".to_owned()));
         assert_eq!(set.len(), 1, "an update replaces the key's slot");
-        assert_eq!(set.get("a", &v2).as_deref().map(String::as_str), Some("a@2"));
+        assert_eq!(
+            set.get("a", &v2).as_deref().map(String::as_str),
+            Some("a@2")
+        );
     }
 
     #[test]

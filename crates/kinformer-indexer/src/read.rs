@@ -51,7 +51,11 @@ impl<K: Object> Indexer<K> {
         }
         let object = load_logged(obj)?;
         if remember {
-            hot.insert(Arc::from(&*key), Arc::clone(&packed.bytes), Arc::clone(&object));
+            hot.insert(
+                Arc::from(&*key),
+                Arc::clone(&packed.bytes),
+                Arc::clone(&object),
+            );
         }
         Some(object)
     }

@@ -1,5 +1,5 @@
-//! Compact-mode informers against the sim: the cache holds each pod as its JSON and decodes on
-//! read; it converges under churn and after a 410 relist in both list modes, with selectors
+//! Compact-mode informers against the sim: the cache holds each pod packed (in protobuf) and
+//! decodes on read, a tiered one keeps the pods read last decoded; it converges under churn and after a 410 relist in both list modes, with selectors
 //! and indexes, while handlers receive typed objects (an update's old one included).
 
 mod common;
@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kinformer_core::{Object, StoreRead, object_key};
+use kinformer_core::{Holding, Object, StoreRead, object_key};
 use kinformer_indexer::IndexRead;
 use kinformer_indexer::{IndexFunc, NAMESPACE_INDEX};
 use kinformer_informer::{Config, HandlerFns, QueueKind, SharedIndexInformer};
@@ -71,15 +71,16 @@ fn recording(updates: &Updates, adds: &Arc<Mutex<usize>>) -> HandlerFns<Pod> {
 }
 
 async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
+    follows_churn_and_a_relist_holding(streaming, queue, Holding::Compact).await;
+}
+
+async fn follows_churn_and_a_relist_holding(streaming: bool, queue: QueueKind, holding: Holding) {
     let sim = sim(60).await;
     let informer = SharedIndexInformer::new(
         source(&sim),
         Config::default()
             .with_name("pods")
-            .with_shape(
-                kinformer_core::ObjectShape::default()
-                    .with_holding(kinformer_core::Holding::Compact),
-            )
+            .with_shape(kinformer_core::ObjectShape::default().with_holding(holding))
             .with_queue(queue)
             .with_reflector(ReflectorConfig::default().with_streaming_list(streaming)),
     )
@@ -113,6 +114,10 @@ async fn follows_churn_and_a_relist(streaming: bool, queue: QueueKind) {
         "skipped while decoding"
     );
 
+    // Every pod read once: a tiered cache holds the last ones read decoded through the churn.
+    for key in informer.indexer().list_keys() {
+        assert!(informer.indexer().get_by_key(&key).is_some());
+    }
     churn(&sim, 200, 2).await;
     converges_to_the_sims_pods(&sim, &informer).await;
     let seen = updates.lock().unwrap().clone();
@@ -143,22 +148,36 @@ async fn a_compact_informer_works_through_the_delta_fifo() {
     follows_churn_and_a_relist(true, QueueKind::DeltaFifo).await;
 }
 
+/// A tiered cache with a small hot set: hot objects are never read stale through churn and a
+/// relist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tiered_informer_follows_churn_and_relists() {
+    let hot = std::num::NonZeroUsize::new(16).unwrap();
+    follows_churn_and_a_relist_holding(true, QueueKind::RealFifo, Holding::Tiered { hot }).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compact_informer_follows_churn_and_relists_with_list_and_watch() {
     follows_churn_and_a_relist(false, QueueKind::RealFifo).await;
 }
 
-/// The compact cache reads back exactly what a typed cache of the same pods holds.
+/// The compact and tiered caches (pods held in protobuf) read back exactly what a typed cache
+/// of the same pods holds; a tiered cache hands out a hot pod without decoding it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compact_cache_reads_back_what_a_typed_cache_holds() {
+    reads_back_what_a_typed_cache_holds(Holding::Compact).await;
+    reads_back_what_a_typed_cache_holds(Holding::tiered()).await;
+}
+
+async fn reads_back_what_a_typed_cache_holds(holding: Holding) {
     let sim = sim(40).await;
     let typed =
         SharedIndexInformer::new(source(&sim), Config::default().with_name("pods")).unwrap();
     let compact = SharedIndexInformer::new(
         source(&sim),
-        Config::default().with_name("pods").with_shape(
-            kinformer_core::ObjectShape::default().with_holding(kinformer_core::Holding::Compact),
-        ),
+        Config::default()
+            .with_name("pods")
+            .with_shape(kinformer_core::ObjectShape::default().with_holding(holding)),
     )
     .unwrap();
     let (a, b) = (spawn_run(&typed), spawn_run(&compact));
@@ -168,7 +187,14 @@ async fn a_compact_cache_reads_back_what_a_typed_cache_holds() {
     converges_to_the_sims_pods(&sim, &compact).await;
     for pod in typed.indexer().list() {
         let key = object_key(&*pod);
-        assert_eq!(compact.indexer().get_by_key(&key).as_deref(), Some(&*pod));
+        let read = compact.indexer().get_by_key(&key).unwrap();
+        assert_eq!(*read, *pod);
+        let again = compact.indexer().get_by_key(&key).unwrap();
+        assert_eq!(
+            Arc::ptr_eq(&read, &again),
+            matches!(holding, Holding::Tiered { .. }),
+            "{holding:?}: only a tiered cache keeps a read pod decoded"
+        );
     }
     typed.shutdown();
     compact.shutdown();

@@ -34,7 +34,11 @@ impl Shared {
                 ("scheduler", "ok"),
                 ("etcd-0", r#"{"health":"true","reason":""}"#),
             ] {
-                if self.store.get(&statuses, &crate::store::key_of(&statuses, "", name)).is_some() {
+                if self
+                    .store
+                    .get(&statuses, &crate::store::key_of(&statuses, "", name))
+                    .is_some()
+                {
                     continue;
                 }
                 let status = json!({"metadata": {"name": name}, "conditions": [{"type": "Healthy", "status": "True", "message": message}]});

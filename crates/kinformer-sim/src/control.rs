@@ -352,10 +352,9 @@ impl Shared {
         self.watches.drop_all(&DropMode::Clean);
         self.faults.clear();
         self.store.reset();
-        // What every cluster has is there again: its namespaces, first of all.
-        if let Err(error) = self.seed_cluster() {
-            tracing::error!(%error, "the cluster's own objects were not recreated");
-        }
+        // What every cluster has is there again: its namespaces, first of all. Creating
+        // fixed, valid names in an emptied store cannot fail.
+        let _ = self.seed_cluster();
         self.clear_requests();
     }
 }

@@ -55,7 +55,9 @@ use crate::{Error, Result, kubeconfig, server};
 /// sim.register(CustomResource::new("example.com", "v1", "Widget", "widgets", Scope::Namespaced)).await?;
 /// assert!(sim.requests().await.is_empty());
 /// sim.reset().await;
-/// assert_eq!(sim.stats().await.objects.values().sum::<usize>(), 0);
+/// // What every cluster has is all that is left: its four namespaces, its component statuses.
+/// assert_eq!(sim.stats().await.objects["namespaces"], 4);
+/// assert!(sim.stats().await.objects.get("configmaps").is_none_or(|n| *n == 0));
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
@@ -242,7 +244,9 @@ impl SimHandle {
         self.shared.clear_requests();
     }
 
-    /// Stops churn, ends watches, clears faults, objects and the request log.
+    /// Stops churn, ends watches, clears faults, objects and the request log; what every
+    /// cluster has (its namespaces, including those of
+    /// [`create_namespace`](crate::SimBuilder::create_namespace)) is created again.
     pub async fn reset(&self) {
         self.shared.reset();
     }

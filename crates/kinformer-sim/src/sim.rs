@@ -3,7 +3,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::churn::Churn;

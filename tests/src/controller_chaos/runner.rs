@@ -44,6 +44,8 @@ pub struct Outcome {
 pub async fn run(schedule: &Schedule) -> Result<Outcome, String> {
     let sim = Sim::builder()
         .seed(schedule.seed)
+        .create_namespace("ns-0")
+        .create_namespace("ns-1")
         .start()
         .await
         .map_err(|e| format!("starting the sim: {e}"))?;

@@ -12,7 +12,14 @@ pub(crate) const NS: &str = "test";
 
 /// A running simulator with no objects, and a client on it.
 pub(crate) async fn sim() -> (SimHandle, Client) {
-    let sim = Sim::builder().start().await.expect("the simulator starts");
+    // As on a cluster, objects go only into namespaces that exist.
+    let sim = Sim::builder()
+        .create_namespace(NS)
+        .create_namespace("one")
+        .create_namespace("two")
+        .start()
+        .await
+        .expect("the simulator starts");
     let client = Client::new(sim.service());
     (sim, client)
 }

@@ -19,7 +19,12 @@ use kinformer_sim::{Fault, FaultKind, RequestRecord, Sim, SimHandle};
 pub(crate) const CONTROLLER: &str = "example.com/web-controller";
 
 pub(crate) async fn sim() -> SimHandle {
-    Sim::builder().start().await.unwrap()
+    // The pods' namespace exists, as it would on a cluster.
+    Sim::builder()
+        .create_namespace("shop")
+        .start()
+        .await
+        .unwrap()
 }
 
 pub(crate) fn client(sim: &SimHandle) -> Client {

@@ -13,14 +13,20 @@ fn a_hot_object_is_read_without_decoding_it_again() {
     store.add(pod("ns", "a", "web", "n1")).unwrap();
     let first = store.get_by_key("ns/a").unwrap();
     let again = store.get_by_key("ns/a").unwrap();
-    assert!(Arc::ptr_eq(&first, &again), "the second read is the hot object");
+    assert!(
+        Arc::ptr_eq(&first, &again),
+        "the second read is the hot object"
+    );
     // The same through an index read.
     let indexed = store.by_index("node", "n1").unwrap();
     assert!(Arc::ptr_eq(&indexed[0], &first));
     // A compact cache without a hot set decodes every read.
     let plain = compact_indexer();
     plain.add(pod("ns", "a", "web", "n1")).unwrap();
-    let (one, two) = (plain.get_by_key("ns/a").unwrap(), plain.get_by_key("ns/a").unwrap());
+    let (one, two) = (
+        plain.get_by_key("ns/a").unwrap(),
+        plain.get_by_key("ns/a").unwrap(),
+    );
     assert!(!Arc::ptr_eq(&one, &two));
 }
 
@@ -35,7 +41,10 @@ fn an_update_is_read_as_written_never_as_the_hot_old_object() {
     assert!(!Arc::ptr_eq(&old, &new));
     assert!(Arc::ptr_eq(&new, &store.get_by_key("ns/a").unwrap()));
     store.delete(new).unwrap();
-    assert!(store.get_by_key("ns/a").is_none(), "a deleted object is gone, hot or not");
+    assert!(
+        store.get_by_key("ns/a").is_none(),
+        "a deleted object is gone, hot or not"
+    );
     assert!(store.by_index(NAMESPACE_INDEX, "ns").unwrap().is_empty());
 }
 
@@ -49,8 +58,13 @@ fn a_whole_cache_list_uses_hot_objects_but_does_not_push_them_out() {
     let b = store.get_by_key("ns/b").unwrap();
     let listed = store.list();
     assert_eq!(listed.len(), 5);
-    let listed_a = listed.iter().find(|p| p.metadata.name.as_deref() == Some("a"));
-    assert!(Arc::ptr_eq(listed_a.unwrap(), &a), "the list hands out the hot object");
+    let listed_a = listed
+        .iter()
+        .find(|p| p.metadata.name.as_deref() == Some("a"));
+    assert!(
+        Arc::ptr_eq(listed_a.unwrap(), &a),
+        "the list hands out the hot object"
+    );
     // The scan made nothing hot: a and b still are.
     assert!(Arc::ptr_eq(&store.get_by_key("ns/a").unwrap(), &a));
     assert!(Arc::ptr_eq(&store.get_by_key("ns/b").unwrap(), &b));

@@ -21,7 +21,11 @@ async fn delete(c: &Client<'_>, path: &str, body: Option<Value>) -> Resp {
 
 #[tokio::test]
 async fn deletes_what_the_selectors_match_and_answers_the_list() {
-    let sim = Sim::builder().start().await.unwrap();
+    let sim = Sim::builder()
+        .create_namespace("other")
+        .start()
+        .await
+        .unwrap();
     let c = in_process(&sim);
     for (name, team) in [("a", "red"), ("b", "red"), ("c", "blue")] {
         create(&c, CMS, cm(name, json!({"team": team}))).await;

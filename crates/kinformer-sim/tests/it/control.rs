@@ -25,8 +25,8 @@ async fn control_routes_drive_the_simulator() {
     let stats = c.get("/_control/stats").await.json();
     assert_eq!(stats["objects"]["pods"], 12);
     assert_eq!(
-        stats["objects"]["namespaces"], 5,
-        "default, kube-system, kube-public, ns-1, ns-2"
+        stats["objects"]["namespaces"], 6,
+        "default, kube-system, kube-public, kube-node-lease, ns-1, ns-2"
     );
     let state = c
         .get("/_control/state?resource=pods&summary=1")
@@ -169,10 +169,17 @@ async fn control_routes_drive_the_simulator() {
             .any(|g| g["name"] == "example.com")
     );
 
+    let before = sim.stats().await.revision;
     c.send(Method::POST, "/_control/reset", None).await;
     let stats = sim.stats().await;
-    assert_eq!(stats.objects.values().sum::<usize>(), 0);
-    assert_eq!(stats.compacted_revision, stats.revision);
+    // What a cluster always has is there again: its namespaces and component statuses.
+    assert_eq!(stats.objects["namespaces"], 4, "{:?}", stats.objects);
+    assert_eq!(stats.objects["componentstatuses"], 3, "{:?}", stats.objects);
+    assert_eq!(stats.objects.values().sum::<usize>(), 7, "nothing else");
+    assert!(
+        stats.compacted_revision > before,
+        "everything before the reset is compacted"
+    );
     assert_eq!(c.get("/_control/requests").await.json(), json!([]));
     assert_eq!(c.get("/_control/nope").await.status, 404);
     assert_eq!(
