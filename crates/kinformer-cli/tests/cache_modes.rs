@@ -106,7 +106,15 @@ async fn a_mirror_reports_synced_once_its_handler_has_every_object() {
     let sim = Sim::builder().pods(pods).seed(10).start().await.unwrap();
     let dir = Dir::with_kubeconfig("handled", &sim);
     for holding in [&["--compact"][..], &["--tiered", "--hot", "16"], &[]] {
-        let mirror = ["mirror", "pods", "-A", "--duration", "0", "--dump", "/dev/null"];
+        let mirror = [
+            "mirror",
+            "pods",
+            "-A",
+            "--duration",
+            "0",
+            "--dump",
+            "/dev/null",
+        ];
         let out = kinformer(&dir, &[&mirror[..], holding].concat()).await;
         let report: Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(report["objects"], pods, "{holding:?}: {report}");
