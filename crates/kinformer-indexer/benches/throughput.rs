@@ -76,13 +76,23 @@ fn compact_reads(pods: &[Arc<Pod>], codec: Compact<Pod>) {
     let objects = pods.len();
     let label = |what: &str| format!("compact ({:?}) {what}", codec.encoding());
     let compact = Indexer::new(Config::default().with_compact(codec));
-    for pod in pods {
-        let mut pod = (**pod).clone();
-        pods::strip_managed_fields(&mut pod);
-        compact
-            .add(Arc::new(pod))
-            .expect("index functions never fail here");
-    }
+    let stripped: Vec<Arc<Pod>> = pods
+        .iter()
+        .map(|pod| {
+            let mut pod = (**pod).clone();
+            pods::strip_managed_fields(&mut pod);
+            Arc::new(pod)
+        })
+        .collect();
+    // Each add packs (encodes) the pod.
+    rate(&label("add (encodes)"), objects, || {
+        for pod in &stripped {
+            compact
+                .add(Arc::clone(pod))
+                .expect("index functions never fail here");
+        }
+    });
+    drop(stripped);
     let keys: Vec<String> = pods.iter().map(|pod| object_key(&**pod)).collect();
     let start = Instant::now();
     for key in &keys {

@@ -110,6 +110,8 @@ pub struct Message {
     pub special: Option<Special>,
     /// Field number to index in `fields`, plus one (0: no such field).
     by_number: Vec<u16>,
+    /// Indexes in `fields`, sorted by JSON name (an encoder looks every field up by name).
+    by_json_name: Vec<u16>,
 }
 
 impl Message {
@@ -121,7 +123,11 @@ impl Message {
 
     /// The field of this JSON name, if the message has one.
     pub fn field_named(&self, json_name: &str) -> Option<&Field> {
-        self.fields.iter().find(|f| &*f.json_name == json_name)
+        let found = self
+            .by_json_name
+            .binary_search_by(|&i| (*self.fields[usize::from(i)].json_name).cmp(json_name))
+            .ok()?;
+        self.fields.get(usize::from(self.by_json_name[found]))
     }
 }
 

@@ -58,6 +58,7 @@ pub(super) fn parse(text: &str) -> Result<Schema> {
                     name: full.into(),
                     fields: Vec::new(),
                     by_number: Vec::new(),
+                    by_json_name: Vec::new(),
                 });
             }
             [number, json_name, ty, flags @ ..] => {
@@ -125,6 +126,14 @@ pub(super) fn parse(text: &str) -> Result<Schema> {
             // At most MAX_FIELD_NUMBER fields per message, checked above: the index fits.
             message.by_number[field.number as usize] = (i + 1) as u16;
         }
+        // As many fields as slots in `by_number`: the indexes fit.
+        message.by_json_name = (0..message.fields.len() as u16).collect();
+        let fields = &message.fields;
+        message.by_json_name.sort_by(|&a, &b| {
+            fields[usize::from(a)]
+                .json_name
+                .cmp(&fields[usize::from(b)].json_name)
+        });
     }
     Ok(Schema {
         messages,
