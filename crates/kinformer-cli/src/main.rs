@@ -23,6 +23,16 @@ mod watch;
 
 use std::process::ExitCode;
 
+/// The allocator the command was built with (feature `mimalloc`); the libraries choose none.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The allocator the command was built with (feature `jemalloc`, unless `mimalloc` is chosen).
+#[cfg(all(feature = "jemalloc", not(feature = "mimalloc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use clap::Parser;
 
 use crate::args::{Cli, Command};
