@@ -125,44 +125,42 @@ mod measure {
 
     /// zstd without a dictionary, one context each way reused.
     fn zstd_plain(level: i32) -> Codec {
-        let compressor = RefCell::new(zstd::bulk::Compressor::new(level).expect("a zstd context"));
-        let decompressor = RefCell::new(zstd::bulk::Decompressor::new().expect("a zstd context"));
-        Codec {
-            name: format!("zstd {level}"),
-            dictionary_bytes: 0,
-            compress: Box::new(move |bytes| {
-                compressor
-                    .borrow_mut()
-                    .compress(bytes)
-                    .expect("zstd compresses")
-            }),
-            decompress: Box::new(move |bytes, len| {
-                decompressor
-                    .borrow_mut()
-                    .decompress(bytes, len)
-                    .expect("zstd decompresses")
-            }),
-        }
+        zstd_codec(
+            format!("zstd {level}"),
+            0,
+            zstd::bulk::Compressor::new(level).expect("a zstd context"),
+            zstd::bulk::Decompressor::new().expect("a zstd context"),
+        )
     }
 
     /// zstd with `dictionary` prepared once (digested for compression at `level`, and for
-    /// decompression) and one context each way reused, as a cache would hold them per resource
-    /// type (the benchmark leaks the prepared dictionaries so the contexts can borrow them).
+    /// decompression), as a cache would hold it per resource type (the benchmark leaks the
+    /// prepared dictionaries so the contexts can borrow them).
     fn zstd_with(dictionary: &[u8], level: i32) -> Codec {
         let encoder: &'static _ = Box::leak(Box::new(zstd::dict::EncoderDictionary::copy(
             dictionary, level,
         )));
         let decoder: &'static _ =
             Box::leak(Box::new(zstd::dict::DecoderDictionary::copy(dictionary)));
-        let compressor = RefCell::new(
+        zstd_codec(
+            format!("zstd {level}, {} KiB dictionary", dictionary.len() / 1024),
+            dictionary.len(),
             zstd::bulk::Compressor::with_prepared_dictionary(encoder).expect("a zstd context"),
-        );
-        let decompressor = RefCell::new(
             zstd::bulk::Decompressor::with_prepared_dictionary(decoder).expect("a zstd context"),
-        );
+        )
+    }
+
+    /// A zstd codec reusing one context each way.
+    fn zstd_codec(
+        name: String,
+        dictionary_bytes: usize,
+        compressor: zstd::bulk::Compressor<'static>,
+        decompressor: zstd::bulk::Decompressor<'static>,
+    ) -> Codec {
+        let (compressor, decompressor) = (RefCell::new(compressor), RefCell::new(decompressor));
         Codec {
-            name: format!("zstd {level}, {} KiB dictionary", dictionary.len() / 1024),
-            dictionary_bytes: dictionary.len(),
+            name,
+            dictionary_bytes,
             compress: Box::new(move |bytes| {
                 compressor
                     .borrow_mut()

@@ -42,7 +42,12 @@ impl<K: Object> Indexer<K> {
     /// `remember` makes a decoded object hot (point and index reads; a whole-cache read does
     /// not, so a scan keeps the working set).
     pub(crate) fn load_read(&self, obj: &Cached<K>, remember: bool) -> Option<Arc<K>> {
-        let (Some(hot), Some(packed)) = (&self.hot, PackedObject::of(obj)) else {
+        // Without a hot set (plain compact mode) nothing is looked up.
+        let Some((hot, packed)) = self
+            .hot
+            .as_ref()
+            .and_then(|hot| Some((hot, PackedObject::of(obj)?)))
+        else {
             return load_logged(obj);
         };
         let key = obj.key(&self.key_func);

@@ -222,7 +222,15 @@ impl ApiError {
             "code": self.code,
         });
         if let Some(d) = &self.details {
-            status["details"] = d.clone();
+            let mut details = d.clone();
+            // Go's StatusDetails leaves an empty group out (`omitempty`): the core group's
+            // resources have none.
+            if let Some(map) = details.as_object_mut()
+                && map.get("group").is_some_and(|g| g == "")
+            {
+                map.remove("group");
+            }
+            status["details"] = details;
         }
         status
     }

@@ -72,6 +72,61 @@ macro_rules! refuse_variants {
     };
 }
 
+/// Refuses the named compounds among `seq`, `map` and `struct`.
+macro_rules! refuse_compounds {
+    ($($kind:ident),*) => {
+        $(refuse_compounds!(@one $kind);)*
+    };
+    (@one seq) => {
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+            Err(self.refuse())
+        }
+    };
+    (@one map) => {
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+            Err(self.refuse())
+        }
+    };
+    (@one struct) => {
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+            Err(self.refuse())
+        }
+    };
+}
+
+/// Integers of narrower types passed on to the widest of their sign.
+macro_rules! widen_integers {
+    () => {
+        fn serialize_i8(self, n: i8) -> Result<Self::Ok> {
+            self.serialize_i64(n.into())
+        }
+
+        fn serialize_i16(self, n: i16) -> Result<Self::Ok> {
+            self.serialize_i64(n.into())
+        }
+
+        fn serialize_i32(self, n: i32) -> Result<Self::Ok> {
+            self.serialize_i64(n.into())
+        }
+
+        fn serialize_u8(self, n: u8) -> Result<Self::Ok> {
+            self.serialize_u64(n.into())
+        }
+
+        fn serialize_u16(self, n: u16) -> Result<Self::Ok> {
+            self.serialize_u64(n.into())
+        }
+
+        fn serialize_u32(self, n: u32) -> Result<Self::Ok> {
+            self.serialize_u64(n.into())
+        }
+
+        fn serialize_f32(self, n: f32) -> Result<Self::Ok> {
+            self.serialize_f64(n.into())
+        }
+    };
+}
+
 /// `None`, `()` and a unit struct are absent (`Ok(false)`, nothing written); `Some` and a newtype
 /// are what they wrap.
 macro_rules! absent_or_transparent {
@@ -112,4 +167,7 @@ macro_rules! impossible_compounds {
     };
 }
 
-pub(super) use {absent_or_transparent, impossible_compounds, refuse_scalars, refuse_variants};
+pub(super) use {
+    absent_or_transparent, impossible_compounds, refuse_compounds, refuse_scalars, refuse_variants,
+    widen_integers,
+};

@@ -8,7 +8,9 @@
 use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 
-use super::refuse::{absent_or_transparent, impossible_compounds, refuse_scalars, refuse_variants};
+use super::refuse::{
+    absent_or_transparent, impossible_compounds, refuse_compounds, refuse_scalars, refuse_variants,
+};
 use super::typed_parts::{KeySer, MapSer, ScalarSer, SeqSer};
 use super::{Encoder, at, mismatch};
 use crate::error::{Error, Result};
@@ -185,10 +187,7 @@ impl<'s, 'o> Serializer for MessageSer<'s, 'o> {
     refuse_scalars!();
     refuse_variants!();
     absent_or_transparent!();
-
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(self.refuse())
-    }
+    refuse_compounds!(seq);
 
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
         Ok(self.fields())

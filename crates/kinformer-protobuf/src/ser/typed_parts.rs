@@ -5,7 +5,10 @@ use base64::Engine as _;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
-use super::refuse::{absent_or_transparent, impossible_compounds, refuse_scalars, refuse_variants};
+use super::refuse::{
+    absent_or_transparent, impossible_compounds, refuse_compounds, refuse_scalars, refuse_variants,
+    widen_integers,
+};
 use super::typed::encode_value;
 use super::{Encoder, mismatch};
 use crate::error::{Error, Result};
@@ -52,6 +55,8 @@ impl Serializer for ScalarSer<'_, '_> {
     impossible_compounds!();
     refuse_variants!();
     absent_or_transparent!();
+    refuse_compounds!(seq, map, struct);
+    widen_integers!();
 
     fn serialize_str(self, text: &str) -> Result<bool> {
         match self.scalar {
@@ -86,56 +91,16 @@ impl Serializer for ScalarSer<'_, '_> {
         self.put(&Value::Bool(b))
     }
 
-    fn serialize_i8(self, n: i8) -> Result<bool> {
-        self.serialize_i64(n.into())
-    }
-
-    fn serialize_i16(self, n: i16) -> Result<bool> {
-        self.serialize_i64(n.into())
-    }
-
-    fn serialize_i32(self, n: i32) -> Result<bool> {
-        self.serialize_i64(n.into())
-    }
-
     fn serialize_i64(self, n: i64) -> Result<bool> {
         self.put(&Value::from(n))
-    }
-
-    fn serialize_u8(self, n: u8) -> Result<bool> {
-        self.serialize_u64(n.into())
-    }
-
-    fn serialize_u16(self, n: u16) -> Result<bool> {
-        self.serialize_u64(n.into())
-    }
-
-    fn serialize_u32(self, n: u32) -> Result<bool> {
-        self.serialize_u64(n.into())
     }
 
     fn serialize_u64(self, n: u64) -> Result<bool> {
         self.put(&Value::from(n))
     }
 
-    fn serialize_f32(self, n: f32) -> Result<bool> {
-        self.serialize_f64(n.into())
-    }
-
     fn serialize_f64(self, n: f64) -> Result<bool> {
         self.put(&Value::from(n))
-    }
-
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(self.refuse())
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(self.refuse())
-    }
-
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(self.refuse())
     }
 }
 
@@ -164,17 +129,10 @@ impl<'s, 'o> Serializer for SeqSer<'s, 'o> {
     refuse_scalars!();
     refuse_variants!();
     absent_or_transparent!();
+    refuse_compounds!(map, struct);
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Self> {
         Ok(self)
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(self.refuse())
-    }
-
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(self.refuse())
     }
 }
 
@@ -230,20 +188,13 @@ impl<'s, 'o> Serializer for MapSer<'s, 'o> {
     refuse_scalars!();
     refuse_variants!();
     absent_or_transparent!();
-
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(self.refuse())
-    }
+    refuse_compounds!(seq, struct);
 
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
         Ok(Entries {
             map: self,
             key: Vec::new(),
         })
-    }
-
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(self.refuse())
     }
 }
 
@@ -294,6 +245,7 @@ impl Serializer for KeySer {
     impossible_compounds!();
     refuse_variants!();
     absent_or_transparent!();
+    refuse_compounds!(seq, map, struct);
     refuse_scalars!(
         serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
         serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
@@ -303,18 +255,6 @@ impl Serializer for KeySer {
 
     fn serialize_str(self, text: &str) -> Result<String> {
         Ok(text.to_owned())
-    }
-
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(self.refuse())
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(self.refuse())
-    }
-
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(self.refuse())
     }
 }
 

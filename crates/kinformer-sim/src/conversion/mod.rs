@@ -110,9 +110,7 @@ pub(crate) fn served(def: &ResourceDef, record: &Record) -> Option<Record> {
         return None;
     }
     let mut map = record.to_map();
-    map.remove("kind");
-    map.remove("apiVersion");
-    (conversion.converter.from_storage)(&mut map);
+    from_storage(conversion, &mut map);
     Some(Record::build(
         def,
         record.event,
@@ -143,6 +141,14 @@ pub(crate) fn served_with_stored(def: &ResourceDef, stored: Value) -> (Value, Op
     (served_value(def, stored.clone()), Some(stored))
 }
 
+/// A stored body (without its `kind` and `apiVersion`, which the served version sets) as the
+/// served version holds it.
+fn from_storage(conversion: &Conversion, map: &mut Map<String, Value>) {
+    map.remove("kind");
+    map.remove("apiVersion");
+    (conversion.converter.from_storage)(map);
+}
+
 /// A stored object as `def` serves it.
 fn served_value(def: &ResourceDef, stored: Value) -> Value {
     let Some(conversion) = &def.conversion else {
@@ -151,9 +157,7 @@ fn served_value(def: &ResourceDef, stored: Value) -> Value {
     let Value::Object(mut map) = stored else {
         return stored;
     };
-    map.remove("kind");
-    map.remove("apiVersion");
-    (conversion.converter.from_storage)(&mut map);
+    from_storage(conversion, &mut map);
     type_as(def, &mut map);
     Value::Object(map)
 }

@@ -222,8 +222,10 @@ pub(super) fn create(
         .and_then(|m| m.get("name"))
         .and_then(Value::as_str)
         .unwrap_or_default();
-    crate::namespace_admission::admit_create(shared, def, &ns, name)?;
+    // As kube-apiserver: the body is decoded before admission sees it, and admitted before
+    // the strategy validates it.
     validation::decode(def, &obj).map_err(|c| validation::undecodable_body(def, &c))?;
+    crate::namespace_admission::admit_create(shared, def, &ns, name)?;
     let mut obj = Value::Object(obj);
     // What a create may not set goes first: a status dropped is not validated.
     write_rules::restrict_create(def, &mut obj);

@@ -28,6 +28,13 @@ pub struct Resp {
 }
 
 impl Resp {
+    /// The header `name` as text, empty when absent.
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .map_or("", |v| v.to_str().unwrap_or_default())
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
@@ -55,6 +62,13 @@ pub fn client(sim: &SimHandle) -> Client<'_> {
         transport: Transport::Http1,
         token: sim.token().map(str::to_owned),
     }
+}
+
+/// A GET of `path` with `headers`, over HTTP/1.1.
+pub async fn get_with(sim: &SimHandle, path: &str, headers: &[(&str, &str)]) -> Resp {
+    client(sim)
+        .send_bytes(Method::GET, path, Default::default(), headers)
+        .await
 }
 
 pub fn in_process(sim: &SimHandle) -> Client<'_> {

@@ -1,7 +1,8 @@
 //! Every Namespace carries `kubernetes.io/metadata.name` with its own name, as kube-apiserver
 //! sets it on each create and update whatever the body says, so that a namespace selector can
 //! pick namespaces by name; the namespaces the sim generates carry it too, and a label
-//! selector finds them by it.
+//! selector finds them by it. Writes into a namespace are admitted as kube-apiserver's
+//! NamespaceLifecycle admits them.
 
 use http::Method;
 use kinformer_sim::Sim;
@@ -141,4 +142,78 @@ async fn a_deleted_namespace_terminates_after_its_contents() {
         }
     }
     assert_eq!(c.get(&path).await.status, 404);
+}
+
+/// kube-apiserver's NamespaceLifecycle admission: a create in a namespace that does not exist is
+/// a 404 naming the namespace, not the object (after the body is decoded: a body that does not
+/// decode is a 400 first); server-side apply creating an object answers the same; a local
+/// access review may ask about any namespace; the control plane's namespaces may not be deleted.
+#[tokio::test]
+async fn writes_into_a_namespace_that_does_not_exist_are_refused_naming_it() {
+    let sim = Sim::builder().start().await.unwrap();
+    let c = client(&sim);
+    let cms = "/api/v1/namespaces/nowhere/configmaps";
+    let refused = c
+        .send(Method::POST, cms, Some(json!({"metadata": {"name": "cm"}})))
+        .await;
+    assert_eq!(refused.status, 404);
+    let status = refused.json();
+    assert_eq!(status["reason"], "NotFound");
+    assert_eq!(status["message"], r#"namespaces "nowhere" not found"#);
+    assert_eq!(status["details"]["name"], "nowhere");
+    // As Go writes StatusDetails: the core group's empty group is left out.
+    assert_eq!(
+        status["details"],
+        json!({"name": "nowhere", "kind": "namespaces"})
+    );
+
+    let undecodable = c
+        .send(
+            Method::POST,
+            "/api/v1/namespaces/nowhere/secrets",
+            Some(json!({"metadata": {"name": "s"}, "data": {"k": "not base64!"}})),
+        )
+        .await;
+    assert_eq!(undecodable.status, 400, "{}", undecodable.json());
+
+    let apply = c
+        .send_bytes(
+            Method::PATCH,
+            &format!("{cms}/cm?fieldManager=test"),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}})
+                .to_string()
+                .into(),
+            &[("content-type", "application/apply-patch+yaml")],
+        )
+        .await;
+    assert_eq!(apply.status, 404);
+    assert_eq!(apply.json()["message"], r#"namespaces "nowhere" not found"#);
+
+    let review = c
+        .send(
+            Method::POST,
+            "/apis/authorization.k8s.io/v1/namespaces/nowhere/localsubjectaccessreviews",
+            Some(json!({"spec": {"user": "u", "resourceAttributes": {"verb": "get", "resource": "pods"}}})),
+        )
+        .await;
+    assert_eq!(review.status, 201, "{}", review.json());
+
+    for name in ["default", "kube-system", "kube-public"] {
+        let kept = c
+            .send(Method::DELETE, &format!("{NAMESPACES}/{name}"), None)
+            .await;
+        assert_eq!(kept.status, 403, "{name}");
+        assert_eq!(
+            kept.json()["message"],
+            format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted")
+        );
+    }
+    let lease_namespace = c
+        .send(
+            Method::DELETE,
+            &format!("{NAMESPACES}/kube-node-lease"),
+            None,
+        )
+        .await;
+    assert_eq!(lease_namespace.status, 200, "{}", lease_namespace.json());
 }

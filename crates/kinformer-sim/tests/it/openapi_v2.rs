@@ -15,28 +15,16 @@
 //! client-go's `OpenAPISchema` sends the `@` protobuf type alone (no JSON fallback in the same
 //! header); kubectl's `explain --output=plaintext-openapiv2` reads the document through it.
 
-use http::{Method, StatusCode};
-use kinformer_sim::{Sim, SimHandle};
+use http::StatusCode;
+use kinformer_sim::Sim;
 use serde_json::{Value, json};
 
-use crate::common::{Resp, client};
+use crate::common::{client, get_with};
 use crate::crds::establish;
 use crate::kubectl::{Kubectl, path_str};
 
 const PROTOBUF_ASKED: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
 const PROTOBUF_ANSWERED: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
-
-async fn get(sim: &SimHandle, path: &str, headers: &[(&str, &str)]) -> Resp {
-    client(sim)
-        .send_bytes(Method::GET, path, Default::default(), headers)
-        .await
-}
-
-fn header<'a>(resp: &'a Resp, name: &str) -> &'a str {
-    resp.headers
-        .get(name)
-        .map_or("", |v| v.to_str().unwrap_or_default())
-}
 
 /// A CRD whose schema uses what a custom resource's can: defaults, enums, bounds, patterns,
 /// required members, maps, lists and the `x-kubernetes-` extensions.
@@ -82,12 +70,12 @@ fn rich_crd() -> Value {
 async fn the_protobuf_document_decodes_to_the_json_document() {
     let sim = Sim::builder().start().await.unwrap();
     establish(&client(&sim), rich_crd()).await;
-    let json_answer = get(&sim, "/openapi/v2", &[("accept", "application/json")]).await;
+    let json_answer = get_with(&sim, "/openapi/v2", &[("accept", "application/json")]).await;
     assert_eq!(json_answer.status, StatusCode::OK);
-    assert_eq!(header(&json_answer, "content-type"), "application/json");
-    let proto_answer = get(&sim, "/openapi/v2", &[("accept", PROTOBUF_ASKED)]).await;
+    assert_eq!(json_answer.header("content-type"), "application/json");
+    let proto_answer = get_with(&sim, "/openapi/v2", &[("accept", PROTOBUF_ASKED)]).await;
     assert_eq!(proto_answer.status, StatusCode::OK);
-    assert_eq!(header(&proto_answer, "content-type"), PROTOBUF_ANSWERED);
+    assert_eq!(proto_answer.header("content-type"), PROTOBUF_ANSWERED);
     let decoded = crate::gnostic::document(&proto_answer.body);
     let expected = json_answer.json();
     assert_eq!(decoded["swagger"], "2.0");
@@ -138,9 +126,9 @@ async fn the_accept_header_picks_the_form_as_kube_openapi_does() {
         (None, "application/json"),
     ] {
         let headers: Vec<(&str, &str)> = accept.map(|a| ("accept", a)).into_iter().collect();
-        let resp = get(&sim, "/openapi/v2", &headers).await;
+        let resp = get_with(&sim, "/openapi/v2", &headers).await;
         assert_eq!(resp.status, StatusCode::OK, "{accept:?}");
-        assert_eq!(header(&resp, "content-type"), answered, "{accept:?}");
+        assert_eq!(resp.header("content-type"), answered, "{accept:?}");
         let vary: Vec<&str> = resp
             .headers
             .get_all("vary")
@@ -155,19 +143,19 @@ async fn the_accept_header_picks_the_form_as_kube_openapi_does() {
         "application/vnd.kubernetes.protobuf",
         "text/html",
     ] {
-        let resp = get(&sim, "/openapi/v2", &[("accept", accept)]).await;
+        let resp = get_with(&sim, "/openapi/v2", &[("accept", accept)]).await;
         assert_eq!(resp.status, StatusCode::NOT_ACCEPTABLE, "{accept}");
         assert!(resp.body.is_empty(), "{accept}");
-        assert_eq!(header(&resp, "content-type"), "", "{accept}");
+        assert_eq!(resp.header("content-type"), "", "{accept}");
     }
 }
 
 #[tokio::test]
 async fn both_forms_share_an_etag_and_a_matching_if_none_match_is_304() {
     let sim = Sim::builder().start().await.unwrap();
-    let json_answer = get(&sim, "/openapi/v2", &[("accept", "application/json")]).await;
-    let proto_answer = get(&sim, "/openapi/v2", &[("accept", PROTOBUF_ASKED)]).await;
-    let etag = header(&json_answer, "etag");
+    let json_answer = get_with(&sim, "/openapi/v2", &[("accept", "application/json")]).await;
+    let proto_answer = get_with(&sim, "/openapi/v2", &[("accept", PROTOBUF_ASKED)]).await;
+    let etag = json_answer.header("etag");
     assert_eq!(etag.len(), 130, "{etag}");
     assert!(etag.starts_with('"') && etag.ends_with('"'));
     assert!(
@@ -175,10 +163,10 @@ async fn both_forms_share_an_etag_and_a_matching_if_none_match_is_304() {
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b))
     );
-    assert_eq!(header(&proto_answer, "etag"), etag);
-    assert!(header(&json_answer, "last-modified").ends_with(" GMT"));
-    assert_eq!(header(&json_answer, "accept-ranges"), "bytes");
-    let cached = get(
+    assert_eq!(proto_answer.header("etag"), etag);
+    assert!(json_answer.header("last-modified").ends_with(" GMT"));
+    assert_eq!(json_answer.header("accept-ranges"), "bytes");
+    let cached = get_with(
         &sim,
         "/openapi/v2",
         &[("accept", PROTOBUF_ASKED), ("if-none-match", etag)],
@@ -186,30 +174,30 @@ async fn both_forms_share_an_etag_and_a_matching_if_none_match_is_304() {
     .await;
     assert_eq!(cached.status, StatusCode::NOT_MODIFIED);
     assert!(cached.body.is_empty());
-    assert_eq!(header(&cached, "etag"), etag);
+    assert_eq!(cached.header("etag"), etag);
     // Go drops the body's headers from a 304, and Last-Modified when there is an ETag.
-    assert_eq!(header(&cached, "content-type"), "");
-    assert_eq!(header(&cached, "last-modified"), "");
-    let stale = get(&sim, "/openapi/v2", &[("if-none-match", "\"0\"")]).await;
+    assert_eq!(cached.header("content-type"), "");
+    assert_eq!(cached.header("last-modified"), "");
+    let stale = get_with(&sim, "/openapi/v2", &[("if-none-match", "\"0\"")]).await;
     assert_eq!(stale.status, StatusCode::OK);
     // A new CRD changes the document and its ETag.
     establish(&client(&sim), rich_crd()).await;
-    let changed = get(&sim, "/openapi/v2", &[("if-none-match", etag)]).await;
+    let changed = get_with(&sim, "/openapi/v2", &[("if-none-match", etag)]).await;
     assert_eq!(changed.status, StatusCode::OK);
-    assert_ne!(header(&changed, "etag"), etag);
+    assert_ne!(changed.header("etag"), etag);
 }
 
 #[tokio::test]
 async fn the_document_is_gzipped_for_a_client_that_accepts_it() {
     let sim = Sim::builder().start().await.unwrap();
-    let plain = get(&sim, "/openapi/v2", &[("accept", PROTOBUF_ASKED)]).await;
-    let zipped = get(
+    let plain = get_with(&sim, "/openapi/v2", &[("accept", PROTOBUF_ASKED)]).await;
+    let zipped = get_with(
         &sim,
         "/openapi/v2",
         &[("accept", PROTOBUF_ASKED), ("accept-encoding", "gzip")],
     )
     .await;
-    assert_eq!(header(&zipped, "content-encoding"), "gzip");
+    assert_eq!(zipped.header("content-encoding"), "gzip");
     let mut unzipped = Vec::new();
     std::io::Read::read_to_end(
         &mut flate2::read::GzDecoder::new(&zipped.body[..]),

@@ -12,28 +12,16 @@
 //! kube-apiserver also serves a group version as gnostic's `openapi.v3.Document` in protobuf;
 //! the sim does not, and answers a client that accepts nothing but that 406.
 
-use http::{Method, StatusCode};
-use kinformer_sim::{Sim, SimHandle};
+use http::StatusCode;
+use kinformer_sim::Sim;
 
-use crate::common::{Resp, client};
-
-async fn get(sim: &SimHandle, path: &str, headers: &[(&str, &str)]) -> Resp {
-    client(sim)
-        .send_bytes(Method::GET, path, Default::default(), headers)
-        .await
-}
-
-fn header<'a>(resp: &'a Resp, name: &str) -> &'a str {
-    resp.headers
-        .get(name)
-        .map_or("", |v| v.to_str().unwrap_or_default())
-}
+use crate::common::get_with;
 
 #[tokio::test]
 async fn a_group_version_fetched_by_its_hash_is_cached_for_good() {
     let sim = Sim::builder().start().await.unwrap();
-    let root = get(&sim, "/openapi/v3", &[]).await;
-    assert_eq!(header(&root, "content-type"), "application/json");
+    let root = get_with(&sim, "/openapi/v3", &[]).await;
+    assert_eq!(root.header("content-type"), "application/json");
     let url = root.json()["paths"]["apis/apps/v1"]["serverRelativeURL"]
         .as_str()
         .unwrap()
@@ -45,31 +33,27 @@ async fn a_group_version_fetched_by_its_hash_is_cached_for_good() {
             .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b))
     );
 
-    let doc = get(&sim, &url, &[("accept", "application/json")]).await;
+    let doc = get_with(&sim, &url, &[("accept", "application/json")]).await;
     assert_eq!(doc.status, StatusCode::OK);
-    assert_eq!(header(&doc, "etag"), format!("\"{hash}\""));
-    assert_eq!(header(&doc, "cache-control"), "public, immutable");
-    assert!(
-        header(&doc, "expires").ends_with(" UTC"),
-        "{:?}",
-        doc.headers
-    );
-    assert_eq!(header(&doc, "vary"), "Accept");
-    assert!(header(&doc, "last-modified").ends_with(" GMT"));
+    assert_eq!(doc.header("etag"), format!("\"{hash}\""));
+    assert_eq!(doc.header("cache-control"), "public, immutable");
+    assert!(doc.header("expires").ends_with(" UTC"), "{:?}", doc.headers);
+    assert_eq!(doc.header("vary"), "Accept");
+    assert!(doc.header("last-modified").ends_with(" GMT"));
 
     // Without a hash: the same document and ETag, but no promise to stay the same.
-    let unpinned = get(&sim, "/openapi/v3/apis/apps/v1", &[]).await;
+    let unpinned = get_with(&sim, "/openapi/v3/apis/apps/v1", &[]).await;
     assert_eq!(unpinned.body, doc.body);
-    assert_eq!(header(&unpinned, "etag"), format!("\"{hash}\""));
-    assert_eq!(header(&unpinned, "cache-control"), "");
+    assert_eq!(unpinned.header("etag"), format!("\"{hash}\""));
+    assert_eq!(unpinned.header("cache-control"), "");
 
-    let stale = get(&sim, "/openapi/v3/apis/apps/v1?hash=0123", &[]).await;
+    let stale = get_with(&sim, "/openapi/v3/apis/apps/v1?hash=0123", &[]).await;
     assert_eq!(stale.status, StatusCode::MOVED_PERMANENTLY);
-    assert_eq!(header(&stale, "location"), url);
+    assert_eq!(stale.header("location"), url);
     assert!(stale.body.is_empty());
 
     let etag = format!("\"{hash}\"");
-    let cached = get(&sim, &url, &[("if-none-match", &etag)]).await;
+    let cached = get_with(&sim, &url, &[("if-none-match", &etag)]).await;
     assert_eq!(cached.status, StatusCode::NOT_MODIFIED);
     assert!(cached.body.is_empty());
 }
@@ -77,12 +61,12 @@ async fn a_group_version_fetched_by_its_hash_is_cached_for_good() {
 #[tokio::test]
 async fn the_root_has_its_own_etag_and_an_unservable_accept_is_406() {
     let sim = Sim::builder().start().await.unwrap();
-    let root = get(&sim, "/openapi/v3", &[]).await;
-    let etag = header(&root, "etag").to_owned();
+    let root = get_with(&sim, "/openapi/v3", &[]).await;
+    let etag = root.header("etag").to_owned();
     assert_eq!(etag.len(), 130);
-    let cached = get(&sim, "/openapi/v3", &[("if-none-match", &etag)]).await;
+    let cached = get_with(&sim, "/openapi/v3", &[("if-none-match", &etag)]).await;
     assert_eq!(cached.status, StatusCode::NOT_MODIFIED);
-    let protobuf_only = get(
+    let protobuf_only = get_with(
         &sim,
         "/openapi/v3/api/v1",
         &[(

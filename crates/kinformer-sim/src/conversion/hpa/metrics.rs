@@ -22,28 +22,133 @@ pub(super) fn is_cpu_utilization(metric: &Value) -> bool {
 
 /// A v2 metric as the v1 `MetricSpec` Go writes into the annotation.
 pub(super) fn to_v1(metric: &Value) -> String {
-    let source = |name: &str| metric.get(name).filter(|v| v.is_object());
-    let mut out = GoObject::new().value("type", metric.get("type").unwrap_or(&json!("")));
-    out = out.object("object", source("object").map(object_to_v1));
-    out = out.object("pods", source("pods").map(pods_to_v1));
-    out = out.object(
-        "resource",
-        source("resource").map(|r| resource_to_v1(r, false)),
-    );
-    out = out.object(
-        "containerResource",
-        source("containerResource").map(|r| resource_to_v1(r, true)),
-    );
-    out = out.object("external", source("external").map(external_to_v1));
-    out.finish()
+    Side::SPEC.to_v1(metric)
 }
 
-fn target<'v>(source: &'v Value, name: &str) -> Option<&'v Value> {
-    source.get("target").and_then(|t| t.get(name))
+/// Which half of a v2 metric converts to v1: a spec's `target` or a status's `current`. Their
+/// v1 forms name the same fields with their own prefix, and differ in which quantities Go holds
+/// as pointers (left out when unset) rather than values (written as zero when unset).
+pub(super) struct Side {
+    /// The v2 block holding the values, and the prefix of their v1 names.
+    block: &'static str,
+    /// Whether v1's resource `<prefix>AverageValue` is a pointer.
+    resource_average_is_pointer: bool,
+    /// Whether v1's external `<prefix>Value` is a pointer.
+    external_value_is_pointer: bool,
+}
+
+impl Side {
+    /// `MetricSpec`: `target...` fields.
+    pub(super) const SPEC: Self = Self {
+        block: "target",
+        resource_average_is_pointer: true,
+        external_value_is_pointer: true,
+    };
+    /// `MetricStatus`: `current...` fields.
+    pub(super) const STATUS: Self = Self {
+        block: "current",
+        resource_average_is_pointer: false,
+        external_value_is_pointer: false,
+    };
+
+    /// A v2 metric (spec or status) as the v1 form Go writes into the annotation.
+    pub(super) fn to_v1(&self, metric: &Value) -> String {
+        let source = |name: &str| metric.get(name).filter(|v| v.is_object());
+        GoObject::new()
+            .value("type", metric.get("type").unwrap_or(&json!("")))
+            .object("object", source("object").map(|s| self.object(s)))
+            .object("pods", source("pods").map(|s| self.pods(s)))
+            .object(
+                "resource",
+                source("resource").map(|s| self.resource(s, false)),
+            )
+            .object(
+                "containerResource",
+                source("containerResource").map(|s| self.resource(s, true)),
+            )
+            .object("external", source("external").map(|s| self.external(s)))
+            .finish()
+    }
+
+    fn get<'v>(&self, source: &'v Value, name: &str) -> Option<&'v Value> {
+        source.get(self.block).and_then(|values| values.get(name))
+    }
+
+    /// The v1 name of `suffix` on this side (`targetValue`, `currentAverageValue`).
+    fn name(&self, suffix: &str) -> String {
+        format!("{}{suffix}", self.block)
+    }
+
+    /// A quantity: left out when unset if Go holds it as a pointer, else zero.
+    fn quantity(
+        &self,
+        out: GoObject,
+        suffix: &str,
+        value: Option<&Value>,
+        pointer: bool,
+    ) -> GoObject {
+        if pointer {
+            out.some(&self.name(suffix), value)
+        } else {
+            out.value(&self.name(suffix), &zero_or(value))
+        }
+    }
+
+    fn object(&self, source: &Value) -> String {
+        let out = GoObject::new()
+            .raw("target", &reference(source.get("describedObject")))
+            .value("metricName", metric_name(source));
+        self.quantity(out, "Value", self.get(source, "value"), false)
+            .selector("selector", metric_field(source, "selector"))
+            .some("averageValue", self.get(source, "averageValue"))
+            .finish()
+    }
+
+    fn pods(&self, source: &Value) -> String {
+        let out = GoObject::new().value("metricName", metric_name(source));
+        self.quantity(out, "AverageValue", self.get(source, "averageValue"), false)
+            .selector("selector", metric_field(source, "selector"))
+            .finish()
+    }
+
+    fn resource(&self, source: &Value, container: bool) -> String {
+        let out = GoObject::new()
+            .value("name", source.get("name").unwrap_or(&json!("")))
+            .some(
+                &self.name("AverageUtilization"),
+                self.get(source, "averageUtilization"),
+            );
+        let average = self.get(source, "averageValue");
+        let mut out = self.quantity(
+            out,
+            "AverageValue",
+            average,
+            self.resource_average_is_pointer,
+        );
+        if container {
+            out = out.value("container", source.get("container").unwrap_or(&json!("")));
+        }
+        out.finish()
+    }
+
+    fn external(&self, source: &Value) -> String {
+        let out = GoObject::new()
+            .value("metricName", metric_name(source))
+            .selector("metricSelector", metric_field(source, "selector"));
+        let value = self.get(source, "value");
+        self.quantity(out, "Value", value, self.external_value_is_pointer)
+            .some(&self.name("AverageValue"), self.get(source, "averageValue"))
+            .finish()
+    }
 }
 
 fn metric_field<'v>(source: &'v Value, name: &str) -> Option<&'v Value> {
     source.get("metric").and_then(|m| m.get(name))
+}
+
+fn metric_name(source: &Value) -> &Value {
+    static EMPTY: Value = Value::String(String::new());
+    metric_field(source, "name").unwrap_or(&EMPTY)
 }
 
 fn zero_or(value: Option<&Value>) -> Value {
@@ -63,73 +168,27 @@ pub(super) fn reference(value: Option<&Value>) -> String {
         .finish()
 }
 
-fn object_to_v1(source: &Value) -> String {
-    GoObject::new()
-        .raw("target", &reference(source.get("describedObject")))
-        .value(
-            "metricName",
-            metric_field(source, "name").unwrap_or(&json!("")),
-        )
-        .value("targetValue", &zero_or(target(source, "value")))
-        .selector("selector", metric_field(source, "selector"))
-        .some("averageValue", target(source, "averageValue"))
-        .finish()
-}
-
-fn pods_to_v1(source: &Value) -> String {
-    GoObject::new()
-        .value(
-            "metricName",
-            metric_field(source, "name").unwrap_or(&json!("")),
-        )
-        .value(
-            "targetAverageValue",
-            &zero_or(target(source, "averageValue")),
-        )
-        .selector("selector", metric_field(source, "selector"))
-        .finish()
-}
-
-fn resource_to_v1(source: &Value, container: bool) -> String {
-    let mut out = GoObject::new()
-        .value("name", source.get("name").unwrap_or(&json!("")))
-        .some(
-            "targetAverageUtilization",
-            target(source, "averageUtilization"),
-        )
-        .some("targetAverageValue", target(source, "averageValue"));
-    if container {
-        out = out.value("container", source.get("container").unwrap_or(&json!("")));
-    }
-    out.finish()
-}
-
-fn external_to_v1(source: &Value) -> String {
-    GoObject::new()
-        .value(
-            "metricName",
-            metric_field(source, "name").unwrap_or(&json!("")),
-        )
-        .selector("metricSelector", metric_field(source, "selector"))
-        .some("targetValue", target(source, "value"))
-        .some("targetAverageValue", target(source, "averageValue"))
-        .finish()
-}
-
 /// A v1 `MetricSpec` from the annotation as the v2 metric it converts to.
 pub(super) fn from_v1(metric: &Value) -> Value {
+    sources_from_v1(
+        metric,
+        [
+            ("object", object_from_v1),
+            ("pods", pods_from_v1),
+            ("resource", |r| resource_from_v1(r, false)),
+            ("containerResource", |r| resource_from_v1(r, true)),
+            ("external", external_from_v1),
+        ],
+    )
+}
+
+/// A v1 metric (spec or status): its type, and each source set converted by its function.
+pub(super) fn sources_from_v1(metric: &Value, sources: [SourceFromV1; 5]) -> Value {
     let mut out = Map::new();
     out.insert(
         "type".into(),
         field(metric, "type").cloned().unwrap_or_else(|| json!("")),
     );
-    let sources: [SourceFromV1; 5] = [
-        ("object", object_from_v1),
-        ("pods", pods_from_v1),
-        ("resource", |r| resource_from_v1(r, false)),
-        ("containerResource", |r| resource_from_v1(r, true)),
-        ("external", external_from_v1),
-    ];
     for (name, convert) in sources {
         if let Some(source) = field(metric, name).filter(|v| v.is_object()) {
             out.insert(name.into(), convert(source));

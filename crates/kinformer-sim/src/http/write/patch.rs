@@ -98,10 +98,10 @@ pub(in crate::http) fn patch(
         (Ok(record), _) => written(200, def, &record, media).map(|r| with_warnings(r, &warnings)),
         // Apply creates what does not exist yet.
         (Err(e), Some(a)) if e.code == 404 && sub.is_none() => {
-            crate::namespace_admission::admit_create(shared, def, ns, name)?;
             let mut created = as_map(apply::apply(None, &a, &writer, opts.force)?)?;
             validation::decode(def, &created)
                 .map_err(|c| validation::undecodable_patch(&created, &c))?;
+            crate::namespace_admission::admit_create(shared, def, ns, name)?;
             let warnings = validation::admit(def, None, &mut created, None, opts.field_validation)?;
             let created = conversion::stored(def, None, None, created, None);
             let record =
