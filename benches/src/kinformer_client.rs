@@ -49,6 +49,8 @@ pub(crate) async fn run(options: &Options, report: &mut Report) -> Result<(), St
         "kinformer-keep" => config(default.with_fields(Fields::All)),
         "kinformer-compact" => config(default.with_holding(Holding::Compact)),
         "kinformer-tiered" => config(default.with_holding(Holding::tiered())),
+        "kinformer-compressed" => config(default.with_holding(Holding::Compact))
+            .with_compression(kinformer::indexer::Compression::default()),
         // Metadata, the node, the phase, and the containers' names and images.
         "kinformer-projected" => config(
             default.with_fields(Fields::projected(

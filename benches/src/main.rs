@@ -16,6 +16,7 @@
 //! (keeping metadata, the node, the phase and container names and images), `kinformer-compact`
 //! (the cache in compact mode), `kinformer-tiered` (compact plus a hot set of recently read
 //! objects kept decoded; every kinformer mode also times `get`s and a namespace's list),
+//! `kinformer-compressed` (compact, compressed with a dictionary trained on the first pods),
 //! `kinformer-json` (the defaults on a client asking for JSON; protobuf is the default),
 //! `kube`, `kube-strip` (kube-rs with `.modify()` stripping managedFields), `floor-decode`,
 //! `floor-decode-protobuf` (the same floor on protobuf frames), `floor-bytes`. With `--sim-pid`, the
@@ -194,6 +195,7 @@ fn main() -> ExitCode {
             | "kinformer-metadata"
             | "kinformer-compact"
             | "kinformer-tiered"
+            | "kinformer-compressed"
             | "kinformer-projected"
             | "kinformer-json" => kinformer_client::run(&options, &mut report).await,
             "kube" | "kube-strip" => kube_client::run(&options, &mut report).await,

@@ -3,7 +3,8 @@
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use kinformer::indexer::Compression;
 use kinformer_core::{Fields, Holding, ObjectShape};
 
 /// Kubernetes informers from the command line.
@@ -87,6 +88,7 @@ pub(crate) struct ClusterArgs {
 
 /// Which objects: namespace and selectors.
 #[derive(Debug, Args, Clone)]
+#[command(group(ArgGroup::new("packed").args(["compact", "tiered"])))]
 pub(crate) struct ScopeArgs {
     /// The resource: plural, singular, kind or short name, optionally `.group` (pods, deploy, widgets.example.com).
     pub(crate) resource: String,
@@ -111,6 +113,10 @@ pub(crate) struct ScopeArgs {
     /// kept decoded (1,024 by default, `--hot`).
     #[arg(long)]
     pub(crate) tiered: bool,
+    /// Compress a packed cache's objects (`--compact`, `--tiered`) with a zstd dictionary
+    /// trained on its first 1,000 objects: about a tenth of the bytes, a little more per read.
+    #[arg(long, requires = "packed")]
+    pub(crate) compress: bool,
     /// How many recently read objects a tiered cache keeps decoded.
     #[arg(long, requires = "tiered", value_parser = clap::value_parser!(NonZeroUsize))]
     pub(crate) hot: Option<NonZeroUsize>,
@@ -135,6 +141,11 @@ impl ScopeArgs {
             shape = shape.with_holding(Holding::Tiered { hot });
         }
         shape
+    }
+
+    /// The compression these flags ask for: none unless `--compress`.
+    pub(crate) fn compression(&self) -> Option<Compression> {
+        self.compress.then(Compression::default)
     }
 }
 

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
+use kinformer::indexer::Compression;
 use kinformer::informer::{Config, Metrics, QueueKind, SharedIndexInformer};
 use kinformer_core::{ApiResource, DynamicObject, Object, ObjectShape, PartialObjectMetadata};
 use kinformer_listwatch::ListWatch;
@@ -51,6 +52,8 @@ pub(crate) struct Setup {
     /// What the cache keeps of each object and how it holds it: the library's default unless
     /// a flag says otherwise.
     pub(crate) shape: ObjectShape,
+    /// How a packed cache compresses its objects, if it does.
+    pub(crate) compression: Option<Compression>,
 }
 
 impl Setup {
@@ -66,6 +69,7 @@ impl Setup {
             queue: QueueKind::RealFifo,
             metadata_only: false,
             shape: ObjectShape::default(),
+            compression: None,
         }
     }
 }
@@ -89,12 +93,15 @@ where
     if let Some(fields) = &setup.field_selector {
         source = source.with_field_selector(fields.clone())?;
     }
-    let config = Config::default()
+    let mut config = Config::default()
         .with_reflector(ReflectorConfig::default().with_streaming_list(setup.streaming_list))
         .with_name(setup.resource.plural.clone())
         .with_queue(setup.queue)
         .with_metrics(metrics)
         .with_shape(setup.shape.clone());
+    if let Some(compression) = setup.compression {
+        config = config.with_compression(compression);
+    }
     // A ListWatch built here for this informer alone, with no fields chosen: it takes the
     // shape's, whatever they are.
     Ok(SharedIndexInformer::new(source, config)

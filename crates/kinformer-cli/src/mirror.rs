@@ -61,6 +61,7 @@ pub(crate) async fn run(args: MirrorArgs) -> Result<(), CliError> {
     };
     setup.metadata_only = args.scope.metadata_only;
     setup.shape = args.scope.shape();
+    setup.compression = args.scope.compression();
     // Pods get the typed fast path; everything else is dynamic.
     let run = Run {
         setup: &setup,

@@ -27,6 +27,7 @@ pub(crate) async fn run(args: WatchArgs) -> Result<(), CliError> {
     setup.field_selector = args.field_selector.clone();
     setup.metadata_only = args.scope.metadata_only;
     setup.shape = args.scope.shape();
+    setup.compression = args.scope.compression();
     if setup.metadata_only {
         watch::<PartialObjectMetadata>(client, &setup, &args).await
     } else {

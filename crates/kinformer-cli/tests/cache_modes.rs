@@ -105,7 +105,13 @@ async fn a_mirror_reports_synced_once_its_handler_has_every_object() {
     let pods = 3_000;
     let sim = Sim::builder().pods(pods).seed(10).start().await.unwrap();
     let dir = Dir::with_kubeconfig("handled", &sim);
-    for holding in [&["--compact"][..], &["--tiered", "--hot", "16"], &[]] {
+    let holdings = [
+        &["--compact"][..],
+        &["--tiered", "--hot", "16"],
+        &["--compact", "--compress"],
+        &[],
+    ];
+    for holding in holdings {
         let mirror = [
             "mirror",
             "pods",
@@ -120,4 +126,48 @@ async fn a_mirror_reports_synced_once_its_handler_has_every_object() {
         assert_eq!(report["objects"], pods, "{holding:?}: {report}");
         assert_eq!(report["handler_calls"], pods, "{holding:?}: {report}");
     }
+}
+
+/// `--compress` holds pods compressed past the dictionary's training set, and they read back
+/// as a plain compact cache's do; it needs a packed holding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compressed_cache_dumps_what_an_uncompressed_one_does() {
+    let pods = 1_500;
+    let sim = Sim::builder().pods(pods).seed(11).start().await.unwrap();
+    let dir = Dir::with_kubeconfig("compressed", &sim);
+    let mut dumps = Vec::new();
+    for holding in [&["--compact"][..], &["--compact", "--compress"]] {
+        let dump = dir.path(&format!("pods-{}.jsonl", holding.len()));
+        let dump_path = dump.to_string_lossy();
+        let mirror = [
+            "mirror",
+            "pods",
+            "-A",
+            "--duration",
+            "0",
+            "--dump",
+            &dump_path,
+        ];
+        let out = kinformer(&dir, &[&mirror[..], holding].concat()).await;
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["objects"], pods, "{holding:?}: {report}");
+        let mut lines: Vec<String> = std::fs::read_to_string(&dump)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        lines.sort();
+        dumps.push(lines);
+    }
+    assert_eq!(dumps[0].len(), pods);
+    assert!(
+        dumps[0] == dumps[1],
+        "the compressed cache dumped other pods"
+    );
+    let out = dir
+        .start(&["mirror", "pods", "-A", "--compress"])
+        .finish()
+        .await;
+    assert!(!out.status.success());
+    assert!(out.stderr.contains("--compact"), "{}", out.stderr);
 }

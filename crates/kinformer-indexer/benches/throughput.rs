@@ -75,7 +75,7 @@ fn rate(label: &str, count: usize, run: impl FnOnce()) {
 fn compact_reads(pods: &[Arc<Pod>], codec: Compact<Pod>) {
     let objects = pods.len();
     let label = |what: &str| format!("compact ({:?}) {what}", codec.encoding());
-    let compact = Indexer::new(Config::default().with_compact(codec));
+    let compact = Indexer::new(Config::default().with_compact(codec.clone()));
     let stripped: Vec<Arc<Pod>> = pods
         .iter()
         .map(|pod| {

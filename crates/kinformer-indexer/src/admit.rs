@@ -46,7 +46,7 @@ impl<K: Object> Indexer<K> {
             return held;
         }
         let obj = prepare(obj);
-        let Some(compact) = self.compact else {
+        let Some(compact) = &self.compact else {
             return Cached::from(obj);
         };
         let key: Arc<str> = Arc::from(self.key_func.key(&obj));
@@ -78,7 +78,7 @@ impl<K: Object> Indexer<K> {
             Entry::Packed(packed) => *packed.resource_version == *rv,
         };
         if same {
-            entry.cached(key, self.compact)
+            entry.cached(key, self.compact.as_ref())
         } else {
             None
         }
@@ -87,7 +87,7 @@ impl<K: Object> Indexer<K> {
     /// `obj` ready to store under `key`: in compact mode an indexer's packed object as it is,
     /// a decoded one packed now; outside it, decoded.
     pub(crate) fn incoming(&self, key: &str, obj: Cached<K>) -> Result<Incoming<K>, Error> {
-        let Some(compact) = self.compact else {
+        let Some(compact) = &self.compact else {
             return Ok(Incoming::Object(load(key, &obj)?));
         };
         if let Some(packed) = PackedObject::of(&obj) {

@@ -33,6 +33,9 @@ pub struct Compact<K> {
     pub(crate) encode: fn(&K, &mut Vec<u8>) -> Result<(), String>,
     pub(crate) decode: fn(&[u8]) -> Result<K, String>,
     pub(crate) encoding: Encoding,
+    /// Shared by every clone: one cache, one dictionary.
+    #[cfg(feature = "compression")]
+    pub(crate) compressor: Option<Arc<crate::compression::Compressor>>,
 }
 
 /// The encoding a [`Compact`] cache holds its objects in.
@@ -47,15 +50,25 @@ pub enum Encoding {
 
 impl<K> Clone for Compact<K> {
     fn clone(&self) -> Self {
-        *self
+        Self {
+            encode: self.encode,
+            decode: self.decode,
+            encoding: self.encoding,
+            #[cfg(feature = "compression")]
+            compressor: self.compressor.clone(),
+        }
     }
 }
 
-impl<K> Copy for Compact<K> {}
-
 impl<K> fmt::Debug for Compact<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Compact({:?})", self.encoding)
+        let mut debug = f.debug_tuple("Compact");
+        debug.field(&self.encoding);
+        #[cfg(feature = "compression")]
+        if let Some(compressor) = &self.compressor {
+            debug.field(&compressor.settings());
+        }
+        debug.finish()
     }
 }
 
@@ -66,6 +79,8 @@ impl<K: Object + Serialize + DeserializeOwned> Compact<K> {
             encode: |obj, out| serde_json::to_writer(out, obj).map_err(|e| e.to_string()),
             decode: |bytes| serde_json::from_slice(bytes).map_err(|e| e.to_string()),
             encoding: Encoding::Json,
+            #[cfg(feature = "compression")]
+            compressor: None,
         }
     }
 }
@@ -75,12 +90,52 @@ impl<K> Compact<K> {
     pub fn encoding(&self) -> Encoding {
         self.encoding
     }
+
+    /// Compresses packed objects as `compression` says, with a dictionary trained on the
+    /// cache's own first objects (see [`Compression`](crate::Compression)). Each indexer given
+    /// this `Compact` trains its own dictionary; clones of one share it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kinformer_core::{Store, StoreRead};
+    /// use kinformer_indexer::{Compact, Compression, Config, Indexer};
+    ///
+    /// let compression = Compression::default().with_training_objects(50)?;
+    /// let compact = Compact::<ConfigMap>::json().with_compression(compression);
+    /// assert_eq!(compact.compression(), Some(compression));
+    /// let indexer = Indexer::new(Config::default().with_compact(compact));
+    /// for i in 0..200 {
+    ///     let mut cm = ConfigMap::default();
+    ///     cm.metadata.name = Some(format!("settings-{i}"));
+    ///     cm.data = Some([("mode".to_owned(), format!("fast-{}", i % 3))].into());
+    ///     indexer.add(Arc::new(cm))?;
+    /// }
+    /// let read = indexer.get_by_key("settings-150").expect("held");
+    /// assert_eq!(read.data.as_ref().unwrap()["mode"], "fast-0");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "compression")]
+    #[must_use]
+    pub fn with_compression(mut self, compression: crate::Compression) -> Self {
+        self.compressor = Some(Arc::new(crate::compression::Compressor::new(compression)));
+        self
+    }
+
+    /// How packed objects are compressed, if they are.
+    #[cfg(feature = "compression")]
+    pub fn compression(&self) -> Option<crate::Compression> {
+        self.compressor.as_ref().map(|c| c.settings())
+    }
 }
 
 thread_local! {
     /// The encoding buffer, reused so that encoding leaves one exactly sized allocation behind
     /// and no grown-and-freed buffers between cached objects.
     static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// A compressed object's bytes, compressed or decompressed, reused as [`BUFFER`] is.
+    #[cfg(feature = "compression")]
+    static COMPRESSED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The largest buffer kept between encodes; a larger object's buffer is freed after use.
@@ -92,12 +147,28 @@ impl<K> Compact<K> {
         BUFFER.with(|buffer| {
             let mut buffer = buffer.borrow_mut();
             buffer.clear();
-            let encoded = (self.encode)(obj, &mut buffer).map(|()| Arc::from(&buffer[..]));
+            let encoded = (self.encode)(obj, &mut buffer).map(|()| self.held(&buffer));
             if buffer.capacity() > KEPT_BUFFER {
                 *buffer = Vec::new();
             }
             encoded
         })
+    }
+
+    /// What the cache holds of an object encoded as `packed`: `packed` compressed when it
+    /// compresses.
+    fn held(&self, packed: &[u8]) -> Arc<[u8]> {
+        #[cfg(feature = "compression")]
+        if let Some(compressor) = &self.compressor {
+            return with_scratch(|scratch| {
+                if compressor.compress(packed, scratch) {
+                    Arc::from(&scratch[..])
+                } else {
+                    Arc::from(packed)
+                }
+            });
+        }
+        Arc::from(packed)
     }
 
     /// `obj`'s encoding, or `None` (logged) for an object that does not encode: it is then
@@ -114,8 +185,25 @@ impl<K> Compact<K> {
 
     /// The object `bytes` encode.
     pub(crate) fn decode(&self, bytes: &[u8]) -> Result<K, String> {
+        #[cfg(feature = "compression")]
+        if let Some(compressor) = &self.compressor {
+            return with_scratch(|scratch| (self.decode)(compressor.decompress(bytes, scratch)?));
+        }
         (self.decode)(bytes)
     }
+}
+
+/// Runs `f` with the thread's compression buffer, freed after use when it grew large.
+#[cfg(feature = "compression")]
+fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    COMPRESSED.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        let result = f(&mut scratch);
+        if scratch.capacity() > KEPT_BUFFER {
+            *scratch = Vec::new();
+        }
+        result
+    })
 }
 
 /// One cached object: shared as decoded, or packed.
@@ -143,7 +231,7 @@ impl<K: Object> Entry<K> {
     /// The entry cached under `key` as a read hands it on: taken out from under the lock,
     /// decoded (if at all) after it is released. `None` only for a packed entry without a
     /// codec, which compact mode rules out.
-    pub(crate) fn cached(&self, key: &Arc<str>, compact: Option<Compact<K>>) -> Option<Cached<K>> {
+    pub(crate) fn cached(&self, key: &Arc<str>, compact: Option<&Compact<K>>) -> Option<Cached<K>> {
         Some(match self {
             Self::Object(obj) => Cached::from(Arc::clone(obj)),
             Self::Packed(packed) => PackedObject::handed_on(
@@ -159,7 +247,7 @@ impl<K: Object> Entry<K> {
     pub(crate) fn into_cached(
         self,
         key: Arc<str>,
-        compact: Option<Compact<K>>,
+        compact: Option<&Compact<K>>,
     ) -> Option<Cached<K>> {
         Some(match self {
             Self::Object(obj) => Cached::from(obj),

@@ -40,6 +40,8 @@ impl<K: Object + Serialize + DeserializeOwned + 'static> Compact<K> {
             },
             decode: |bytes| decoder::<K>()?.decode(bytes).map_err(|e| e.to_string()),
             encoding: Encoding::Protobuf,
+            #[cfg(feature = "compression")]
+            compressor: None,
         })
     }
 

@@ -104,8 +104,8 @@ impl<K> Config<K> {
     }
 
     /// How objects are packed, in compact mode; `None` (the default) holds them decoded.
-    pub fn compact(&self) -> Option<Compact<K>> {
-        self.compact
+    pub fn compact(&self) -> Option<&Compact<K>> {
+        self.compact.as_ref()
     }
 
     /// Keeps the `capacity` most recently read objects of a compact indexer decoded (a tiered

@@ -37,6 +37,14 @@ pub enum Error {
         /// What the decoder reported.
         message: String,
     },
+    /// A setting was given a value it does not take.
+    #[error("invalid {setting}: {reason}")]
+    InvalidSetting {
+        /// The setting.
+        setting: &'static str,
+        /// Why the value is refused.
+        reason: String,
+    },
     /// A lister found no object of that name.
     #[error("{resource} {name:?} not found")]
     NotFound {

@@ -82,7 +82,7 @@ impl<K: Object> Indexer<K> {
                 items: HashMap::new(),
                 indices,
                 index_set: next_index_set(),
-                compact: config.compact,
+                compact: config.compact.clone(),
             }),
             hot: config
                 .hot_objects
@@ -107,7 +107,7 @@ impl<K: Object> Indexer<K> {
     /// Removes the object stored under `key`, returning it (decoded, in compact mode).
     pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
         let removed = self.write().remove(key)?;
-        crate::read::load_logged(&removed.into_cached(Arc::from(key), self.compact)?)
+        crate::read::load_logged(&removed.into_cached(Arc::from(key), self.compact.as_ref())?)
     }
 
     /// Removes a deleted object, using a tombstone's own key when it is one.
@@ -261,7 +261,7 @@ impl<K: Object> Store<K> for Indexer<K> {
         resource_version: &str,
     ) -> Result<(), StoreError> {
         // The old content is freed here, after the lock was released.
-        drop(match self.compact {
+        drop(match &self.compact {
             None => self.replace_decoded(list.into_iter())?,
             Some(_) => self.replace_packed(list)?,
         });

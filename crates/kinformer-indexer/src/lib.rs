@@ -38,7 +38,10 @@
 //! the default when handlers or workers list the whole cache often.
 //!
 //! # Feature flags
-//! None.
+//! - `protobuf`: [`Compact::protobuf`], a compact cache of built-in types held in Kubernetes'
+//!   protobuf.
+//! - `compression`: [`Compact::with_compression`], packed objects compressed with a zstd
+//!   dictionary trained on the cache's own objects.
 //!
 //! # MSRV
 //! The workspace `rust-version`; raised only with a minor release and never to a toolchain younger
@@ -50,6 +53,8 @@ mod admit;
 mod compact;
 #[cfg(feature = "protobuf")]
 mod compact_protobuf;
+#[cfg(feature = "compression")]
+mod compression;
 mod config;
 mod error;
 mod hot;
@@ -69,6 +74,8 @@ mod tests;
 
 // The public interface is:
 pub use compact::{Compact, Encoding};
+#[cfg(feature = "compression")]
+pub use compression::Compression;
 pub use config::Config;
 pub use error::{Error, Result};
 pub use index::IndexFunc;

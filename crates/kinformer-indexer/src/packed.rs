@@ -15,7 +15,7 @@ use crate::compact::Compact;
 pub(crate) struct PackedObject<K> {
     pub(crate) bytes: Arc<[u8]>,
     pub(crate) resource_version: Box<str>,
-    decode: fn(&[u8]) -> Result<K, String>,
+    compact: Compact<K>,
     /// Index values per index, valid for the index set they were computed against.
     pub(crate) values: Option<(u64, Vec<Vec<String>>)>,
 }
@@ -26,7 +26,7 @@ impl<K: Object> PackedObject<K> {
         key: Arc<str>,
         bytes: Arc<[u8]>,
         resource_version: Box<str>,
-        compact: Compact<K>,
+        compact: &Compact<K>,
     ) -> Cached<K> {
         Self::listed(key, bytes, resource_version, compact, None)
     }
@@ -37,13 +37,13 @@ impl<K: Object> PackedObject<K> {
         key: Arc<str>,
         bytes: Arc<[u8]>,
         resource_version: Box<str>,
-        compact: Compact<K>,
+        compact: &Compact<K>,
         values: Option<(u64, Vec<Vec<String>>)>,
     ) -> Cached<K> {
         let packed = Self {
             bytes,
             resource_version,
-            decode: compact.decode,
+            compact: compact.clone(),
             values,
         };
         Cached::from_packed(key, Arc::new(packed))
@@ -66,6 +66,6 @@ impl<K: Object> Packed<K> for PackedObject<K> {
     }
 
     fn unpack(&self) -> Result<K, String> {
-        (self.decode)(&self.bytes)
+        self.compact.decode(&self.bytes)
     }
 }

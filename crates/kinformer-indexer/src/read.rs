@@ -17,7 +17,7 @@ impl<K: Object> Indexer<K> {
         keys: impl IntoIterator<Item = &'a Arc<str>>,
     ) -> Vec<Cached<K>> {
         keys.into_iter()
-            .filter_map(|key| state.items.get(key)?.cached(key, self.compact))
+            .filter_map(|key| state.items.get(key)?.cached(key, self.compact.as_ref()))
             .collect()
     }
 
@@ -95,7 +95,7 @@ impl<K: Object> StoreRead<K> for Indexer<K> {
     fn get_cached(&self, key: &str) -> Option<Cached<K>> {
         let state = self.read();
         let (key, entry) = state.items.get_key_value(key)?;
-        entry.cached(key, self.compact)
+        entry.cached(key, self.compact.as_ref())
     }
 
     fn list_cached(&self) -> Vec<Cached<K>> {

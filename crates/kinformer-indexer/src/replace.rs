@@ -52,7 +52,7 @@ impl<K: Object> Indexer<K> {
         objects: &[Cached<K>],
         resource_version: &str,
     ) -> Result<HashMap<Arc<str>, Cached<K>>, StoreError> {
-        let old = match self.compact {
+        let old = match &self.compact {
             None => self.replace_decoded(objects.iter().cloned())?,
             Some(_) => self.replace_packed(objects.to_vec())?,
         };
@@ -61,7 +61,7 @@ impl<K: Object> Indexer<K> {
             .items
             .into_iter()
             .filter_map(|(key, entry)| {
-                let cached = entry.into_cached(Arc::clone(&key), old.compact)?;
+                let cached = entry.into_cached(Arc::clone(&key), old.compact.as_ref())?;
                 Some((key, cached))
             })
             .collect())
@@ -122,11 +122,16 @@ impl<K: Object> Indexer<K> {
             let state = self.read();
             (state.index_set, state.empty_indices())
         };
-        let mut values = index_all(&mut indices, index_set, self.compact, &incoming)?;
+        let mut values = index_all(&mut indices, index_set, self.compact.as_ref(), &incoming)?;
         let state = self.write();
         if state.index_set != index_set {
             indices = state.empty_indices();
-            values = index_all(&mut indices, state.index_set, self.compact, &incoming)?;
+            values = index_all(
+                &mut indices,
+                state.index_set,
+                self.compact.as_ref(),
+                &incoming,
+            )?;
         }
         let items: HashMap<Arc<str>, Entry<K>> = incoming
             .into_iter()
@@ -145,7 +150,7 @@ fn swap_in<K>(
     indices: Vec<Index<K>>,
 ) -> State<K> {
     let index_set = state.index_set;
-    let compact = state.compact;
+    let compact = state.compact.clone();
     let old = std::mem::replace(
         &mut *state,
         State {

@@ -131,9 +131,15 @@ impl<K: Object> State<K> {
         };
         if unchanged {
             let held = self.items.get_key_value(key.as_str());
-            return Ok(held.and_then(|(key, entry)| entry.cached(key, self.compact)));
+            return Ok(held.and_then(|(key, entry)| entry.cached(key, self.compact.as_ref())));
         }
-        let new_values = values_for(&self.indices, self.index_set, self.compact, &key, &incoming)?;
+        let new_values = values_for(
+            &self.indices,
+            self.index_set,
+            self.compact.as_ref(),
+            &key,
+            &incoming,
+        )?;
         let (shared_key, old_values) = match self.items.get_key_value(key.as_str()) {
             Some((shared_key, old)) => (Arc::clone(shared_key), Some(self.old_values(&key, old))),
             None => (Arc::from(key), None),
@@ -169,7 +175,7 @@ impl<K: Object> State<K> {
         }
         let entry = incoming.into_entry(shared);
         let old = self.items.insert(Arc::clone(&shared_key), entry);
-        Ok(old.and_then(|old| old.into_cached(shared_key, self.compact)))
+        Ok(old.and_then(|old| old.into_cached(shared_key, self.compact.as_ref())))
     }
 
     /// Removes the object under `key` from the items and every index.
@@ -198,7 +204,7 @@ impl<K: Object> State<K> {
             let values = match entry {
                 Entry::Object(obj) => values_of(&new, key, obj)?,
                 Entry::Packed(packed) => {
-                    let compact = self.compact.ok_or_else(|| Error::Decode {
+                    let compact = self.compact.as_ref().ok_or_else(|| Error::Decode {
                         key: key.to_string(),
                         message: "a packed object in an indexer without compact mode".into(),
                     })?;
@@ -271,7 +277,7 @@ fn insert_all<K>(
 pub(crate) fn values_for<'a, K: Object>(
     indices: &[Index<K>],
     index_set: u64,
-    compact: Option<Compact<K>>,
+    compact: Option<&Compact<K>>,
     key: &str,
     incoming: &'a Incoming<K>,
 ) -> Result<Cow<'a, [Vec<String>]>, Error> {
@@ -323,7 +329,7 @@ pub(crate) fn index_decoded<K: Object>(
 pub(crate) fn index_all<K: Object>(
     indices: &mut [Index<K>],
     index_set: u64,
-    compact: Option<Compact<K>>,
+    compact: Option<&Compact<K>>,
     items: &IncomingAll<K>,
 ) -> Result<Vec<IndexValues>, Error> {
     items

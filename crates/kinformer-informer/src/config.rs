@@ -66,6 +66,8 @@ pub struct Config<K> {
     shape: ObjectShape,
     /// The codec of a compact cache: set with a shape that holds objects packed.
     codec: Option<Compact<K>>,
+    #[cfg(feature = "compression")]
+    compression: Option<kinformer_indexer::Compression>,
 }
 
 /// A [`Config`] taken apart, for the informer's constructor.
@@ -93,6 +95,7 @@ impl<K> fmt::Debug for Config<K> {
             .field("type_check", &self.type_check.is_some())
             .field("metrics", &self.metrics.is_some())
             .field("shape", &self.shape)
+            .field("codec", &self.codec)
             .finish()
     }
 }
@@ -110,6 +113,8 @@ impl<K> Default for Config<K> {
             metrics: None,
             shape: ObjectShape::default(),
             codec: None,
+            #[cfg(feature = "compression")]
+            compression: None,
         }
     }
 }
@@ -187,6 +192,38 @@ impl<K: Object> Config<K> {
         &self.shape
     }
 
+    /// Compresses a packed cache's objects (a shape holding them
+    /// [`Compact`](kinformer_core::Holding::Compact) or
+    /// [`Tiered`](kinformer_core::Holding::Tiered)) with a zstd dictionary trained on the
+    /// informer's own first objects of its type; it has no effect on a cache holding objects
+    /// decoded. A realistic pod packed in protobuf takes about a tenth of its bytes, and a read
+    /// costs about 1.5 µs more. See
+    /// [`Compression`](kinformer_indexer::Compression) for the settings.
+    ///
+    /// ```
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_core::{Holding, ObjectShape};
+    /// use kinformer_indexer::Compression;
+    /// use kinformer_informer::Config;
+    ///
+    /// let config = Config::<Pod>::default()
+    ///     .with_shape(ObjectShape::default().with_holding(Holding::Compact))
+    ///     .with_compression(Compression::default());
+    /// assert_eq!(config.compression(), Some(Compression::default()));
+    /// ```
+    #[cfg(feature = "compression")]
+    #[must_use]
+    pub fn with_compression(mut self, compression: kinformer_indexer::Compression) -> Self {
+        self.compression = Some(compression);
+        self
+    }
+
+    /// How a packed cache's objects are compressed, if they are.
+    #[cfg(feature = "compression")]
+    pub fn compression(&self) -> Option<kinformer_indexer::Compression> {
+        self.compression
+    }
+
     /// Sets the transform: user logic applied once to every object as it enters the informer
     /// (a listed one as it arrives, a watched one before it is queued), after decoding has
     /// kept the shape's fields and before the cache holds it.
@@ -262,6 +299,13 @@ impl<K: Object> Config<K> {
             type_check: self.type_check,
             metrics: self.metrics,
             shape: self.shape,
+            // Each informer built from a config trains its own dictionary.
+            #[cfg(feature = "compression")]
+            codec: match self.compression {
+                Some(compression) => self.codec.map(|codec| codec.with_compression(compression)),
+                None => self.codec,
+            },
+            #[cfg(not(feature = "compression"))]
             codec: self.codec,
         }
     }

@@ -84,6 +84,7 @@ const DEFAULT_CLIENTS: &[&str] = &[
     "kinformer",
     "kinformer-compact",
     "kinformer-tiered",
+    "kinformer-compressed",
     "kinformer-metadata",
     "kinformer-projected",
     "kinformer-json",

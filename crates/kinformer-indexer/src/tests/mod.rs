@@ -1,6 +1,8 @@
 //! Tests of the indexer and listers.
 
 mod compact;
+#[cfg(feature = "compression")]
+mod compression;
 mod concurrency;
 mod model;
 mod tiered;
@@ -67,7 +69,7 @@ pub(super) fn tiered_indexer(hot: usize) -> Indexer<Pod> {
     Indexer::new(config().with_compact(Compact::json()).with_hot_objects(hot))
 }
 
-fn config() -> Config<Pod> {
+pub(super) fn config() -> Config<Pod> {
     Config::default()
         .with_index("node", by_node())
         .with_index("app", by_app())

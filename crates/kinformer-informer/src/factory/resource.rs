@@ -116,6 +116,14 @@ impl<K: Object> ResourceOptions<K> {
         self.config.shape()
     }
 
+    /// Compresses a packed cache's objects (see [`Config::with_compression`]).
+    #[cfg(feature = "compression")]
+    #[must_use]
+    pub fn with_compression(mut self, compression: kinformer_indexer::Compression) -> Self {
+        self.config = self.config.with_compression(compression);
+        self
+    }
+
     /// Adds an index besides the built-in namespace index.
     ///
     /// # Errors
