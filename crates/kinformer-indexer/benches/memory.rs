@@ -148,6 +148,15 @@ fn main() {
         true,
         Compact::protobuf().expect("Pod has a protobuf message"),
     );
+    // With the `compression` feature too: the default dictionary, trained on the first pods.
+    #[cfg(all(feature = "protobuf", feature = "compression"))]
+    let compressed_listed = compact_total(
+        &stripped,
+        true,
+        Compact::protobuf()
+            .expect("Pod has a protobuf message")
+            .with_compression(kinformer_indexer::Compression::default()),
+    );
     drop(stripped);
     let (compacted, compacted_bytes) = build(&json, true, true);
     drop(compacted);
@@ -196,5 +205,10 @@ fn main() {
     println!(
         "  compact protobuf, total per pod (stripped, 3 indexes), listed: {:>5} B",
         per(protobuf_listed)
+    );
+    #[cfg(all(feature = "protobuf", feature = "compression"))]
+    println!(
+        "  compact protobuf compressed, total per pod (stripped, 3 indexes), listed: {:>5} B",
+        per(compressed_listed)
     );
 }
