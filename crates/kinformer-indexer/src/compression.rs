@@ -10,11 +10,12 @@
 //! dictionary 336 B, plain zstd without one about 700 B.
 //!
 //! The first [`training_objects`](Compression::training_objects) packed objects are the
-//! dictionary's samples: all but the last of them are held packed but uncompressed, and stay so
-//! until they are next written. One dictionary serves a cache for its lifetime.
+//! dictionary's samples, packed uncompressed; the write that trains it compresses them once it
+//! has stored its own objects. One dictionary serves a cache for its lifetime.
 
 use std::cell::RefCell;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use zstd::zstd_safe::{CCtx, CDict, DCtx, DDict};
 
@@ -85,8 +86,8 @@ impl Compression {
         self.dictionary_bytes
     }
 
-    /// Sets how many packed objects train the dictionary, 16 to 100,000: they are held
-    /// uncompressed until it is trained, and a cache with fewer objects is never compressed.
+    /// Sets how many packed objects train the dictionary, 16 to 100,000: a cache with fewer
+    /// objects is never compressed.
     pub fn with_training_objects(mut self, objects: usize) -> Result<Self, Error> {
         if !(16..=100_000).contains(&objects) {
             return Err(invalid(
@@ -117,6 +118,8 @@ pub(crate) struct Compressor {
     settings: Compression,
     trained: OnceLock<Trained>,
     samples: Mutex<Samples>,
+    /// Set when the dictionary is trained, until the cache compresses its training set.
+    sweep: AtomicBool,
 }
 
 struct Trained {
@@ -144,6 +147,7 @@ impl Compressor {
             settings,
             trained: OnceLock::new(),
             samples: Mutex::new(Samples::default()),
+            sweep: AtomicBool::new(false),
         }
     }
 
@@ -232,7 +236,68 @@ impl Compressor {
                 return None;
             }
         };
-        Some(self.trained.get_or_init(|| trained))
+        let trained = self.trained.get_or_init(|| trained);
+        self.sweep.store(true, Ordering::Release);
+        Some(trained)
+    }
+
+    /// Whether the dictionary was trained since the last call: the objects packed before it
+    /// are then to be compressed.
+    pub(crate) fn take_sweep(&self) -> bool {
+        self.sweep.swap(false, Ordering::AcqRel)
+    }
+
+    /// `packed` compressed into a new allocation, when it compresses (never sampled: only
+    /// called once the dictionary is trained).
+    pub(crate) fn compressed(&self, packed: &[u8]) -> Option<Arc<[u8]>> {
+        self.trained.get()?;
+        let mut out = Vec::new();
+        self.compress(packed, &mut out).then(|| Arc::from(out))
+    }
+}
+
+/// Whether `bytes` are a compressed object.
+pub(crate) fn is_compressed(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&COMPRESSED)
+}
+
+impl<K: kinformer_core::Object> crate::Indexer<K> {
+    /// Once a compressing cache's dictionary is trained, compresses the objects packed before
+    /// it (its training set), once: compressed outside the lock, each swapped in under it while
+    /// its entry still holds the same bytes (a newer write is left alone).
+    pub(crate) fn compress_training_set(&self) {
+        let Some(compressor) = self.compact.as_ref().and_then(|c| c.compressor.as_ref()) else {
+            return;
+        };
+        if !compressor.take_sweep() {
+            return;
+        }
+        let uncompressed: Vec<(Arc<str>, Arc<[u8]>)> = self
+            .read()
+            .items
+            .iter()
+            .filter_map(|(key, entry)| match entry {
+                crate::compact::Entry::Packed(packed) if !is_compressed(&packed.bytes) => {
+                    Some((Arc::clone(key), Arc::clone(&packed.bytes)))
+                }
+                _ => None,
+            })
+            .collect();
+        let compressed: Vec<_> = uncompressed
+            .into_iter()
+            .filter_map(|(key, bytes)| {
+                let smaller = compressor.compressed(&bytes)?;
+                Some((key, bytes, smaller))
+            })
+            .collect();
+        let mut state = self.write();
+        for (key, was, smaller) in compressed {
+            if let Some(crate::compact::Entry::Packed(packed)) = state.items.get_mut(&key)
+                && Arc::ptr_eq(&packed.bytes, &was)
+            {
+                packed.bytes = smaller;
+            }
+        }
     }
 }
 

@@ -218,8 +218,13 @@ impl<K: Object> Indexer<K> {
         if let Some(rv) = rv {
             self.set_written(&rv);
         }
+        self.compress_training_set();
         Ok(previous)
     }
+
+    /// Without compression there is no training set to compress.
+    #[cfg(not(feature = "compression"))]
+    pub(crate) fn compress_training_set(&self) {}
 
     /// Records the resourceVersion of a written object, when it has one.
     fn follow(&self, obj: &K) {
@@ -266,6 +271,7 @@ impl<K: Object> Store<K> for Indexer<K> {
             Some(_) => self.replace_packed(list)?,
         });
         self.set_resource_version(resource_version);
+        self.compress_training_set();
         Ok(())
     }
 

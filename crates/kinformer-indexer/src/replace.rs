@@ -57,6 +57,7 @@ impl<K: Object> Indexer<K> {
             Some(_) => self.replace_packed(objects.to_vec())?,
         };
         self.set_resource_version(resource_version);
+        self.compress_training_set();
         Ok(old
             .items
             .into_iter()
