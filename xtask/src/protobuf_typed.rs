@@ -1,11 +1,13 @@
-//! `cargo xtask protobuf-typed`: generates the protobuf crate's typed decoders, one file per
-//! API package, from its schema (`schema/kubernetes.schema`) and k8s-openapi's source for the
-//! version the schema was made for. Each k8s-openapi struct with a message of the same name gets
-//! a `merge_field` that routes field numbers to its Rust fields; a field whose Rust type does not
-//! hold what the message says (checked on the type text) goes through the serde path or, for a
-//! scalar, is reported and left out.
+//! `cargo xtask protobuf-typed`: generates the protobuf crate's typed decoders and encoders, one
+//! file per API package, from its schema (`schema/kubernetes.schema`) and k8s-openapi's source
+//! for the version the schema was made for. Each k8s-openapi struct with a message of the same
+//! name gets a `merge_field` that routes field numbers to its Rust fields and an `encode_fields`
+//! that writes them back in number order; a field whose Rust type does not hold what the message
+//! says (checked on the type text) goes through the serde path or, for a scalar, is reported and
+//! left out.
 
 mod emit;
+mod emit_encode;
 mod openapi;
 
 use std::collections::BTreeMap;
@@ -166,7 +168,7 @@ pub(crate) fn run(args: &[String], root: &Path) -> Result<(), String> {
                 ));
             }
         }
-        eprintln!("protobuf-typed: the generated decoders are up to date");
+        eprintln!("protobuf-typed: the generated decoders and encoders are up to date");
         return Ok(());
     }
     let _ = fs::remove_dir_all(&out_dir);

@@ -8,6 +8,8 @@
 //!   a string), so no intermediate message is built and no JSON text is written;
 //! - [`TypedDecoder`]: the same, faster, for k8s-openapi's types: generated code that fills
 //!   each Rust field from its field number, with no serde in between;
+//! - [`TypedEncoder`]: the way back for the same types, generated too: each Rust field written
+//!   under its number, with no serde in between;
 //! - [`envelope`]: the `k8s\0` prefix and `runtime.Unknown` every body and watch object comes in;
 //! - [`to_vec`] / [`encode`]: a JSON value encoded as a message (the simulator's server side);
 //! - [`to_vec_typed`] / [`encode_typed`]: any serde type (a k8s-openapi object) encoded as a
@@ -32,7 +34,7 @@ pub use de::{Deserializer, MAX_DEPTH, from_slice};
 pub use error::{Error, Result};
 pub use schema::{Field, FieldType, Message, MessageId, Scalar, Schema, Special};
 pub use ser::{encode, encode_typed, to_vec, to_vec_typed};
-pub use typed::TypedDecoder;
+pub use typed::{TypedDecoder, TypedEncoder};
 
 /// The media type of Kubernetes' protobuf bodies.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";

@@ -7,9 +7,16 @@
 //! field (the crate's tests compare both on generated objects of every kind). It exists for the
 //! Kubernetes version this crate was generated for (k8s-openapi's `latest`); a program built for
 //! another version gets `None` from [`TypedDecoder::new`] and the serde path.
+//!
+//! [`TypedEncoder`] is the way back, generated alongside: each Rust field written under its
+//! number, in number order, as Go writes it (zeros the decoder reads as absent left out), with no
+//! serde in between. What it writes decodes to what the serde encoder's bytes decode to (the
+//! crate's tests compare both, and the bytes, on generated objects of every generated type).
 
+mod encode;
 mod fallback;
 mod field;
+mod messages;
 mod special;
 
 k8s_openapi::k8s_if_1_37! {
@@ -74,21 +81,43 @@ fn decode_shared<M: MessageFields + 'static>(
     Ok(())
 }
 
-/// A generated message's decoder and full name.
+/// Appends the message of the `M` behind `value`.
+type EncodeFn = fn(&dyn Any, &mut Vec<u8>) -> Result<()>;
+
+fn encode_any<M: MessageFields + 'static>(value: &dyn Any, out: &mut Vec<u8>) -> Result<()> {
+    // The registry pairs each function with its own type's id: the downcast always succeeds.
+    let message = value
+        .downcast_ref::<M>()
+        .ok_or_else(|| Error::Custom("a typed encoder registered under another type".into()))?;
+    encode::encode_message(message, out)
+}
+
+/// A generated message's decoder, encoder and full name.
 #[derive(Clone, Copy)]
 struct Decoders {
     decode: DecodeFn,
+    encode: EncodeFn,
     message: &'static str,
+    /// Compares the generated encoder with the serde one on an object decoded from bytes.
+    #[cfg(test)]
+    check: tests_encode::CheckFn,
 }
 
 /// A registry entry: a generated message's type and decoders.
 type Entry = (TypeId, Decoders);
 
 #[allow(dead_code)] // only built when the generated code is (see the module's docs)
-fn entry<M: MessageFields + 'static>(message: &'static str) -> Entry {
+fn entry<M>(message: &'static str) -> Entry
+where
+    M: MessageFields + serde::Serialize + serde::de::DeserializeOwned + PartialEq + fmt::Debug,
+    M: 'static,
+{
     let decoders = Decoders {
         decode: decode_shared::<M>,
+        encode: encode_any::<M>,
         message,
+        #[cfg(test)]
+        check: tests_encode::check::<M>,
     };
     (TypeId::of::<M>(), decoders)
 }
@@ -219,5 +248,98 @@ impl<K> fmt::Debug for TypedDecoder<K> {
     }
 }
 
+/// The generated encoder of one k8s-openapi type: `K` straight to its message's bytes (what an
+/// envelope's `raw` or a list's item holds), with no serde in between.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kinformer_core::Fields;
+/// use kinformer_protobuf::{TypedDecoder, TypedEncoder};
+///
+/// let mut cm = ConfigMap::default();
+/// cm.metadata.name = Some("settings".into());
+/// cm.data = Some([("mode".to_owned(), "fast".to_owned())].into());
+/// let encoder = TypedEncoder::<ConfigMap>::new().expect("a built-in type");
+/// let mut bytes = Vec::new();
+/// encoder.encode(&cm, &mut bytes)?;
+/// let decoder = TypedDecoder::<ConfigMap>::new(&Fields::All).expect("a built-in type");
+/// assert_eq!(decoder.decode(&bytes)?, cm);
+/// # Ok::<(), kinformer_protobuf::Error>(())
+/// ```
+pub struct TypedEncoder<K> {
+    encode: EncodeFn,
+    message: MessageId,
+    _k: PhantomData<fn(&K)>,
+}
+
+impl<K: 'static> TypedEncoder<K> {
+    /// The encoder of `K`, if `K` is a k8s-openapi type of the Kubernetes version this crate was
+    /// generated for (as for [`TypedDecoder::new`]); `None` for any other type, which
+    /// [`encode_typed`](crate::encode_typed) encodes.
+    ///
+    /// ```
+    /// use k8s_openapi::api::core::v1::Pod;
+    /// use kinformer_protobuf::TypedEncoder;
+    ///
+    /// assert!(TypedEncoder::<Pod>::new().is_some());
+    /// assert!(TypedEncoder::<serde_json::Value>::new().is_none());
+    /// ```
+    pub fn new() -> Option<Self> {
+        let decoders = *registry().get(&TypeId::of::<K>())?;
+        Some(Self {
+            encode: decoders.encode,
+            message: Schema::kubernetes().message(decoders.message).ok()?,
+            _k: PhantomData,
+        })
+    }
+
+    /// The message `K` is encoded as.
+    pub fn message(&self) -> MessageId {
+        self.message
+    }
+
+    /// Appends `value`'s message to `out`: its fields in number order, as Go writes them, except
+    /// that a zero the decoder reads as absent (an `omitempty` plain scalar, such as an empty
+    /// `fsType`) is left out. The bytes decode, by either decoder, to what
+    /// [`encode_typed`](crate::encode_typed)'s bytes decode to.
+    ///
+    /// # Errors
+    /// A time outside the years 0 to 9999 (it has no RFC 3339 text), and what
+    /// [`encode_typed`](crate::encode_typed) says of the few fields it writes for this encoder
+    /// (embedded JSON, durations, JSON schemas); nesting past [`MAX_DEPTH`](crate::MAX_DEPTH).
+    /// On an error, `out` holds a part of the message after what it held before.
+    pub fn encode(&self, value: &K, out: &mut Vec<u8>) -> Result<()> {
+        (self.encode)(value, out)
+    }
+
+    /// [`encode`](Self::encode) into a new vector.
+    ///
+    /// # Errors
+    /// As [`encode`](Self::encode).
+    pub fn to_vec(&self, value: &K) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.encode(value, &mut out)?;
+        Ok(out)
+    }
+}
+
+impl<K> Clone for TypedEncoder<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for TypedEncoder<K> {}
+
+impl<K> fmt::Debug for TypedEncoder<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedEncoder")
+            .field("type", &std::any::type_name::<K>())
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_encode;

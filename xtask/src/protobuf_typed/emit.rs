@@ -1,9 +1,11 @@
-//! The generated Rust: per message, a `merge_field` routing field numbers to Rust fields.
+//! The generated Rust: per message, a `merge_field` routing field numbers to Rust fields, and an
+//! `encode_fields` writing them back (`emit_encode.rs`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use super::Message;
+use super::emit_encode::{self, Encoded, How};
 use super::openapi::{Struct, shape};
 
 /// What generation produced.
@@ -34,6 +36,12 @@ struct Gen<'a> {
     notes: Vec<String>,
     inline_fns: String,
     next_inline: usize,
+}
+
+/// A message's generated code: its decoder's match arms and its encoder's statements.
+struct Arms {
+    decode: String,
+    encode: Encoded,
 }
 
 fn module_of(package: &str) -> String {
@@ -89,8 +97,10 @@ impl Gen<'_> {
     }
 
     /// The match arms of `message`'s fields, filling `target` (`self` or `this`) of `rust`.
-    fn arms(&mut self, message: &Message, rust: &Struct, rust_path: &str, target: &str) -> String {
+    fn arms(&mut self, message: &Message, rust: &Struct, rust_path: &str, target: &str) -> Arms {
         let mut out = String::new();
+        let mut encode = Encoded::default();
+        let full = format!("{}.{}", message.package, message.name);
         for field in &message.fields {
             let context = format!("{}.{} ({})", message.name, field.json, field.number);
             if field.inline {
@@ -101,11 +111,17 @@ impl Gen<'_> {
                 };
                 let name = format!("inline_{}", self.next_inline);
                 self.next_inline += 1;
-                let arms = self.arms(inner, rust, rust_path, "this");
+                let Arms {
+                    decode: arms,
+                    encode: inner_encode,
+                } = self.arms(inner, rust, rust_path, "this");
                 let _ = write!(
                     self.inline_fns,
                     "\nfn {name}(this: &mut {rust_path}, cx: &mut Cx, number: u32, value: WireValue<'_>) -> Result<()> {{\n    let _ = (&this, &cx, &value);\n    match number {{\n{arms}        _ => Ok(()),\n    }}\n}}\n"
                 );
+                self.inline_fns
+                    .push_str(&emit_encode::inline_fn(&name, rust_path, inner_encode));
+                encode.push(field.number, How::Inline(&name), target, "");
                 let _ = writeln!(
                     out,
                     "        {} => merge_message({target}, cx, bytes(value, \"{}\")?, {name}),",
@@ -128,6 +144,7 @@ impl Gen<'_> {
             let element = map_value.unwrap_or_else(|| field.ty.clone());
             let slot = format!("&mut {target}.{rust_field}");
             let scalar_type = scalar(&element);
+            let mut how = How::Put;
             let call = match (scalar_type, self.kind_of_element(&element)) {
                 (Some(expected), _) => {
                     if expected != inner || (!proto_map && rust_repeated != field.repeated) {
@@ -147,6 +164,7 @@ impl Gen<'_> {
                     format!("Field::merge({slot}, cx, value)")
                 }
                 (None, Some(_)) => {
+                    how = How::Fallback(&full);
                     if proto_map && rust_map {
                         format!("fallback::map({slot}, cx, \"{element}\", value)")
                     } else if field.repeated && rust_repeated {
@@ -172,10 +190,12 @@ impl Gen<'_> {
             } else if scalar_type.is_some() && !proto_map && field.repeated {
                 (!matches!(element.as_str(), "string" | "bytes")).then_some("is_empty_run(&value)")
             } else if scalar_type.is_some() && !proto_map && field.omitempty && !field.pointer {
+                how = How::PutNonzero;
                 Some("is_zero(&value)")
             } else {
                 None
             };
+            encode.push(field.number, how, target, rust_field);
             match guard {
                 Some(guard) => {
                     let _ = writeln!(
@@ -189,7 +209,10 @@ impl Gen<'_> {
                 }
             }
         }
-        out
+        Arms {
+            decode: out,
+            encode,
+        }
     }
 
     fn kind_of_element(&self, ty: &str) -> Option<Kind> {
@@ -227,7 +250,7 @@ pub(crate) fn generate(messages: &[Message], structs: &HashMap<String, Struct>) 
     }
     let mut files = BTreeMap::new();
     let mut root = format!(
-        "{HEADER}//! The typed decoders of every k8s-openapi struct that has a protobuf message, one \
+        "{HEADER}//! The typed decoders and encoders of every k8s-openapi struct that has a protobuf message, one \
          module per API package.\n\nuse super::Entry;\n\n"
     );
     let mut count = 0;
@@ -237,7 +260,9 @@ pub(crate) fn generate(messages: &[Message], structs: &HashMap<String, Struct>) 
         let mut text = format!(
             "{HEADER}//! `{package}`.\n\n#![allow(unused_imports, clippy::match_single_binding)]\n\n\
              use crate::error::Result;\n\
-             use crate::typed::field::{{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages}};\n\
+             use crate::typed::encode::{{Encode, nested}};\n\
+             use crate::typed::field::{{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message}};\n\
+             use crate::typed::messages::messages;\n\
              use crate::typed::{{Cx, Entry, entry, fallback}};\n\
              use crate::wire::WireValue;\n"
         );
@@ -245,15 +270,19 @@ pub(crate) fn generate(messages: &[Message], structs: &HashMap<String, Struct>) 
         for message in list {
             let rust_path = format!("k8s_openapi::{}", rust_key(message));
             let rust = &structs[&rust_key(message)];
-            let arms = generator.arms(message, rust, &rust_path, "self");
+            let Arms {
+                decode: arms,
+                encode,
+            } = generator.arms(message, rust, &rust_path, "self");
             let _ = write!(
                 text,
-                "\nimpl MessageFields for {rust_path} {{\n    fn merge_field(&mut self, cx: &mut Cx, number: u32, value: WireValue<'_>) -> Result<()> {{\n        let _ = (&cx, &value);\n        match number {{\n{}            _ => Ok(()),\n        }}\n    }}\n}}\n",
+                "\nimpl MessageFields for {rust_path} {{\n    fn merge_field(&mut self, cx: &mut Cx, number: u32, value: WireValue<'_>) -> Result<()> {{\n        let _ = (&cx, &value);\n        match number {{\n{}            _ => Ok(()),\n        }}\n    }}\n{}}}\n",
                 arms.replace("\n        ", "\n            ").replacen(
                     "        ",
                     "            ",
                     1
-                )
+                ),
+                emit_encode::method(encode),
             );
             types.push((rust_path, format!("{}.{}", message.package, message.name)));
             count += 1;
@@ -274,7 +303,7 @@ pub(crate) fn generate(messages: &[Message], structs: &HashMap<String, Struct>) 
     }
     let _ = write!(
         root,
-        "\n/// Every generated decoder with its type.\npub(super) fn entries(out: &mut Vec<Entry>) {{\n{calls}}}\n"
+        "\n/// Every generated decoder and encoder with its type.\npub(super) fn entries(out: &mut Vec<Entry>) {{\n{calls}}}\n"
     );
     Generated {
         files,

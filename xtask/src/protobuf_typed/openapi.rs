@@ -104,7 +104,7 @@ pub(crate) fn shape(ty: &str) -> (String, bool, bool) {
     loop {
         if let Some(inner) = strip(ty, "Option<") {
             ty = inner;
-        } else if let Some(inner) = strip(ty, "Box<") {
+        } else if let Some(inner) = strip(ty, "Box<").or_else(|| strip(ty, "std::boxed::Box<")) {
             ty = inner;
         } else if let Some(inner) = strip(ty, "std::vec::Vec<").or_else(|| strip(ty, "Vec<")) {
             repeated = true;
@@ -152,6 +152,10 @@ mod tests {
             ("Quantity".into(), false, true)
         );
         assert_eq!(shape("Option<Box<crate::X>>"), ("X".into(), false, false));
+        assert_eq!(
+            shape("Option<std::boxed::Box<crate::X>>"),
+            ("X".into(), false, false)
+        );
         assert_eq!(
             shape("std::string::String"),
             ("String".into(), false, false)

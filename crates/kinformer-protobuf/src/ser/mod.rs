@@ -8,8 +8,9 @@ mod typed;
 mod typed_parts;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
+pub(crate) use typed::encode_field;
 pub use typed::{encode_typed, to_vec_typed};
 
 use base64::Engine as _;

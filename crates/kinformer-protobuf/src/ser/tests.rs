@@ -22,7 +22,8 @@ fn both_ways(schema: &Schema, message: &str, value: &Value) -> Value {
     by_serde
 }
 
-fn realistic_pod() -> Pod {
+/// A pod with the forms the encoders treat specially (also the typed encoder's fixture).
+pub(crate) fn realistic_pod() -> Pod {
     serde_json::from_value(json!({
         "metadata": {"name": "web-0", "namespace": "prod", "uid": "u-1",
             "resourceVersion": "42", "generation": 3,

@@ -120,8 +120,9 @@ pub(super) fn encode_value<T: Serialize + ?Sized>(
     }
 }
 
-/// A field of the message: a map's entries, a list's items, or one value.
-fn encode_field<T: Serialize + ?Sized>(
+/// A field of the message: a map's entries, a list's items, or one value (`depth` is the
+/// message's nesting).
+pub(crate) fn encode_field<T: Serialize + ?Sized>(
     schema: &Schema,
     field: &Field,
     value: &T,
@@ -198,15 +199,16 @@ impl<'s, 'o> Serializer for MessageSer<'s, 'o> {
     }
 }
 
-/// A message's fields as they come; those of an embedded (inline) struct are gathered and
-/// written as that struct's field at the end.
+/// A message's fields as they come; those of an embedded (inline) struct, however deep, are
+/// gathered and written as that struct's field at the end.
 struct Fields<'s, 'o> {
     schema: &'s Schema,
     message: &'s Message,
     out: &'o mut Vec<u8>,
     depth: usize,
-    /// Each inline field's number and contents so far.
-    inline: Vec<(u32, Vec<u8>)>,
+    /// Each embedded struct's path (the numbers of the inline fields leading to it) and
+    /// contents so far.
+    inline: Vec<(Vec<u32>, Vec<u8>)>,
     /// A map's key waiting for its value.
     key: Option<String>,
 }
@@ -217,38 +219,81 @@ impl Fields<'_, '_> {
         if let Some(field) = self.message.field_named(key).filter(|f| !f.inline) {
             return encode_field(schema, field, value, self.out, depth).map_err(at(key));
         }
-        for embedded in self.message.fields.iter().filter(|f| f.inline) {
-            let FieldType::Message(inner) = embedded.ty else {
-                continue;
-            };
-            let Some(field) = schema[inner].field_named(key) else {
-                continue;
-            };
-            let slot = match self.inline.iter().position(|(n, _)| *n == embedded.number) {
-                Some(slot) => slot,
-                None => {
-                    self.inline.push((embedded.number, Vec::new()));
-                    self.inline.len() - 1
-                }
-            };
-            let contents = &mut self.inline[slot].1;
-            return encode_field(schema, field, value, contents, depth + 1).map_err(at(key));
-        }
-        // A key the schema does not have.
-        Ok(())
+        let mut path = Vec::new();
+        let Some(field) = inline_field(schema, self.message, key, &mut path) else {
+            // A key the schema does not have.
+            return Ok(());
+        };
+        let slot = match self.inline.iter().position(|(p, _)| *p == path) {
+            Some(slot) => slot,
+            None => {
+                self.inline.push((path, Vec::new()));
+                self.inline.len() - 1
+            }
+        };
+        let (path, contents) = &mut self.inline[slot];
+        encode_field(schema, field, value, contents, depth + path.len()).map_err(at(key))
     }
 
     /// Writes every embedded struct, as the JSON path does (an empty one too).
     fn finish(self) -> Result<bool> {
-        for embedded in self.message.fields.iter().filter(|f| f.inline) {
-            let contents = self
-                .inline
-                .iter()
-                .find(|(n, _)| *n == embedded.number)
-                .map_or(&[][..], |(_, c)| c.as_slice());
-            wire::put_bytes(self.out, embedded.number, contents);
-        }
+        write_embedded(
+            self.schema,
+            self.message,
+            &mut Vec::new(),
+            &self.inline,
+            self.out,
+        );
         Ok(true)
+    }
+}
+
+/// The field named `key` of a struct embedded in `message`, at any depth (`Volume`'s
+/// `VolumeSource`, `NamedRuleWithOperations`' `RuleWithOperations`' `Rule`), with the numbers
+/// of the embedded fields leading to it pushed on `path`.
+fn inline_field<'s>(
+    schema: &'s Schema,
+    message: &'s Message,
+    key: &str,
+    path: &mut Vec<u32>,
+) -> Option<&'s Field> {
+    for embedded in message.fields.iter().filter(|f| f.inline) {
+        let FieldType::Message(inner) = embedded.ty else {
+            continue;
+        };
+        path.push(embedded.number);
+        if let Some(field) = schema[inner].field_named(key).filter(|f| !f.inline) {
+            return Some(field);
+        }
+        if let Some(field) = inline_field(schema, &schema[inner], key, path) {
+            return Some(field);
+        }
+        path.pop();
+    }
+    None
+}
+
+/// Writes each struct embedded in `message` (the one at `path`): the fields gathered for it,
+/// then the structs embedded in it in turn.
+fn write_embedded(
+    schema: &Schema,
+    message: &Message,
+    path: &mut Vec<u32>,
+    gathered: &[(Vec<u32>, Vec<u8>)],
+    out: &mut Vec<u8>,
+) {
+    for embedded in message.fields.iter().filter(|f| f.inline) {
+        let FieldType::Message(inner) = embedded.ty else {
+            continue;
+        };
+        path.push(embedded.number);
+        let mut contents = gathered
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or_else(Vec::new, |(_, c)| c.clone());
+        write_embedded(schema, &schema[inner], path, gathered, &mut contents);
+        wire::put_bytes(out, embedded.number, &contents);
+        path.pop();
     }
 }
 

@@ -1,15 +1,18 @@
 //! Fields whose message has a JSON form of its own that k8s-openapi models as something else
 //! (embedded JSON, durations, the schema unions, list wrappers): rare fields, decoded through the
-//! serde [`Deserializer`] exactly as the serde path decodes them, one occurrence at a time.
+//! serde [`Deserializer`] exactly as the serde path decodes them, one occurrence at a time, and
+//! encoded by the serde encoder exactly as it encodes them.
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::Cx;
 use super::field::{Field, bytes, entry};
 use crate::de::Deserializer;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::schema::Schema;
 use crate::wire::WireValue;
 
 /// One occurrence of message `message` as `T`.
@@ -92,4 +95,21 @@ pub(crate) fn map<V: DeserializeOwned>(
     let val = value(cx, message, val.unwrap_or(WireValue::Bytes(&[])))?;
     slot.insert_entry(key, val);
     Ok(())
+}
+
+/// Writes field `number` of message `message` (its Rust value, set or not, a list or a map) as
+/// the serde encoder writes it; `depth` is the nesting of `message`.
+pub(crate) fn put<T: Serialize + ?Sized>(
+    value: &T,
+    depth: usize,
+    message: &str,
+    number: u32,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let schema = Schema::kubernetes();
+    let id = schema.message(message)?;
+    let field = schema[id]
+        .field(number)
+        .ok_or_else(|| Error::UnknownMessage(format!("{message} field {number}")))?;
+    crate::ser::encode_field(schema, field, value, out, depth)
 }

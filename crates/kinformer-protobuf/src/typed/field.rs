@@ -49,10 +49,14 @@ pub(crate) trait Field: Sized {
     }
 }
 
-/// A generated message: each field number routed to the Rust field it fills.
+/// A generated message: each field number routed to the Rust field it fills, and back.
 pub(crate) trait MessageFields: Default {
     /// Merges one field read off the wire into `self`; unknown numbers are skipped.
     fn merge_field(&mut self, cx: &mut Cx, number: u32, value: WireValue<'_>) -> Result<()>;
+
+    /// Appends every field of `self` in field-number order (see [`Encode`](super::encode::Encode));
+    /// `depth` is this message's nesting.
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()>;
 }
 
 /// Merges every field of the message `bytes` into `target`, one level deeper.
@@ -328,58 +332,6 @@ impl<V: Field> Field for BTreeMap<String, V> {
         Ok(())
     }
 }
-
-/// Implements [`Field`] for generated messages.
-macro_rules! messages {
-    ($($ty:ty),* $(,)?) => {$(
-        impl $crate::typed::field::Field for $ty {
-            fn decode(
-                cx: &mut $crate::typed::Cx,
-                value: $crate::wire::WireValue<'_>,
-            ) -> $crate::error::Result<Self> {
-                let mut out = <Self as Default>::default();
-                $crate::typed::field::Field::merge(&mut out, cx, value)?;
-                Ok(out)
-            }
-
-            fn decode_into(
-                slot: &mut Option<Self>,
-                cx: &mut $crate::typed::Cx,
-                value: $crate::wire::WireValue<'_>,
-            ) -> $crate::error::Result<()> {
-                let out = slot.insert(<Self as Default>::default());
-                $crate::typed::field::Field::merge(out, cx, value)
-            }
-
-            fn push(
-                out: &mut Vec<Self>,
-                cx: &mut $crate::typed::Cx,
-                value: $crate::wire::WireValue<'_>,
-            ) -> $crate::error::Result<()> {
-                out.push(<Self as Default>::default());
-                match out.last_mut() {
-                    Some(last) => $crate::typed::field::Field::merge(last, cx, value),
-                    None => Ok(()),
-                }
-            }
-
-            fn merge(
-                &mut self,
-                cx: &mut $crate::typed::Cx,
-                value: $crate::wire::WireValue<'_>,
-            ) -> $crate::error::Result<()> {
-                let bytes = $crate::typed::field::bytes(value, stringify!($ty))?;
-                $crate::typed::field::merge_message(
-                    self,
-                    cx,
-                    bytes,
-                    $crate::typed::field::MessageFields::merge_field,
-                )
-            }
-        }
-    )*};
-}
-pub(crate) use messages;
 
 /// Whether a scalar occurrence is its type's zero (a Go field JSON leaves out when zero).
 pub(crate) fn is_zero(value: &WireValue<'_>) -> bool {

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -24,6 +24,12 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ApplyConfigu
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.expression, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::AuditAnnotation {
@@ -35,6 +41,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::AuditAnnotat
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put(&self.value_expression, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::ExpressionWarning {
@@ -45,6 +58,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ExpressionWa
             3 => Field::merge(&mut self.warning, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.field_ref, 2, depth, out)?;
+        Encode::put(&self.warning, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -62,6 +82,12 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::JSONPatch {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.expression, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::MatchCondition {
@@ -72,6 +98,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::MatchConditi
             2 => Field::merge(&mut self.expression, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.expression, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -87,6 +120,16 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::MatchResourc
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.namespace_selector, 1, depth, out)?;
+        Encode::put(&self.object_selector, 2, depth, out)?;
+        Encode::put(&self.resource_rules, 3, depth, out)?;
+        Encode::put(&self.exclude_resource_rules, 4, depth, out)?;
+        Encode::put(&self.match_policy, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy {
@@ -98,6 +141,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingAdmi
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding {
@@ -108,6 +158,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingAdmi
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -128,6 +185,14 @@ impl MessageFields
             3 => Field::merge(&mut self.match_resources, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.policy_name, 1, depth, out)?;
+        Encode::put(&self.param_ref, 2, depth, out)?;
+        Encode::put(&self.match_resources, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -151,6 +216,18 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingAdmi
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.param_kind, 1, depth, out)?;
+        Encode::put(&self.match_constraints, 2, depth, out)?;
+        Encode::put(&self.variables, 3, depth, out)?;
+        Encode::put(&self.mutations, 4, depth, out)?;
+        Encode::put(&self.failure_policy, 5, depth, out)?;
+        Encode::put(&self.match_conditions, 6, depth, out)?;
+        Encode::put_nonzero(&self.reinvocation_policy, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingWebhook {
@@ -172,6 +249,23 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingWebh
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.client_config, 2, depth, out)?;
+        Encode::put(&self.rules, 3, depth, out)?;
+        Encode::put(&self.failure_policy, 4, depth, out)?;
+        Encode::put(&self.namespace_selector, 5, depth, out)?;
+        Encode::put(&self.side_effects, 6, depth, out)?;
+        Encode::put(&self.timeout_seconds, 7, depth, out)?;
+        Encode::put(&self.admission_review_versions, 8, depth, out)?;
+        Encode::put(&self.match_policy, 9, depth, out)?;
+        Encode::put(&self.reinvocation_policy, 10, depth, out)?;
+        Encode::put(&self.object_selector, 11, depth, out)?;
+        Encode::put(&self.match_conditions, 12, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration {
@@ -182,6 +276,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::MutatingWebh
             2 => Field::merge(&mut self.webhooks, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.webhooks, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -194,6 +295,14 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::Mutation {
             4 => Field::merge(&mut self.json_patch, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.patch_type, 2, depth, out)?;
+        Encode::put(&self.apply_configuration, 3, depth, out)?;
+        Encode::put(&self.json_patch, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -213,6 +322,15 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::NamedRuleWit
             ),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_names, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_0(self, depth, out)
+        })?;
+        Ok(())
     }
 }
 
@@ -236,6 +354,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ParamKind {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_version, 1, depth, out)?;
+        Encode::put_nonzero(&self.kind, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -262,6 +387,15 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ParamRef {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.namespace, 2, depth, out)?;
+        Encode::put(&self.selector, 3, depth, out)?;
+        Encode::put(&self.parameter_not_found_action, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::RuleWithOperations {
@@ -278,6 +412,15 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::RuleWithOper
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.operations, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_2(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::ServiceReference {
@@ -291,6 +434,15 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ServiceRefer
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.namespace, 1, depth, out)?;
+        Encode::put(&self.name, 2, depth, out)?;
+        Encode::put(&self.path, 3, depth, out)?;
+        Encode::put(&self.port, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::TypeChecking {
@@ -300,6 +452,12 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::TypeChecking
             1 => Field::merge(&mut self.expression_warnings, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.expression_warnings, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -313,6 +471,14 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ValidatingAd
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -325,6 +491,13 @@ impl MessageFields
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -347,6 +520,15 @@ impl MessageFields
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.policy_name, 1, depth, out)?;
+        Encode::put(&self.param_ref, 2, depth, out)?;
+        Encode::put(&self.match_resources, 3, depth, out)?;
+        Encode::put(&self.validation_actions, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec {
@@ -362,6 +544,18 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ValidatingAd
             7 => Field::merge(&mut self.variables, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.param_kind, 1, depth, out)?;
+        Encode::put(&self.match_constraints, 2, depth, out)?;
+        Encode::put(&self.validations, 3, depth, out)?;
+        Encode::put(&self.failure_policy, 4, depth, out)?;
+        Encode::put(&self.audit_annotations, 5, depth, out)?;
+        Encode::put(&self.match_conditions, 6, depth, out)?;
+        Encode::put(&self.variables, 7, depth, out)?;
+        Ok(())
     }
 }
 
@@ -388,6 +582,20 @@ impl MessageFields
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.observed_generation, 1, depth, out)?;
+        Encode::put(&self.type_checking, 2, depth, out)?;
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus",
+            3,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::ValidatingWebhook {
@@ -408,6 +616,22 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ValidatingWe
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.client_config, 2, depth, out)?;
+        Encode::put(&self.rules, 3, depth, out)?;
+        Encode::put(&self.failure_policy, 4, depth, out)?;
+        Encode::put(&self.namespace_selector, 5, depth, out)?;
+        Encode::put(&self.side_effects, 6, depth, out)?;
+        Encode::put(&self.timeout_seconds, 7, depth, out)?;
+        Encode::put(&self.admission_review_versions, 8, depth, out)?;
+        Encode::put(&self.match_policy, 9, depth, out)?;
+        Encode::put(&self.object_selector, 10, depth, out)?;
+        Encode::put(&self.match_conditions, 11, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration {
@@ -418,6 +642,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::ValidatingWe
             2 => Field::merge(&mut self.webhooks, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.webhooks, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -444,6 +675,15 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::Validation {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.expression, 1, depth, out)?;
+        Encode::put_nonzero(&self.message, 2, depth, out)?;
+        Encode::put(&self.reason, 3, depth, out)?;
+        Encode::put_nonzero(&self.message_expression, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1::Variable {
@@ -454,6 +694,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::Variable {
             2 => Field::merge(&mut self.expression, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.expression, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -473,6 +720,14 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1::WebhookClien
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.service, 1, depth, out)?;
+        Encode::put_nonzero(&self.ca_bundle, 2, depth, out)?;
+        Encode::put(&self.url, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 fn inline_1(
@@ -489,6 +744,19 @@ fn inline_1(
         4 => Field::merge(&mut this.scope, cx, value),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_1(
+    this: &k8s_openapi::api::admissionregistration::v1::NamedRuleWithOperations,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.api_groups, 1, depth, out)?;
+    Encode::put(&this.api_versions, 2, depth, out)?;
+    Encode::put(&this.resources, 3, depth, out)?;
+    Encode::put(&this.scope, 4, depth, out)?;
+    Ok(())
 }
 
 fn inline_0(
@@ -510,6 +778,19 @@ fn inline_0(
     }
 }
 
+fn encode_inline_0(
+    this: &k8s_openapi::api::admissionregistration::v1::NamedRuleWithOperations,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.operations, 1, depth, out)?;
+    nested(out, 2, depth, |out, depth| {
+        encode_inline_1(this, depth, out)
+    })?;
+    Ok(())
+}
+
 fn inline_2(
     this: &mut k8s_openapi::api::admissionregistration::v1::RuleWithOperations,
     cx: &mut Cx,
@@ -524,6 +805,19 @@ fn inline_2(
         4 => Field::merge(&mut this.scope, cx, value),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_2(
+    this: &k8s_openapi::api::admissionregistration::v1::RuleWithOperations,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.api_groups, 1, depth, out)?;
+    Encode::put(&this.api_versions, 2, depth, out)?;
+    Encode::put(&this.resources, 3, depth, out)?;
+    Encode::put(&this.scope, 4, depth, out)?;
+    Ok(())
 }
 
 messages!(

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -24,6 +24,12 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::ApplyC
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.expression, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::JSONPatch {
@@ -40,6 +46,12 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::JSONPa
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.expression, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::MatchCondition {
@@ -50,6 +62,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::MatchC
             2 => Field::merge(&mut self.expression, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.expression, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -65,6 +84,16 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::MatchR
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.namespace_selector, 1, depth, out)?;
+        Encode::put(&self.object_selector, 2, depth, out)?;
+        Encode::put(&self.resource_rules, 3, depth, out)?;
+        Encode::put(&self.exclude_resource_rules, 4, depth, out)?;
+        Encode::put(&self.match_policy, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {
@@ -75,6 +104,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::Mutati
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -88,6 +124,13 @@ impl MessageFields
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -108,6 +151,14 @@ impl MessageFields
             3 => Field::merge(&mut self.match_resources, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.policy_name, 1, depth, out)?;
+        Encode::put(&self.param_ref, 2, depth, out)?;
+        Encode::put(&self.match_resources, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -133,6 +184,18 @@ impl MessageFields
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.param_kind, 1, depth, out)?;
+        Encode::put(&self.match_constraints, 2, depth, out)?;
+        Encode::put(&self.variables, 3, depth, out)?;
+        Encode::put(&self.mutations, 4, depth, out)?;
+        Encode::put(&self.failure_policy, 5, depth, out)?;
+        Encode::put(&self.match_conditions, 6, depth, out)?;
+        Encode::put_nonzero(&self.reinvocation_policy, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::Mutation {
@@ -144,6 +207,14 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::Mutati
             4 => Field::merge(&mut self.json_patch, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.patch_type, 2, depth, out)?;
+        Encode::put(&self.apply_configuration, 3, depth, out)?;
+        Encode::put(&self.json_patch, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -163,6 +234,15 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::NamedR
             ),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_names, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_3(self, depth, out)
+        })?;
+        Ok(())
     }
 }
 
@@ -186,6 +266,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::ParamK
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_version, 1, depth, out)?;
+        Encode::put_nonzero(&self.kind, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -212,6 +299,15 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::ParamR
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.namespace, 2, depth, out)?;
+        Encode::put(&self.selector, 3, depth, out)?;
+        Encode::put(&self.parameter_not_found_action, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::Variable {
@@ -222,6 +318,13 @@ impl MessageFields for k8s_openapi::api::admissionregistration::v1alpha1::Variab
             2 => Field::merge(&mut self.expression, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.expression, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -241,6 +344,19 @@ fn inline_4(
     }
 }
 
+fn encode_inline_4(
+    this: &k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.api_groups, 1, depth, out)?;
+    Encode::put(&this.api_versions, 2, depth, out)?;
+    Encode::put(&this.resources, 3, depth, out)?;
+    Encode::put(&this.scope, 4, depth, out)?;
+    Ok(())
+}
+
 fn inline_3(
     this: &mut k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations,
     cx: &mut Cx,
@@ -258,6 +374,19 @@ fn inline_3(
         ),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_3(
+    this: &k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.operations, 1, depth, out)?;
+    nested(out, 2, depth, |out, depth| {
+        encode_inline_4(this, depth, out)
+    })?;
+    Ok(())
 }
 
 messages!(

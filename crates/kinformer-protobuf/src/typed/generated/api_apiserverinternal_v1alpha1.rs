@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -33,6 +33,15 @@ impl MessageFields for k8s_openapi::api::apiserverinternal::v1alpha1::ServerStor
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_server_id, 1, depth, out)?;
+        Encode::put_nonzero(&self.encoding_version, 2, depth, out)?;
+        Encode::put(&self.decodable_versions, 3, depth, out)?;
+        Encode::put(&self.served_versions, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion {
@@ -49,6 +58,20 @@ impl MessageFields for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVer
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        fallback::put(
+            &self.spec,
+            depth,
+            "k8s.io.api.apiserverinternal.v1alpha1.StorageVersion",
+            2,
+            out,
+        )?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -77,6 +100,17 @@ impl MessageFields for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVer
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 3, depth, out)?;
+        Encode::put(&self.last_transition_time, 4, depth, out)?;
+        Encode::put(&self.reason, 5, depth, out)?;
+        Encode::put_nonzero(&self.message, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus {
@@ -88,6 +122,14 @@ impl MessageFields for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVer
             3 => Field::merge(&mut self.conditions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.storage_versions, 1, depth, out)?;
+        Encode::put(&self.common_encoding_version, 2, depth, out)?;
+        Encode::put(&self.conditions, 3, depth, out)?;
+        Ok(())
     }
 }
 

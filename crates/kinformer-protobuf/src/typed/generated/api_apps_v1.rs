@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -25,6 +25,20 @@ impl MessageFields for k8s_openapi::api::apps::v1::ControllerRevision {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        fallback::put(
+            &self.data,
+            depth,
+            "k8s.io.api.apps.v1.ControllerRevision",
+            2,
+            out,
+        )?;
+        Encode::put(&self.revision, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::DaemonSet {
@@ -36,6 +50,14 @@ impl MessageFields for k8s_openapi::api::apps::v1::DaemonSet {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -63,6 +85,16 @@ impl MessageFields for k8s_openapi::api::apps::v1::DaemonSetCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::DaemonSetSpec {
@@ -82,6 +114,16 @@ impl MessageFields for k8s_openapi::api::apps::v1::DaemonSetSpec {
             6 => Field::merge(&mut self.revision_history_limit, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.selector, 1, depth, out)?;
+        Encode::put(&self.template, 2, depth, out)?;
+        Encode::put(&self.update_strategy, 3, depth, out)?;
+        Encode::put_nonzero(&self.min_ready_seconds, 4, depth, out)?;
+        Encode::put(&self.revision_history_limit, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -126,6 +168,21 @@ impl MessageFields for k8s_openapi::api::apps::v1::DaemonSetStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.current_number_scheduled, 1, depth, out)?;
+        Encode::put(&self.number_misscheduled, 2, depth, out)?;
+        Encode::put(&self.desired_number_scheduled, 3, depth, out)?;
+        Encode::put(&self.number_ready, 4, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 5, depth, out)?;
+        Encode::put_nonzero(&self.updated_number_scheduled, 6, depth, out)?;
+        Encode::put_nonzero(&self.number_available, 7, depth, out)?;
+        Encode::put_nonzero(&self.number_unavailable, 8, depth, out)?;
+        Encode::put(&self.collision_count, 9, depth, out)?;
+        Encode::put(&self.conditions, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy {
@@ -143,6 +200,13 @@ impl MessageFields for k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.type_, 1, depth, out)?;
+        Encode::put(&self.rolling_update, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::Deployment {
@@ -154,6 +218,14 @@ impl MessageFields for k8s_openapi::api::apps::v1::Deployment {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -181,6 +253,17 @@ impl MessageFields for k8s_openapi::api::apps::v1::DeploymentCondition {
             7 => Field::merge(&mut self.last_transition_time, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Encode::put(&self.last_update_time, 6, depth, out)?;
+        Encode::put(&self.last_transition_time, 7, depth, out)?;
+        Ok(())
     }
 }
 
@@ -210,6 +293,19 @@ impl MessageFields for k8s_openapi::api::apps::v1::DeploymentSpec {
             9 => Field::merge(&mut self.progress_deadline_seconds, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.replicas, 1, depth, out)?;
+        Encode::put(&self.selector, 2, depth, out)?;
+        Encode::put(&self.template, 3, depth, out)?;
+        Encode::put(&self.strategy, 4, depth, out)?;
+        Encode::put_nonzero(&self.min_ready_seconds, 5, depth, out)?;
+        Encode::put(&self.revision_history_limit, 6, depth, out)?;
+        Encode::put_nonzero(&self.paused, 7, depth, out)?;
+        Encode::put(&self.progress_deadline_seconds, 9, depth, out)?;
+        Ok(())
     }
 }
 
@@ -265,6 +361,20 @@ impl MessageFields for k8s_openapi::api::apps::v1::DeploymentStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.observed_generation, 1, depth, out)?;
+        Encode::put_nonzero(&self.replicas, 2, depth, out)?;
+        Encode::put_nonzero(&self.updated_replicas, 3, depth, out)?;
+        Encode::put_nonzero(&self.available_replicas, 4, depth, out)?;
+        Encode::put_nonzero(&self.unavailable_replicas, 5, depth, out)?;
+        Encode::put(&self.conditions, 6, depth, out)?;
+        Encode::put_nonzero(&self.ready_replicas, 7, depth, out)?;
+        Encode::put(&self.collision_count, 8, depth, out)?;
+        Encode::put(&self.terminating_replicas, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::DeploymentStrategy {
@@ -282,6 +392,13 @@ impl MessageFields for k8s_openapi::api::apps::v1::DeploymentStrategy {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.type_, 1, depth, out)?;
+        Encode::put(&self.rolling_update, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::ReplicaSet {
@@ -293,6 +410,14 @@ impl MessageFields for k8s_openapi::api::apps::v1::ReplicaSet {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -320,6 +445,16 @@ impl MessageFields for k8s_openapi::api::apps::v1::ReplicaSetCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::ReplicaSetSpec {
@@ -338,6 +473,15 @@ impl MessageFields for k8s_openapi::api::apps::v1::ReplicaSetSpec {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.replicas, 1, depth, out)?;
+        Encode::put(&self.selector, 2, depth, out)?;
+        Encode::put(&self.template, 3, depth, out)?;
+        Encode::put_nonzero(&self.min_ready_seconds, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -379,6 +523,18 @@ impl MessageFields for k8s_openapi::api::apps::v1::ReplicaSetStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.replicas, 1, depth, out)?;
+        Encode::put_nonzero(&self.fully_labeled_replicas, 2, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 3, depth, out)?;
+        Encode::put_nonzero(&self.ready_replicas, 4, depth, out)?;
+        Encode::put_nonzero(&self.available_replicas, 5, depth, out)?;
+        Encode::put(&self.conditions, 6, depth, out)?;
+        Encode::put(&self.terminating_replicas, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::RollingUpdateDaemonSet {
@@ -389,6 +545,13 @@ impl MessageFields for k8s_openapi::api::apps::v1::RollingUpdateDaemonSet {
             2 => Field::merge(&mut self.max_surge, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.max_unavailable, 1, depth, out)?;
+        Encode::put(&self.max_surge, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -401,6 +564,13 @@ impl MessageFields for k8s_openapi::api::apps::v1::RollingUpdateDeployment {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.max_unavailable, 1, depth, out)?;
+        Encode::put(&self.max_surge, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy {
@@ -411,6 +581,13 @@ impl MessageFields for k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrat
             2 => Field::merge(&mut self.max_unavailable, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.partition, 1, depth, out)?;
+        Encode::put(&self.max_unavailable, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -423,6 +600,14 @@ impl MessageFields for k8s_openapi::api::apps::v1::StatefulSet {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -450,6 +635,16 @@ impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetOrdinals {
@@ -459,6 +654,12 @@ impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetOrdinals {
             1 => Field::merge(&mut self.start, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.start, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -482,6 +683,13 @@ impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeCl
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.when_deleted, 1, depth, out)?;
+        Encode::put_nonzero(&self.when_scaled, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -518,6 +726,27 @@ impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetSpec {
             11 => Field::merge(&mut self.ordinals, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.replicas, 1, depth, out)?;
+        Encode::put(&self.selector, 2, depth, out)?;
+        Encode::put(&self.template, 3, depth, out)?;
+        Encode::put(&self.volume_claim_templates, 4, depth, out)?;
+        Encode::put(&self.service_name, 5, depth, out)?;
+        Encode::put_nonzero(&self.pod_management_policy, 6, depth, out)?;
+        Encode::put(&self.update_strategy, 7, depth, out)?;
+        Encode::put(&self.revision_history_limit, 8, depth, out)?;
+        Encode::put_nonzero(&self.min_ready_seconds, 9, depth, out)?;
+        Encode::put(
+            &self.persistent_volume_claim_retention_policy,
+            10,
+            depth,
+            out,
+        )?;
+        Encode::put(&self.ordinals, 11, depth, out)?;
+        Ok(())
     }
 }
 
@@ -574,6 +803,21 @@ impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.observed_generation, 1, depth, out)?;
+        Encode::put(&self.replicas, 2, depth, out)?;
+        Encode::put_nonzero(&self.ready_replicas, 3, depth, out)?;
+        Encode::put_nonzero(&self.current_replicas, 4, depth, out)?;
+        Encode::put_nonzero(&self.updated_replicas, 5, depth, out)?;
+        Encode::put_nonzero(&self.current_revision, 6, depth, out)?;
+        Encode::put_nonzero(&self.update_revision, 7, depth, out)?;
+        Encode::put(&self.collision_count, 9, depth, out)?;
+        Encode::put(&self.conditions, 10, depth, out)?;
+        Encode::put(&self.available_replicas, 11, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
@@ -590,6 +834,13 @@ impl MessageFields for k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
             2 => Field::merge(&mut self.rolling_update, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.type_, 1, depth, out)?;
+        Encode::put(&self.rolling_update, 2, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -45,6 +45,15 @@ impl MessageFields for k8s_openapi::api::authentication::v1::BoundObjectReferenc
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.kind, 1, depth, out)?;
+        Encode::put_nonzero(&self.api_version, 2, depth, out)?;
+        Encode::put_nonzero(&self.name, 3, depth, out)?;
+        Encode::put_nonzero(&self.uid, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authentication::v1::SelfSubjectReview {
@@ -56,6 +65,13 @@ impl MessageFields for k8s_openapi::api::authentication::v1::SelfSubjectReview {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authentication::v1::SelfSubjectReviewStatus {
@@ -65,6 +81,12 @@ impl MessageFields for k8s_openapi::api::authentication::v1::SelfSubjectReviewSt
             1 => Field::merge(&mut self.user_info, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.user_info, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -77,6 +99,14 @@ impl MessageFields for k8s_openapi::api::authentication::v1::TokenRequest {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -96,6 +126,21 @@ impl MessageFields for k8s_openapi::api::authentication::v1::TokenRequestSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.audiences, 1, depth, out)?;
+        Encode::put(&self.bound_object_ref, 3, depth, out)?;
+        Encode::put(&self.expiration_seconds, 4, depth, out)?;
+        fallback::put(
+            &self.attestations,
+            depth,
+            "k8s.io.api.authentication.v1.TokenRequestSpec",
+            5,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authentication::v1::TokenRequestStatus {
@@ -106,6 +151,13 @@ impl MessageFields for k8s_openapi::api::authentication::v1::TokenRequestStatus 
             2 => Field::merge(&mut self.expiration_timestamp, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.token, 1, depth, out)?;
+        Encode::put(&self.expiration_timestamp, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -118,6 +170,14 @@ impl MessageFields for k8s_openapi::api::authentication::v1::TokenReview {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -135,6 +195,13 @@ impl MessageFields for k8s_openapi::api::authentication::v1::TokenReviewSpec {
             2 => Field::merge(&mut self.audiences, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.token, 1, depth, out)?;
+        Encode::put(&self.audiences, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -160,6 +227,15 @@ impl MessageFields for k8s_openapi::api::authentication::v1::TokenReviewStatus {
             4 => Field::merge(&mut self.audiences, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.authenticated, 1, depth, out)?;
+        Encode::put(&self.user, 2, depth, out)?;
+        Encode::put_nonzero(&self.error, 3, depth, out)?;
+        Encode::put(&self.audiences, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -190,6 +266,21 @@ impl MessageFields for k8s_openapi::api::authentication::v1::UserInfo {
             ),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.username, 1, depth, out)?;
+        Encode::put_nonzero(&self.uid, 2, depth, out)?;
+        Encode::put(&self.groups, 3, depth, out)?;
+        fallback::put(
+            &self.extra,
+            depth,
+            "k8s.io.api.authentication.v1.UserInfo",
+            4,
+            out,
+        )?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -25,6 +25,13 @@ impl MessageFields for k8s_openapi::api::authorization::v1::FieldSelectorAttribu
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.raw_selector, 1, depth, out)?;
+        Encode::put(&self.requirements, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::LabelSelectorAttributes {
@@ -42,6 +49,13 @@ impl MessageFields for k8s_openapi::api::authorization::v1::LabelSelectorAttribu
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.raw_selector, 1, depth, out)?;
+        Encode::put(&self.requirements, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::LocalSubjectAccessReview {
@@ -53,6 +67,14 @@ impl MessageFields for k8s_openapi::api::authorization::v1::LocalSubjectAccessRe
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -77,6 +99,13 @@ impl MessageFields for k8s_openapi::api::authorization::v1::NonResourceAttribute
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.path, 1, depth, out)?;
+        Encode::put_nonzero(&self.verb, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::NonResourceRule {
@@ -87,6 +116,13 @@ impl MessageFields for k8s_openapi::api::authorization::v1::NonResourceRule {
             2 => Field::merge(&mut self.non_resource_urls, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.verbs, 1, depth, out)?;
+        Encode::put(&self.non_resource_urls, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -148,6 +184,20 @@ impl MessageFields for k8s_openapi::api::authorization::v1::ResourceAttributes {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.namespace, 1, depth, out)?;
+        Encode::put_nonzero(&self.verb, 2, depth, out)?;
+        Encode::put_nonzero(&self.group, 3, depth, out)?;
+        Encode::put_nonzero(&self.version, 4, depth, out)?;
+        Encode::put_nonzero(&self.resource, 5, depth, out)?;
+        Encode::put_nonzero(&self.subresource, 6, depth, out)?;
+        Encode::put_nonzero(&self.name, 7, depth, out)?;
+        Encode::put(&self.field_selector, 8, depth, out)?;
+        Encode::put(&self.label_selector, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::ResourceRule {
@@ -161,6 +211,15 @@ impl MessageFields for k8s_openapi::api::authorization::v1::ResourceRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.verbs, 1, depth, out)?;
+        Encode::put(&self.api_groups, 2, depth, out)?;
+        Encode::put(&self.resources, 3, depth, out)?;
+        Encode::put(&self.resource_names, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::SelfSubjectAccessReview {
@@ -173,6 +232,14 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SelfSubjectAccessRev
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::SelfSubjectAccessReviewSpec {
@@ -183,6 +250,13 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SelfSubjectAccessRev
             2 => Field::merge(&mut self.non_resource_attributes, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_attributes, 1, depth, out)?;
+        Encode::put(&self.non_resource_attributes, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -195,6 +269,14 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SelfSubjectRulesRevi
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -212,6 +294,12 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SelfSubjectRulesRevi
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.namespace, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::SubjectAccessReview {
@@ -223,6 +311,14 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SubjectAccessReview 
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -256,6 +352,23 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SubjectAccessReviewS
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_attributes, 1, depth, out)?;
+        Encode::put(&self.non_resource_attributes, 2, depth, out)?;
+        Encode::put_nonzero(&self.user, 3, depth, out)?;
+        Encode::put(&self.groups, 4, depth, out)?;
+        fallback::put(
+            &self.extra,
+            depth,
+            "k8s.io.api.authorization.v1.SubjectAccessReviewSpec",
+            5,
+            out,
+        )?;
+        Encode::put_nonzero(&self.uid, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus {
@@ -287,6 +400,15 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SubjectAccessReviewS
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.allowed, 1, depth, out)?;
+        Encode::put_nonzero(&self.reason, 2, depth, out)?;
+        Encode::put_nonzero(&self.evaluation_error, 3, depth, out)?;
+        Encode::put_nonzero(&self.denied, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::authorization::v1::SubjectRulesReviewStatus {
@@ -305,6 +427,15 @@ impl MessageFields for k8s_openapi::api::authorization::v1::SubjectRulesReviewSt
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_rules, 1, depth, out)?;
+        Encode::put(&self.non_resource_rules, 2, depth, out)?;
+        Encode::put(&self.incomplete, 3, depth, out)?;
+        Encode::put_nonzero(&self.evaluation_error, 4, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -26,6 +26,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v1::CrossVersionObjectRefe
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.kind, 1, depth, out)?;
+        Encode::put(&self.name, 2, depth, out)?;
+        Encode::put_nonzero(&self.api_version, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler {
@@ -37,6 +45,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscale
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -50,6 +66,15 @@ impl MessageFields for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscale
             4 => Field::merge(&mut self.target_cpu_utilization_percentage, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.scale_target_ref, 1, depth, out)?;
+        Encode::put(&self.min_replicas, 2, depth, out)?;
+        Encode::put(&self.max_replicas, 3, depth, out)?;
+        Encode::put(&self.target_cpu_utilization_percentage, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -65,6 +90,16 @@ impl MessageFields for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscale
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.observed_generation, 1, depth, out)?;
+        Encode::put(&self.last_scale_time, 2, depth, out)?;
+        Encode::put(&self.current_replicas, 3, depth, out)?;
+        Encode::put(&self.desired_replicas, 4, depth, out)?;
+        Encode::put(&self.current_cpu_utilization_percentage, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v1::Scale {
@@ -76,6 +111,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v1::Scale {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -93,6 +136,12 @@ impl MessageFields for k8s_openapi::api::autoscaling::v1::ScaleSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.replicas, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v1::ScaleStatus {
@@ -109,6 +158,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v1::ScaleStatus {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.replicas, 1, depth, out)?;
+        Encode::put_nonzero(&self.selector, 2, depth, out)?;
+        Ok(())
     }
 }
 

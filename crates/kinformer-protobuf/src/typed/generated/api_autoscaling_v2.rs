@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -20,6 +20,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ContainerResourceMetri
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.target, 2, depth, out)?;
+        Encode::put(&self.container, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::ContainerResourceMetricStatus {
@@ -31,6 +39,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ContainerResourceMetri
             3 => Field::merge(&mut self.container, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.current, 2, depth, out)?;
+        Encode::put(&self.container, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -50,6 +66,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::CrossVersionObjectRefe
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.kind, 1, depth, out)?;
+        Encode::put(&self.name, 2, depth, out)?;
+        Encode::put_nonzero(&self.api_version, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::ExternalMetricSource {
@@ -60,6 +84,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ExternalMetricSource {
             2 => Field::merge(&mut self.target, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metric, 1, depth, out)?;
+        Encode::put(&self.target, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -72,6 +103,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ExternalMetricStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metric, 1, depth, out)?;
+        Encode::put(&self.current, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::HPAScalingPolicy {
@@ -83,6 +121,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::HPAScalingPolicy {
             3 => Field::merge(&mut self.period_seconds, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.value, 2, depth, out)?;
+        Encode::put(&self.period_seconds, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -97,6 +143,15 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::HPAScalingRules {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.select_policy, 1, depth, out)?;
+        Encode::put(&self.policies, 2, depth, out)?;
+        Encode::put(&self.stabilization_window_seconds, 3, depth, out)?;
+        Encode::put(&self.tolerance, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
@@ -109,6 +164,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscale
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerBehavior {
@@ -119,6 +182,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscale
             2 => Field::merge(&mut self.scale_down, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.scale_up, 1, depth, out)?;
+        Encode::put(&self.scale_down, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -147,6 +217,17 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscale
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Encode::put(&self.observed_generation, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec {
@@ -160,6 +241,16 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscale
             5 => Field::merge(&mut self.behavior, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.scale_target_ref, 1, depth, out)?;
+        Encode::put(&self.min_replicas, 2, depth, out)?;
+        Encode::put(&self.max_replicas, 3, depth, out)?;
+        Encode::put(&self.metrics, 4, depth, out)?;
+        Encode::put(&self.behavior, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -182,6 +273,17 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscale
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.observed_generation, 1, depth, out)?;
+        Encode::put(&self.last_scale_time, 2, depth, out)?;
+        Encode::put_nonzero(&self.current_replicas, 3, depth, out)?;
+        Encode::put(&self.desired_replicas, 4, depth, out)?;
+        Encode::put(&self.current_metrics, 5, depth, out)?;
+        Encode::put(&self.conditions, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricIdentifier {
@@ -192,6 +294,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricIdentifier {
             2 => Field::merge(&mut self.selector, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.selector, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -208,6 +317,17 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.object, 2, depth, out)?;
+        Encode::put(&self.pods, 3, depth, out)?;
+        Encode::put(&self.resource, 4, depth, out)?;
+        Encode::put(&self.external, 5, depth, out)?;
+        Encode::put(&self.container_resource, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricStatus {
@@ -223,6 +343,17 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.object, 2, depth, out)?;
+        Encode::put(&self.pods, 3, depth, out)?;
+        Encode::put(&self.resource, 4, depth, out)?;
+        Encode::put(&self.external, 5, depth, out)?;
+        Encode::put(&self.container_resource, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricTarget {
@@ -236,6 +367,15 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricTarget {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.value, 2, depth, out)?;
+        Encode::put(&self.average_value, 3, depth, out)?;
+        Encode::put(&self.average_utilization, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricValueStatus {
@@ -247,6 +387,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::MetricValueStatus {
             3 => Field::merge(&mut self.average_utilization, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.value, 1, depth, out)?;
+        Encode::put(&self.average_value, 2, depth, out)?;
+        Encode::put(&self.average_utilization, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -260,6 +408,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ObjectMetricSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.described_object, 1, depth, out)?;
+        Encode::put(&self.target, 2, depth, out)?;
+        Encode::put(&self.metric, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::ObjectMetricStatus {
@@ -272,6 +428,14 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ObjectMetricStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metric, 1, depth, out)?;
+        Encode::put(&self.current, 2, depth, out)?;
+        Encode::put(&self.described_object, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::PodsMetricSource {
@@ -282,6 +446,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::PodsMetricSource {
             2 => Field::merge(&mut self.target, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metric, 1, depth, out)?;
+        Encode::put(&self.target, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -294,6 +465,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::PodsMetricStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metric, 1, depth, out)?;
+        Encode::put(&self.current, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::ResourceMetricSource {
@@ -305,6 +483,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ResourceMetricSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.target, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::autoscaling::v2::ResourceMetricStatus {
@@ -315,6 +500,13 @@ impl MessageFields for k8s_openapi::api::autoscaling::v2::ResourceMetricStatus {
             2 => Field::merge(&mut self.current, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.current, 2, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -19,6 +19,14 @@ impl MessageFields for k8s_openapi::api::batch::v1::CronJob {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -43,6 +51,19 @@ impl MessageFields for k8s_openapi::api::batch::v1::CronJobSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.schedule, 1, depth, out)?;
+        Encode::put(&self.starting_deadline_seconds, 2, depth, out)?;
+        Encode::put_nonzero(&self.concurrency_policy, 3, depth, out)?;
+        Encode::put(&self.suspend, 4, depth, out)?;
+        Encode::put(&self.job_template, 5, depth, out)?;
+        Encode::put(&self.successful_jobs_history_limit, 6, depth, out)?;
+        Encode::put(&self.failed_jobs_history_limit, 7, depth, out)?;
+        Encode::put(&self.time_zone, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::CronJobStatus {
@@ -55,6 +76,14 @@ impl MessageFields for k8s_openapi::api::batch::v1::CronJobStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.active, 1, depth, out)?;
+        Encode::put(&self.last_schedule_time, 4, depth, out)?;
+        Encode::put(&self.last_successful_time, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::Job {
@@ -66,6 +95,14 @@ impl MessageFields for k8s_openapi::api::batch::v1::Job {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -94,6 +131,17 @@ impl MessageFields for k8s_openapi::api::batch::v1::JobCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_probe_time, 3, depth, out)?;
+        Encode::put(&self.last_transition_time, 4, depth, out)?;
+        Encode::put_nonzero(&self.reason, 5, depth, out)?;
+        Encode::put_nonzero(&self.message, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::JobSchedulingConfiguration {
@@ -106,6 +154,15 @@ impl MessageFields for k8s_openapi::api::batch::v1::JobSchedulingConfiguration {
             4 => Field::merge(&mut self.resource_claims, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.scheduling_policy, 1, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 2, depth, out)?;
+        Encode::put(&self.disruption_mode, 3, depth, out)?;
+        Encode::put(&self.resource_claims, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -132,6 +189,28 @@ impl MessageFields for k8s_openapi::api::batch::v1::JobSpec {
             17 => Field::merge(&mut self.scheduling, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.parallelism, 1, depth, out)?;
+        Encode::put(&self.completions, 2, depth, out)?;
+        Encode::put(&self.active_deadline_seconds, 3, depth, out)?;
+        Encode::put(&self.selector, 4, depth, out)?;
+        Encode::put(&self.manual_selector, 5, depth, out)?;
+        Encode::put(&self.template, 6, depth, out)?;
+        Encode::put(&self.backoff_limit, 7, depth, out)?;
+        Encode::put(&self.ttl_seconds_after_finished, 8, depth, out)?;
+        Encode::put(&self.completion_mode, 9, depth, out)?;
+        Encode::put(&self.suspend, 10, depth, out)?;
+        Encode::put(&self.pod_failure_policy, 11, depth, out)?;
+        Encode::put(&self.backoff_limit_per_index, 12, depth, out)?;
+        Encode::put(&self.max_failed_indexes, 13, depth, out)?;
+        Encode::put(&self.pod_replacement_policy, 14, depth, out)?;
+        Encode::put(&self.managed_by, 15, depth, out)?;
+        Encode::put(&self.success_policy, 16, depth, out)?;
+        Encode::put(&self.scheduling, 17, depth, out)?;
+        Ok(())
     }
 }
 
@@ -177,6 +256,22 @@ impl MessageFields for k8s_openapi::api::batch::v1::JobStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.conditions, 1, depth, out)?;
+        Encode::put(&self.start_time, 2, depth, out)?;
+        Encode::put(&self.completion_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.active, 4, depth, out)?;
+        Encode::put_nonzero(&self.succeeded, 5, depth, out)?;
+        Encode::put_nonzero(&self.failed, 6, depth, out)?;
+        Encode::put_nonzero(&self.completed_indexes, 7, depth, out)?;
+        Encode::put(&self.uncounted_terminated_pods, 8, depth, out)?;
+        Encode::put(&self.ready, 9, depth, out)?;
+        Encode::put(&self.failed_indexes, 10, depth, out)?;
+        Encode::put(&self.terminating, 11, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::JobTemplateSpec {
@@ -188,6 +283,13 @@ impl MessageFields for k8s_openapi::api::batch::v1::JobTemplateSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::PodFailurePolicy {
@@ -197,6 +299,12 @@ impl MessageFields for k8s_openapi::api::batch::v1::PodFailurePolicy {
             1 => Field::merge(&mut self.rules, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.rules, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -216,6 +324,14 @@ impl MessageFields for k8s_openapi::api::batch::v1::PodFailurePolicyOnExitCodesR
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.container_name, 1, depth, out)?;
+        Encode::put(&self.operator, 2, depth, out)?;
+        Encode::put(&self.values, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern {
@@ -226,6 +342,13 @@ impl MessageFields for k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditi
             2 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -239,6 +362,14 @@ impl MessageFields for k8s_openapi::api::batch::v1::PodFailurePolicyRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.action, 1, depth, out)?;
+        Encode::put(&self.on_exit_codes, 2, depth, out)?;
+        Encode::put(&self.on_pod_conditions, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::SuccessPolicy {
@@ -248,6 +379,12 @@ impl MessageFields for k8s_openapi::api::batch::v1::SuccessPolicy {
             1 => Field::merge(&mut self.rules, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.rules, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -260,6 +397,13 @@ impl MessageFields for k8s_openapi::api::batch::v1::SuccessPolicyRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.succeeded_indexes, 1, depth, out)?;
+        Encode::put(&self.succeeded_count, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::batch::v1::UncountedTerminatedPods {
@@ -270,6 +414,13 @@ impl MessageFields for k8s_openapi::api::batch::v1::UncountedTerminatedPods {
             2 => Field::merge(&mut self.failed, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.succeeded, 1, depth, out)?;
+        Encode::put(&self.failed, 2, depth, out)?;
+        Ok(())
     }
 }
 

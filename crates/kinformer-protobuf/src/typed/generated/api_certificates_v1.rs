@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -19,6 +19,14 @@ impl MessageFields for k8s_openapi::api::certificates::v1::CertificateSigningReq
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -46,6 +54,17 @@ impl MessageFields for k8s_openapi::api::certificates::v1::CertificateSigningReq
             6 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put_nonzero(&self.reason, 2, depth, out)?;
+        Encode::put_nonzero(&self.message, 3, depth, out)?;
+        Encode::put(&self.last_update_time, 4, depth, out)?;
+        Encode::put(&self.last_transition_time, 5, depth, out)?;
+        Encode::put(&self.status, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -81,6 +100,25 @@ impl MessageFields for k8s_openapi::api::certificates::v1::CertificateSigningReq
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.request, 1, depth, out)?;
+        Encode::put_nonzero(&self.username, 2, depth, out)?;
+        Encode::put_nonzero(&self.uid, 3, depth, out)?;
+        Encode::put(&self.groups, 4, depth, out)?;
+        Encode::put(&self.usages, 5, depth, out)?;
+        fallback::put(
+            &self.extra,
+            depth,
+            "k8s.io.api.certificates.v1.CertificateSigningRequestSpec",
+            6,
+            out,
+        )?;
+        Encode::put(&self.signer_name, 7, depth, out)?;
+        Encode::put(&self.expiration_seconds, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::certificates::v1::CertificateSigningRequestStatus {
@@ -98,6 +136,13 @@ impl MessageFields for k8s_openapi::api::certificates::v1::CertificateSigningReq
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.conditions, 1, depth, out)?;
+        Encode::put_nonzero(&self.certificate, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::certificates::v1::ClusterTrustBundle {
@@ -108,6 +153,13 @@ impl MessageFields for k8s_openapi::api::certificates::v1::ClusterTrustBundle {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -126,6 +178,13 @@ impl MessageFields for k8s_openapi::api::certificates::v1::ClusterTrustBundleSpe
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.signer_name, 1, depth, out)?;
+        Encode::put(&self.trust_bundle, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::certificates::v1::PodCertificateRequest {
@@ -137,6 +196,14 @@ impl MessageFields for k8s_openapi::api::certificates::v1::PodCertificateRequest
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -156,6 +223,21 @@ impl MessageFields for k8s_openapi::api::certificates::v1::PodCertificateRequest
             12 => Field::merge(&mut self.stub_pkc_s10_request, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.signer_name, 1, depth, out)?;
+        Encode::put(&self.pod_name, 2, depth, out)?;
+        Encode::put(&self.pod_uid, 3, depth, out)?;
+        Encode::put(&self.service_account_name, 4, depth, out)?;
+        Encode::put(&self.service_account_uid, 5, depth, out)?;
+        Encode::put(&self.node_name, 6, depth, out)?;
+        Encode::put(&self.node_uid, 7, depth, out)?;
+        Encode::put(&self.max_expiration_seconds, 8, depth, out)?;
+        Encode::put(&self.unverified_user_annotations, 11, depth, out)?;
+        Encode::put(&self.stub_pkc_s10_request, 12, depth, out)?;
+        Ok(())
     }
 }
 
@@ -181,6 +263,22 @@ impl MessageFields for k8s_openapi::api::certificates::v1::PodCertificateRequest
             6 => Field::merge(&mut self.not_after, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.certificates.v1.PodCertificateRequestStatus",
+            1,
+            out,
+        )?;
+        Encode::put_nonzero(&self.certificate_chain, 2, depth, out)?;
+        Encode::put(&self.not_before, 4, depth, out)?;
+        Encode::put(&self.begin_refresh_at, 5, depth, out)?;
+        Encode::put(&self.not_after, 6, depth, out)?;
+        Ok(())
     }
 }
 

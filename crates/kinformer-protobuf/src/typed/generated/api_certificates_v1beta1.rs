@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -18,6 +18,13 @@ impl MessageFields for k8s_openapi::api::certificates::v1beta1::ClusterTrustBund
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -36,6 +43,13 @@ impl MessageFields for k8s_openapi::api::certificates::v1beta1::ClusterTrustBund
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.signer_name, 1, depth, out)?;
+        Encode::put(&self.trust_bundle, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::certificates::v1beta1::PodCertificateRequest {
@@ -47,6 +61,14 @@ impl MessageFields for k8s_openapi::api::certificates::v1beta1::PodCertificateRe
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -68,6 +90,23 @@ impl MessageFields for k8s_openapi::api::certificates::v1beta1::PodCertificateRe
             12 => Field::merge(&mut self.stub_pkc_s10_request, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.signer_name, 1, depth, out)?;
+        Encode::put(&self.pod_name, 2, depth, out)?;
+        Encode::put(&self.pod_uid, 3, depth, out)?;
+        Encode::put(&self.service_account_name, 4, depth, out)?;
+        Encode::put(&self.service_account_uid, 5, depth, out)?;
+        Encode::put(&self.node_name, 6, depth, out)?;
+        Encode::put(&self.node_uid, 7, depth, out)?;
+        Encode::put(&self.max_expiration_seconds, 8, depth, out)?;
+        Encode::put(&self.pkix_public_key, 9, depth, out)?;
+        Encode::put(&self.proof_of_possession, 10, depth, out)?;
+        Encode::put(&self.unverified_user_annotations, 11, depth, out)?;
+        Encode::put(&self.stub_pkc_s10_request, 12, depth, out)?;
+        Ok(())
     }
 }
 
@@ -93,6 +132,22 @@ impl MessageFields for k8s_openapi::api::certificates::v1beta1::PodCertificateRe
             6 => Field::merge(&mut self.not_after, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.certificates.v1beta1.PodCertificateRequestStatus",
+            1,
+            out,
+        )?;
+        Encode::put_nonzero(&self.certificate_chain, 2, depth, out)?;
+        Encode::put(&self.not_before, 4, depth, out)?;
+        Encode::put(&self.begin_refresh_at, 5, depth, out)?;
+        Encode::put(&self.not_after, 6, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -18,6 +18,13 @@ impl MessageFields for k8s_openapi::api::coordination::v1::Lease {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -34,6 +41,18 @@ impl MessageFields for k8s_openapi::api::coordination::v1::LeaseSpec {
             7 => Field::merge(&mut self.preferred_holder, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.holder_identity, 1, depth, out)?;
+        Encode::put(&self.lease_duration_seconds, 2, depth, out)?;
+        Encode::put(&self.acquire_time, 3, depth, out)?;
+        Encode::put(&self.renew_time, 4, depth, out)?;
+        Encode::put(&self.lease_transitions, 5, depth, out)?;
+        Encode::put(&self.strategy, 6, depth, out)?;
+        Encode::put(&self.preferred_holder, 7, depth, out)?;
+        Ok(())
     }
 }
 

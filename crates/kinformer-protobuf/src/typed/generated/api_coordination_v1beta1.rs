@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -18,6 +18,13 @@ impl MessageFields for k8s_openapi::api::coordination::v1beta1::LeaseCandidate {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -45,6 +52,17 @@ impl MessageFields for k8s_openapi::api::coordination::v1beta1::LeaseCandidateSp
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.lease_name, 1, depth, out)?;
+        Encode::put(&self.ping_time, 2, depth, out)?;
+        Encode::put(&self.renew_time, 3, depth, out)?;
+        Encode::put(&self.binary_version, 4, depth, out)?;
+        Encode::put_nonzero(&self.emulation_version, 5, depth, out)?;
+        Encode::put_nonzero(&self.strategy, 6, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -39,6 +39,15 @@ impl MessageFields for k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSou
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volume_id, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put_nonzero(&self.partition, 3, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Affinity {
@@ -51,6 +60,14 @@ impl MessageFields for k8s_openapi::api::core::v1::Affinity {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.node_affinity, 1, depth, out)?;
+        Encode::put(&self.pod_affinity, 2, depth, out)?;
+        Encode::put(&self.pod_anti_affinity, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::AppArmorProfile {
@@ -62,6 +79,13 @@ impl MessageFields for k8s_openapi::api::core::v1::AppArmorProfile {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.localhost_profile, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::AttachedVolume {
@@ -72,6 +96,13 @@ impl MessageFields for k8s_openapi::api::core::v1::AttachedVolume {
             2 => Field::merge(&mut self.device_path, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.device_path, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -87,6 +118,17 @@ impl MessageFields for k8s_openapi::api::core::v1::AzureDiskVolumeSource {
             6 => Field::merge(&mut self.kind, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.disk_name, 1, depth, out)?;
+        Encode::put(&self.disk_uri, 2, depth, out)?;
+        Encode::put(&self.caching_mode, 3, depth, out)?;
+        Encode::put(&self.fs_type, 4, depth, out)?;
+        Encode::put(&self.read_only, 5, depth, out)?;
+        Encode::put(&self.kind, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -107,6 +149,15 @@ impl MessageFields for k8s_openapi::api::core::v1::AzureFilePersistentVolumeSour
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.secret_name, 1, depth, out)?;
+        Encode::put(&self.share_name, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Encode::put(&self.secret_namespace, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::AzureFileVolumeSource {
@@ -125,6 +176,14 @@ impl MessageFields for k8s_openapi::api::core::v1::AzureFileVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.secret_name, 1, depth, out)?;
+        Encode::put(&self.share_name, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Binding {
@@ -135,6 +194,13 @@ impl MessageFields for k8s_openapi::api::core::v1::Binding {
             2 => Field::merge(&mut self.target, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.target, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -167,6 +233,21 @@ impl MessageFields for k8s_openapi::api::core::v1::CSIPersistentVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put(&self.volume_handle, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 4, depth, out)?;
+        Encode::put(&self.volume_attributes, 5, depth, out)?;
+        Encode::put(&self.controller_publish_secret_ref, 6, depth, out)?;
+        Encode::put(&self.node_stage_secret_ref, 7, depth, out)?;
+        Encode::put(&self.node_publish_secret_ref, 8, depth, out)?;
+        Encode::put(&self.controller_expand_secret_ref, 9, depth, out)?;
+        Encode::put(&self.node_expand_secret_ref, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::CSIVolumeSource {
@@ -181,6 +262,16 @@ impl MessageFields for k8s_openapi::api::core::v1::CSIVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put(&self.read_only, 2, depth, out)?;
+        Encode::put(&self.fs_type, 3, depth, out)?;
+        Encode::put(&self.volume_attributes, 4, depth, out)?;
+        Encode::put(&self.node_publish_secret_ref, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Capabilities {
@@ -191,6 +282,13 @@ impl MessageFields for k8s_openapi::api::core::v1::Capabilities {
             2 => Field::merge(&mut self.drop, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.add, 1, depth, out)?;
+        Encode::put(&self.drop, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -231,6 +329,17 @@ impl MessageFields for k8s_openapi::api::core::v1::CephFSPersistentVolumeSource 
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.monitors, 1, depth, out)?;
+        Encode::put_nonzero(&self.path, 2, depth, out)?;
+        Encode::put_nonzero(&self.user, 3, depth, out)?;
+        Encode::put_nonzero(&self.secret_file, 4, depth, out)?;
+        Encode::put(&self.secret_ref, 5, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::CephFSVolumeSource {
@@ -270,6 +379,17 @@ impl MessageFields for k8s_openapi::api::core::v1::CephFSVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.monitors, 1, depth, out)?;
+        Encode::put_nonzero(&self.path, 2, depth, out)?;
+        Encode::put_nonzero(&self.user, 3, depth, out)?;
+        Encode::put_nonzero(&self.secret_file, 4, depth, out)?;
+        Encode::put(&self.secret_ref, 5, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::CinderPersistentVolumeSource {
@@ -294,6 +414,15 @@ impl MessageFields for k8s_openapi::api::core::v1::CinderPersistentVolumeSource 
             4 => Field::merge(&mut self.secret_ref, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volume_id, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Encode::put(&self.secret_ref, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -320,6 +449,15 @@ impl MessageFields for k8s_openapi::api::core::v1::CinderVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volume_id, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Encode::put(&self.secret_ref, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ClientIPConfig {
@@ -329,6 +467,12 @@ impl MessageFields for k8s_openapi::api::core::v1::ClientIPConfig {
             1 => Field::merge(&mut self.timeout_seconds, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.timeout_seconds, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -344,6 +488,17 @@ impl MessageFields for k8s_openapi::api::core::v1::ClusterTrustBundleProjection 
             6 => Field::merge(&mut self.user, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.signer_name, 2, depth, out)?;
+        Encode::put(&self.label_selector, 3, depth, out)?;
+        Encode::put(&self.path, 4, depth, out)?;
+        Encode::put(&self.optional, 5, depth, out)?;
+        Encode::put(&self.user, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -370,6 +525,15 @@ impl MessageFields for k8s_openapi::api::core::v1::ComponentCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put_nonzero(&self.message, 3, depth, out)?;
+        Encode::put_nonzero(&self.error, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ComponentStatus {
@@ -380,6 +544,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ComponentStatus {
             2 => Field::merge(&mut self.conditions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.conditions, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -393,6 +564,15 @@ impl MessageFields for k8s_openapi::api::core::v1::ConfigMap {
             4 => Field::merge(&mut self.immutable, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.data, 2, depth, out)?;
+        Encode::put(&self.binary_data, 3, depth, out)?;
+        Encode::put(&self.immutable, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -410,6 +590,15 @@ impl MessageFields for k8s_openapi::api::core::v1::ConfigMapEnvSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_7(self, depth, out)
+        })?;
+        Encode::put(&self.optional, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ConfigMapKeySelector {
@@ -426,6 +615,16 @@ impl MessageFields for k8s_openapi::api::core::v1::ConfigMapKeySelector {
             3 => Field::merge(&mut self.optional, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_8(self, depth, out)
+        })?;
+        Encode::put(&self.key, 2, depth, out)?;
+        Encode::put(&self.optional, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -453,6 +652,16 @@ impl MessageFields for k8s_openapi::api::core::v1::ConfigMapNodeConfigSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.namespace, 1, depth, out)?;
+        Encode::put(&self.name, 2, depth, out)?;
+        Encode::put_nonzero(&self.uid, 3, depth, out)?;
+        Encode::put_nonzero(&self.resource_version, 4, depth, out)?;
+        Encode::put(&self.kubelet_config_key, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ConfigMapProjection {
@@ -469,6 +678,16 @@ impl MessageFields for k8s_openapi::api::core::v1::ConfigMapProjection {
             4 => Field::merge(&mut self.optional, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_9(self, depth, out)
+        })?;
+        Encode::put(&self.items, 2, depth, out)?;
+        Encode::put(&self.optional, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -488,6 +707,18 @@ impl MessageFields for k8s_openapi::api::core::v1::ConfigMapVolumeSource {
             5 => Field::merge(&mut self.default_user, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_10(self, depth, out)
+        })?;
+        Encode::put(&self.items, 2, depth, out)?;
+        Encode::put(&self.default_mode, 3, depth, out)?;
+        Encode::put(&self.optional, 4, depth, out)?;
+        Encode::put(&self.default_user, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -571,6 +802,36 @@ impl MessageFields for k8s_openapi::api::core::v1::Container {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.image, 2, depth, out)?;
+        Encode::put(&self.command, 3, depth, out)?;
+        Encode::put(&self.args, 4, depth, out)?;
+        Encode::put_nonzero(&self.working_dir, 5, depth, out)?;
+        Encode::put(&self.ports, 6, depth, out)?;
+        Encode::put(&self.env, 7, depth, out)?;
+        Encode::put(&self.resources, 8, depth, out)?;
+        Encode::put(&self.volume_mounts, 9, depth, out)?;
+        Encode::put(&self.liveness_probe, 10, depth, out)?;
+        Encode::put(&self.readiness_probe, 11, depth, out)?;
+        Encode::put(&self.lifecycle, 12, depth, out)?;
+        Encode::put_nonzero(&self.termination_message_path, 13, depth, out)?;
+        Encode::put_nonzero(&self.image_pull_policy, 14, depth, out)?;
+        Encode::put(&self.security_context, 15, depth, out)?;
+        Encode::put_nonzero(&self.stdin, 16, depth, out)?;
+        Encode::put_nonzero(&self.stdin_once, 17, depth, out)?;
+        Encode::put_nonzero(&self.tty, 18, depth, out)?;
+        Encode::put(&self.env_from, 19, depth, out)?;
+        Encode::put_nonzero(&self.termination_message_policy, 20, depth, out)?;
+        Encode::put(&self.volume_devices, 21, depth, out)?;
+        Encode::put(&self.startup_probe, 22, depth, out)?;
+        Encode::put(&self.resize_policy, 23, depth, out)?;
+        Encode::put(&self.restart_policy, 24, depth, out)?;
+        Encode::put(&self.restart_policy_rules, 25, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ContainerExtendedResourceRequest {
@@ -582,6 +843,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerExtendedResourceRequ
             3 => Field::merge(&mut self.request_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.container_name, 1, depth, out)?;
+        Encode::put(&self.resource_name, 2, depth, out)?;
+        Encode::put(&self.request_name, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -599,6 +868,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerImage {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.names, 1, depth, out)?;
+        Encode::put_nonzero(&self.size_bytes, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -638,6 +914,16 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerPort {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.host_port, 2, depth, out)?;
+        Encode::put(&self.container_port, 3, depth, out)?;
+        Encode::put_nonzero(&self.protocol, 4, depth, out)?;
+        Encode::put_nonzero(&self.host_ip, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ContainerResizePolicy {
@@ -648,6 +934,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerResizePolicy {
             2 => Field::merge(&mut self.restart_policy, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_name, 1, depth, out)?;
+        Encode::put(&self.restart_policy, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -665,6 +958,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerRestartRule {
             2 => Field::merge(&mut self.exit_codes, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.action, 1, depth, out)?;
+        Encode::put(&self.exit_codes, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -689,6 +989,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerRestartRuleOnExitCod
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.operator, 1, depth, out)?;
+        Encode::put(&self.values, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ContainerState {
@@ -701,6 +1008,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerState {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.waiting, 1, depth, out)?;
+        Encode::put(&self.running, 2, depth, out)?;
+        Encode::put(&self.terminated, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ContainerStateRunning {
@@ -710,6 +1025,12 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerStateRunning {
             1 => Field::merge(&mut self.started_at, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.started_at, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -751,6 +1072,18 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerStateTerminated {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.exit_code, 1, depth, out)?;
+        Encode::put_nonzero(&self.signal, 2, depth, out)?;
+        Encode::put_nonzero(&self.reason, 3, depth, out)?;
+        Encode::put_nonzero(&self.message, 4, depth, out)?;
+        Encode::put(&self.started_at, 5, depth, out)?;
+        Encode::put(&self.finished_at, 6, depth, out)?;
+        Encode::put_nonzero(&self.container_id, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ContainerStateWaiting {
@@ -773,6 +1106,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerStateWaiting {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.reason, 1, depth, out)?;
+        Encode::put_nonzero(&self.message, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -804,6 +1144,26 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.state, 2, depth, out)?;
+        Encode::put(&self.last_state, 3, depth, out)?;
+        Encode::put(&self.ready, 4, depth, out)?;
+        Encode::put(&self.restart_count, 5, depth, out)?;
+        Encode::put(&self.image, 6, depth, out)?;
+        Encode::put(&self.image_id, 7, depth, out)?;
+        Encode::put_nonzero(&self.container_id, 8, depth, out)?;
+        Encode::put(&self.started, 9, depth, out)?;
+        Encode::put(&self.allocated_resources, 10, depth, out)?;
+        Encode::put(&self.resources, 11, depth, out)?;
+        Encode::put(&self.volume_mounts, 12, depth, out)?;
+        Encode::put(&self.user, 13, depth, out)?;
+        Encode::put(&self.allocated_resources_status, 14, depth, out)?;
+        Encode::put(&self.stop_signal, 15, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ContainerUser {
@@ -813,6 +1173,12 @@ impl MessageFields for k8s_openapi::api::core::v1::ContainerUser {
             1 => Field::merge(&mut self.linux, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.linux, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -824,6 +1190,12 @@ impl MessageFields for k8s_openapi::api::core::v1::DaemonEndpoint {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.port, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::DownwardAPIProjection {
@@ -833,6 +1205,12 @@ impl MessageFields for k8s_openapi::api::core::v1::DownwardAPIProjection {
             1 => Field::merge(&mut self.items, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.items, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -848,6 +1226,16 @@ impl MessageFields for k8s_openapi::api::core::v1::DownwardAPIVolumeFile {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.path, 1, depth, out)?;
+        Encode::put(&self.field_ref, 2, depth, out)?;
+        Encode::put(&self.resource_field_ref, 3, depth, out)?;
+        Encode::put(&self.mode, 4, depth, out)?;
+        Encode::put(&self.user, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::DownwardAPIVolumeSource {
@@ -859,6 +1247,14 @@ impl MessageFields for k8s_openapi::api::core::v1::DownwardAPIVolumeSource {
             3 => Field::merge(&mut self.default_user, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.items, 1, depth, out)?;
+        Encode::put(&self.default_mode, 2, depth, out)?;
+        Encode::put(&self.default_user, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -878,6 +1274,14 @@ impl MessageFields for k8s_openapi::api::core::v1::EmptyDirVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.medium, 1, depth, out)?;
+        Encode::put(&self.size_limit, 2, depth, out)?;
+        Encode::put(&self.mode, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::EndpointAddress {
@@ -896,6 +1300,15 @@ impl MessageFields for k8s_openapi::api::core::v1::EndpointAddress {
             4 => Field::merge(&mut self.node_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ip, 1, depth, out)?;
+        Encode::put(&self.target_ref, 2, depth, out)?;
+        Encode::put_nonzero(&self.hostname, 3, depth, out)?;
+        Encode::put(&self.node_name, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -922,6 +1335,15 @@ impl MessageFields for k8s_openapi::api::core::v1::EndpointPort {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put(&self.port, 2, depth, out)?;
+        Encode::put_nonzero(&self.protocol, 3, depth, out)?;
+        Encode::put(&self.app_protocol, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::EndpointSubset {
@@ -934,6 +1356,14 @@ impl MessageFields for k8s_openapi::api::core::v1::EndpointSubset {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.addresses, 1, depth, out)?;
+        Encode::put(&self.not_ready_addresses, 2, depth, out)?;
+        Encode::put(&self.ports, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Endpoints {
@@ -944,6 +1374,13 @@ impl MessageFields for k8s_openapi::api::core::v1::Endpoints {
             2 => Field::merge(&mut self.subsets, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.subsets, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -963,6 +1400,14 @@ impl MessageFields for k8s_openapi::api::core::v1::EnvFromSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.prefix, 1, depth, out)?;
+        Encode::put(&self.config_map_ref, 2, depth, out)?;
+        Encode::put(&self.secret_ref, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::EnvVar {
@@ -981,6 +1426,14 @@ impl MessageFields for k8s_openapi::api::core::v1::EnvVar {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.value, 2, depth, out)?;
+        Encode::put(&self.value_from, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::EnvVarSource {
@@ -994,6 +1447,16 @@ impl MessageFields for k8s_openapi::api::core::v1::EnvVarSource {
             5 => Field::merge(&mut self.file_key_ref, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.field_ref, 1, depth, out)?;
+        Encode::put(&self.resource_field_ref, 2, depth, out)?;
+        Encode::put(&self.config_map_key_ref, 3, depth, out)?;
+        Encode::put(&self.secret_key_ref, 4, depth, out)?;
+        Encode::put(&self.file_key_ref, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1017,6 +1480,15 @@ impl MessageFields for k8s_openapi::api::core::v1::EphemeralContainer {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_11(self, depth, out)
+        })?;
+        Encode::put_nonzero(&self.target_container_name, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::EphemeralVolumeSource {
@@ -1026,6 +1498,12 @@ impl MessageFields for k8s_openapi::api::core::v1::EphemeralVolumeSource {
             1 => Field::merge(&mut self.volume_claim_template, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volume_claim_template, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1081,6 +1559,26 @@ impl MessageFields for k8s_openapi::api::core::v1::Event {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.involved_object, 2, depth, out)?;
+        Encode::put_nonzero(&self.reason, 3, depth, out)?;
+        Encode::put_nonzero(&self.message, 4, depth, out)?;
+        Encode::put(&self.source, 5, depth, out)?;
+        Encode::put(&self.first_timestamp, 6, depth, out)?;
+        Encode::put(&self.last_timestamp, 7, depth, out)?;
+        Encode::put_nonzero(&self.count, 8, depth, out)?;
+        Encode::put_nonzero(&self.type_, 9, depth, out)?;
+        Encode::put(&self.event_time, 10, depth, out)?;
+        Encode::put(&self.series, 11, depth, out)?;
+        Encode::put_nonzero(&self.action, 12, depth, out)?;
+        Encode::put(&self.related, 13, depth, out)?;
+        Encode::put(&self.reporting_component, 14, depth, out)?;
+        Encode::put(&self.reporting_instance, 15, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::EventSeries {
@@ -1097,6 +1595,13 @@ impl MessageFields for k8s_openapi::api::core::v1::EventSeries {
             2 => Field::merge(&mut self.last_observed_time, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.count, 1, depth, out)?;
+        Encode::put(&self.last_observed_time, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1121,6 +1626,13 @@ impl MessageFields for k8s_openapi::api::core::v1::EventSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.component, 1, depth, out)?;
+        Encode::put_nonzero(&self.host, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::EvictionResponder {
@@ -1132,6 +1644,13 @@ impl MessageFields for k8s_openapi::api::core::v1::EvictionResponder {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.priority, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ExecAction {
@@ -1141,6 +1660,12 @@ impl MessageFields for k8s_openapi::api::core::v1::ExecAction {
             1 => Field::merge(&mut self.command, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.command, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1168,6 +1693,16 @@ impl MessageFields for k8s_openapi::api::core::v1::FCVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.target_wwns, 1, depth, out)?;
+        Encode::put(&self.lun, 2, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 3, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 4, depth, out)?;
+        Encode::put(&self.wwids, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::FileKeySelector {
@@ -1180,6 +1715,15 @@ impl MessageFields for k8s_openapi::api::core::v1::FileKeySelector {
             4 => Field::merge(&mut self.optional, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volume_name, 1, depth, out)?;
+        Encode::put(&self.path, 2, depth, out)?;
+        Encode::put(&self.key, 3, depth, out)?;
+        Encode::put(&self.optional, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1207,6 +1751,16 @@ impl MessageFields for k8s_openapi::api::core::v1::FlexPersistentVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put(&self.secret_ref, 3, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 4, depth, out)?;
+        Encode::put(&self.options, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::FlexVolumeSource {
@@ -1233,6 +1787,16 @@ impl MessageFields for k8s_openapi::api::core::v1::FlexVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put(&self.secret_ref, 3, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 4, depth, out)?;
+        Encode::put(&self.options, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::FlockerVolumeSource {
@@ -1255,6 +1819,13 @@ impl MessageFields for k8s_openapi::api::core::v1::FlockerVolumeSource {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.dataset_name, 1, depth, out)?;
+        Encode::put_nonzero(&self.dataset_uuid, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1287,6 +1858,15 @@ impl MessageFields for k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pd_name, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put_nonzero(&self.partition, 3, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::GRPCAction {
@@ -1298,6 +1878,14 @@ impl MessageFields for k8s_openapi::api::core::v1::GRPCAction {
             3 => Field::merge(&mut self.mode, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.port, 1, depth, out)?;
+        Encode::put(&self.service, 2, depth, out)?;
+        Encode::put(&self.mode, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1323,6 +1911,14 @@ impl MessageFields for k8s_openapi::api::core::v1::GitRepoVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.repository, 1, depth, out)?;
+        Encode::put_nonzero(&self.revision, 2, depth, out)?;
+        Encode::put_nonzero(&self.directory, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::GlusterfsPersistentVolumeSource {
@@ -1342,6 +1938,15 @@ impl MessageFields for k8s_openapi::api::core::v1::GlusterfsPersistentVolumeSour
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.endpoints, 1, depth, out)?;
+        Encode::put(&self.path, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Encode::put(&self.endpoints_namespace, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::GlusterfsVolumeSource {
@@ -1359,6 +1964,14 @@ impl MessageFields for k8s_openapi::api::core::v1::GlusterfsVolumeSource {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.endpoints, 1, depth, out)?;
+        Encode::put(&self.path, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1393,6 +2006,17 @@ impl MessageFields for k8s_openapi::api::core::v1::HTTPGetAction {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.path, 1, depth, out)?;
+        Encode::put(&self.port, 2, depth, out)?;
+        Encode::put_nonzero(&self.host, 3, depth, out)?;
+        Encode::put_nonzero(&self.scheme, 4, depth, out)?;
+        Encode::put(&self.http_headers, 5, depth, out)?;
+        Encode::put(&self.protocol, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::HTTPHeader {
@@ -1403,6 +2027,13 @@ impl MessageFields for k8s_openapi::api::core::v1::HTTPHeader {
             2 => Field::merge(&mut self.value, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.value, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1415,6 +2046,13 @@ impl MessageFields for k8s_openapi::api::core::v1::HostAlias {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ip, 1, depth, out)?;
+        Encode::put(&self.hostnames, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::HostIP {
@@ -1424,6 +2062,12 @@ impl MessageFields for k8s_openapi::api::core::v1::HostIP {
             1 => Field::merge(&mut self.ip, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ip, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1435,6 +2079,13 @@ impl MessageFields for k8s_openapi::api::core::v1::HostPathVolumeSource {
             2 => Field::merge(&mut self.type_, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.path, 1, depth, out)?;
+        Encode::put(&self.type_, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1486,6 +2137,22 @@ impl MessageFields for k8s_openapi::api::core::v1::ISCSIPersistentVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.target_portal, 1, depth, out)?;
+        Encode::put(&self.iqn, 2, depth, out)?;
+        Encode::put(&self.lun, 3, depth, out)?;
+        Encode::put_nonzero(&self.iscsi_interface, 4, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 5, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 6, depth, out)?;
+        Encode::put(&self.portals, 7, depth, out)?;
+        Encode::put_nonzero(&self.chap_auth_discovery, 8, depth, out)?;
+        Encode::put(&self.secret_ref, 10, depth, out)?;
+        Encode::put_nonzero(&self.chap_auth_session, 11, depth, out)?;
+        Encode::put(&self.initiator_name, 12, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ISCSIVolumeSource {
@@ -1536,6 +2203,22 @@ impl MessageFields for k8s_openapi::api::core::v1::ISCSIVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.target_portal, 1, depth, out)?;
+        Encode::put(&self.iqn, 2, depth, out)?;
+        Encode::put(&self.lun, 3, depth, out)?;
+        Encode::put_nonzero(&self.iscsi_interface, 4, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 5, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 6, depth, out)?;
+        Encode::put(&self.portals, 7, depth, out)?;
+        Encode::put_nonzero(&self.chap_auth_discovery, 8, depth, out)?;
+        Encode::put(&self.secret_ref, 10, depth, out)?;
+        Encode::put_nonzero(&self.chap_auth_session, 11, depth, out)?;
+        Encode::put(&self.initiator_name, 12, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ImageVolumeSource {
@@ -1559,6 +2242,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ImageVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.reference, 1, depth, out)?;
+        Encode::put_nonzero(&self.pull_policy, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ImageVolumeStatus {
@@ -1575,6 +2265,12 @@ impl MessageFields for k8s_openapi::api::core::v1::ImageVolumeStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.image_ref, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::KeyToPath {
@@ -1588,6 +2284,15 @@ impl MessageFields for k8s_openapi::api::core::v1::KeyToPath {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put(&self.path, 2, depth, out)?;
+        Encode::put(&self.mode, 3, depth, out)?;
+        Encode::put(&self.user, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Lifecycle {
@@ -1599,6 +2304,14 @@ impl MessageFields for k8s_openapi::api::core::v1::Lifecycle {
             3 => Field::merge(&mut self.stop_signal, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.post_start, 1, depth, out)?;
+        Encode::put(&self.pre_stop, 2, depth, out)?;
+        Encode::put(&self.stop_signal, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1613,6 +2326,15 @@ impl MessageFields for k8s_openapi::api::core::v1::LifecycleHandler {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.exec, 1, depth, out)?;
+        Encode::put(&self.http_get, 2, depth, out)?;
+        Encode::put(&self.tcp_socket, 3, depth, out)?;
+        Encode::put(&self.sleep, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::LimitRange {
@@ -1623,6 +2345,13 @@ impl MessageFields for k8s_openapi::api::core::v1::LimitRange {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1639,6 +2368,17 @@ impl MessageFields for k8s_openapi::api::core::v1::LimitRangeItem {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.max, 2, depth, out)?;
+        Encode::put(&self.min, 3, depth, out)?;
+        Encode::put(&self.default, 4, depth, out)?;
+        Encode::put(&self.default_request, 5, depth, out)?;
+        Encode::put(&self.max_limit_request_ratio, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::LimitRangeSpec {
@@ -1648,6 +2388,12 @@ impl MessageFields for k8s_openapi::api::core::v1::LimitRangeSpec {
             1 => Field::merge(&mut self.limits, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.limits, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1666,6 +2412,14 @@ impl MessageFields for k8s_openapi::api::core::v1::LinuxContainerUser {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.uid, 1, depth, out)?;
+        Encode::put(&self.gid, 2, depth, out)?;
+        Encode::put(&self.supplemental_groups, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1692,6 +2446,15 @@ impl MessageFields for k8s_openapi::api::core::v1::LoadBalancerIngress {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.ip, 1, depth, out)?;
+        Encode::put_nonzero(&self.hostname, 2, depth, out)?;
+        Encode::put(&self.ip_mode, 3, depth, out)?;
+        Encode::put(&self.ports, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::LoadBalancerStatus {
@@ -1701,6 +2464,12 @@ impl MessageFields for k8s_openapi::api::core::v1::LoadBalancerStatus {
             1 => Field::merge(&mut self.ingress, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ingress, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1718,6 +2487,12 @@ impl MessageFields for k8s_openapi::api::core::v1::LocalObjectReference {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::LocalVolumeSource {
@@ -1728,6 +2503,13 @@ impl MessageFields for k8s_openapi::api::core::v1::LocalVolumeSource {
             2 => Field::merge(&mut self.fs_type, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.path, 1, depth, out)?;
+        Encode::put(&self.fs_type, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1745,6 +2527,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ModifyVolumeStatus {
             2 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.target_volume_attributes_class_name, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1764,6 +2553,14 @@ impl MessageFields for k8s_openapi::api::core::v1::NFSVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.server, 1, depth, out)?;
+        Encode::put(&self.path, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Namespace {
@@ -1775,6 +2572,14 @@ impl MessageFields for k8s_openapi::api::core::v1::Namespace {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1802,6 +2607,16 @@ impl MessageFields for k8s_openapi::api::core::v1::NamespaceCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 4, depth, out)?;
+        Encode::put_nonzero(&self.reason, 5, depth, out)?;
+        Encode::put_nonzero(&self.message, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NamespaceSpec {
@@ -1811,6 +2626,12 @@ impl MessageFields for k8s_openapi::api::core::v1::NamespaceSpec {
             1 => Field::merge(&mut self.finalizers, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.finalizers, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1829,6 +2650,13 @@ impl MessageFields for k8s_openapi::api::core::v1::NamespaceStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.phase, 1, depth, out)?;
+        Encode::put(&self.conditions, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Node {
@@ -1841,6 +2669,14 @@ impl MessageFields for k8s_openapi::api::core::v1::Node {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeAddress {
@@ -1851,6 +2687,13 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeAddress {
             2 => Field::merge(&mut self.address, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.address, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1871,6 +2714,23 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeAffinity {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(
+            &self.required_during_scheduling_ignored_during_execution,
+            1,
+            depth,
+            out,
+        )?;
+        Encode::put(
+            &self.preferred_during_scheduling_ignored_during_execution,
+            2,
+            depth,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeAllocatableMappedResources {
@@ -1881,6 +2741,13 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeAllocatableMappedResource
             2 => Field::merge(&mut self.quantity, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.quantity, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1894,6 +2761,14 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeAllocatableOverheadResour
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.per_pod, 2, depth, out)?;
+        Encode::put(&self.per_container, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus {
@@ -1906,6 +2781,15 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeAllocatableResourceClaimS
             5 => Field::merge(&mut self.overhead, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_claim_name, 1, depth, out)?;
+        Encode::put(&self.containers, 2, depth, out)?;
+        Encode::put(&self.mapping, 4, depth, out)?;
+        Encode::put(&self.overhead, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1934,6 +2818,17 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_heartbeat_time, 3, depth, out)?;
+        Encode::put(&self.last_transition_time, 4, depth, out)?;
+        Encode::put_nonzero(&self.reason, 5, depth, out)?;
+        Encode::put_nonzero(&self.message, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeConfigSource {
@@ -1943,6 +2838,12 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeConfigSource {
             2 => Field::merge(&mut self.config_map, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.config_map, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1963,6 +2864,15 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeConfigStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.assigned, 1, depth, out)?;
+        Encode::put(&self.active, 2, depth, out)?;
+        Encode::put(&self.last_known_good, 3, depth, out)?;
+        Encode::put_nonzero(&self.error, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeDaemonEndpoints {
@@ -1972,6 +2882,12 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeDaemonEndpoints {
             1 => Field::merge(&mut self.kubelet_endpoint, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.kubelet_endpoint, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -1983,6 +2899,12 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeFeatures {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.supplemental_groups_policy, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodePodPreemptionPolicy {
@@ -1992,6 +2914,12 @@ impl MessageFields for k8s_openapi::api::core::v1::NodePodPreemptionPolicy {
             1 => Field::merge(&mut self.disable_resize_preemption, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.disable_resize_preemption, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2004,6 +2932,13 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeRuntimeHandler {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.features, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeRuntimeHandlerFeatures {
@@ -2015,6 +2950,13 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeRuntimeHandlerFeatures {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.recursive_read_only_mounts, 1, depth, out)?;
+        Encode::put(&self.user_namespaces, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeSelector {
@@ -2024,6 +2966,12 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeSelector {
             1 => Field::merge(&mut self.node_selector_terms, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.node_selector_terms, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2037,6 +2985,14 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeSelectorRequirement {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put(&self.operator, 2, depth, out)?;
+        Encode::put(&self.values, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeSelectorTerm {
@@ -2047,6 +3003,13 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeSelectorTerm {
             2 => Field::merge(&mut self.match_fields, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.match_expressions, 1, depth, out)?;
+        Encode::put(&self.match_fields, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2089,6 +3052,19 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.pod_cidr, 1, depth, out)?;
+        Encode::put_nonzero(&self.external_id, 2, depth, out)?;
+        Encode::put_nonzero(&self.provider_id, 3, depth, out)?;
+        Encode::put_nonzero(&self.unschedulable, 4, depth, out)?;
+        Encode::put(&self.taints, 5, depth, out)?;
+        Encode::put(&self.config_source, 6, depth, out)?;
+        Encode::put(&self.pod_cidrs, 7, depth, out)?;
+        Encode::put(&self.pod_preemption_policy, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeStatus {
@@ -2118,6 +3094,25 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.capacity, 1, depth, out)?;
+        Encode::put(&self.allocatable, 2, depth, out)?;
+        Encode::put_nonzero(&self.phase, 3, depth, out)?;
+        Encode::put(&self.conditions, 4, depth, out)?;
+        Encode::put(&self.addresses, 5, depth, out)?;
+        Encode::put(&self.daemon_endpoints, 6, depth, out)?;
+        Encode::put(&self.node_info, 7, depth, out)?;
+        Encode::put(&self.images, 8, depth, out)?;
+        Encode::put(&self.volumes_in_use, 9, depth, out)?;
+        Encode::put(&self.volumes_attached, 10, depth, out)?;
+        Encode::put(&self.config, 11, depth, out)?;
+        Encode::put(&self.runtime_handlers, 12, depth, out)?;
+        Encode::put(&self.features, 13, depth, out)?;
+        Encode::put(&self.declared_features, 14, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::NodeSwapStatus {
@@ -2127,6 +3122,12 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeSwapStatus {
             1 => Field::merge(&mut self.capacity, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.capacity, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2148,6 +3149,22 @@ impl MessageFields for k8s_openapi::api::core::v1::NodeSystemInfo {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.machine_id, 1, depth, out)?;
+        Encode::put(&self.system_uuid, 2, depth, out)?;
+        Encode::put(&self.boot_id, 3, depth, out)?;
+        Encode::put(&self.kernel_version, 4, depth, out)?;
+        Encode::put(&self.os_image, 5, depth, out)?;
+        Encode::put(&self.container_runtime_version, 6, depth, out)?;
+        Encode::put(&self.kubelet_version, 7, depth, out)?;
+        Encode::put(&self.kube_proxy_version, 8, depth, out)?;
+        Encode::put(&self.operating_system, 9, depth, out)?;
+        Encode::put(&self.architecture, 10, depth, out)?;
+        Encode::put(&self.swap, 11, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ObjectFieldSelector {
@@ -2164,6 +3181,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ObjectFieldSelector {
             2 => Field::merge(&mut self.field_path, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_version, 1, depth, out)?;
+        Encode::put(&self.field_path, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2223,6 +3247,18 @@ impl MessageFields for k8s_openapi::api::core::v1::ObjectReference {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.kind, 1, depth, out)?;
+        Encode::put_nonzero(&self.namespace, 2, depth, out)?;
+        Encode::put_nonzero(&self.name, 3, depth, out)?;
+        Encode::put_nonzero(&self.uid, 4, depth, out)?;
+        Encode::put_nonzero(&self.api_version, 5, depth, out)?;
+        Encode::put_nonzero(&self.resource_version, 6, depth, out)?;
+        Encode::put_nonzero(&self.field_path, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PersistentVolume {
@@ -2235,6 +3271,14 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolume {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaim {
@@ -2246,6 +3290,14 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaim {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2274,6 +3326,17 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaimConditio
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_probe_time, 3, depth, out)?;
+        Encode::put(&self.last_transition_time, 4, depth, out)?;
+        Encode::put_nonzero(&self.reason, 5, depth, out)?;
+        Encode::put_nonzero(&self.message, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaimSpec {
@@ -2297,6 +3360,20 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaimSpec {
             9 => Field::merge(&mut self.volume_attributes_class_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.access_modes, 1, depth, out)?;
+        Encode::put(&self.resources, 2, depth, out)?;
+        Encode::put_nonzero(&self.volume_name, 3, depth, out)?;
+        Encode::put(&self.selector, 4, depth, out)?;
+        Encode::put(&self.storage_class_name, 5, depth, out)?;
+        Encode::put(&self.volume_mode, 6, depth, out)?;
+        Encode::put(&self.data_source, 7, depth, out)?;
+        Encode::put(&self.data_source_ref, 8, depth, out)?;
+        Encode::put(&self.volume_attributes_class_name, 9, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2322,6 +3399,20 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.phase, 1, depth, out)?;
+        Encode::put(&self.access_modes, 2, depth, out)?;
+        Encode::put(&self.capacity, 3, depth, out)?;
+        Encode::put(&self.conditions, 4, depth, out)?;
+        Encode::put(&self.allocated_resources, 5, depth, out)?;
+        Encode::put(&self.allocated_resource_statuses, 7, depth, out)?;
+        Encode::put(&self.current_volume_attributes_class_name, 8, depth, out)?;
+        Encode::put(&self.modify_volume_status, 9, depth, out)?;
+        Encode::put(&self.health_status, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate {
@@ -2332,6 +3423,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2349,6 +3447,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSo
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.claim_name, 1, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2386,6 +3491,23 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.capacity, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_12(self, depth, out)
+        })?;
+        Encode::put(&self.access_modes, 3, depth, out)?;
+        Encode::put(&self.claim_ref, 4, depth, out)?;
+        Encode::put_nonzero(&self.persistent_volume_reclaim_policy, 5, depth, out)?;
+        Encode::put_nonzero(&self.storage_class_name, 6, depth, out)?;
+        Encode::put(&self.mount_options, 7, depth, out)?;
+        Encode::put(&self.volume_mode, 8, depth, out)?;
+        Encode::put(&self.node_affinity, 9, depth, out)?;
+        Encode::put(&self.volume_attributes_class_name, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeStatus {
@@ -2417,6 +3539,15 @@ impl MessageFields for k8s_openapi::api::core::v1::PersistentVolumeStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.phase, 1, depth, out)?;
+        Encode::put_nonzero(&self.message, 2, depth, out)?;
+        Encode::put_nonzero(&self.reason, 3, depth, out)?;
+        Encode::put(&self.last_phase_transition_time, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource {
@@ -2434,6 +3565,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSou
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pd_id, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Pod {
@@ -2445,6 +3583,14 @@ impl MessageFields for k8s_openapi::api::core::v1::Pod {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2465,6 +3611,23 @@ impl MessageFields for k8s_openapi::api::core::v1::PodAffinity {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(
+            &self.required_during_scheduling_ignored_during_execution,
+            1,
+            depth,
+            out,
+        )?;
+        Encode::put(
+            &self.preferred_during_scheduling_ignored_during_execution,
+            2,
+            depth,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodAffinityTerm {
@@ -2479,6 +3642,17 @@ impl MessageFields for k8s_openapi::api::core::v1::PodAffinityTerm {
             6 => Field::merge(&mut self.mismatch_label_keys, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.label_selector, 1, depth, out)?;
+        Encode::put(&self.namespaces, 2, depth, out)?;
+        Encode::put(&self.topology_key, 3, depth, out)?;
+        Encode::put(&self.namespace_selector, 4, depth, out)?;
+        Encode::put(&self.match_label_keys, 5, depth, out)?;
+        Encode::put(&self.mismatch_label_keys, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2498,6 +3672,23 @@ impl MessageFields for k8s_openapi::api::core::v1::PodAntiAffinity {
             ),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(
+            &self.required_during_scheduling_ignored_during_execution,
+            1,
+            depth,
+            out,
+        )?;
+        Encode::put(
+            &self.preferred_during_scheduling_ignored_during_execution,
+            2,
+            depth,
+            out,
+        )?;
+        Ok(())
     }
 }
 
@@ -2546,6 +3737,19 @@ impl MessageFields for k8s_openapi::api::core::v1::PodCertificateProjection {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.signer_name, 1, depth, out)?;
+        Encode::put_nonzero(&self.key_type, 2, depth, out)?;
+        Encode::put(&self.max_expiration_seconds, 3, depth, out)?;
+        Encode::put_nonzero(&self.credential_bundle_path, 4, depth, out)?;
+        Encode::put_nonzero(&self.key_path, 5, depth, out)?;
+        Encode::put_nonzero(&self.certificate_chain_path, 6, depth, out)?;
+        Encode::put(&self.user_annotations, 7, depth, out)?;
+        Encode::put(&self.user, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodCondition {
@@ -2580,6 +3784,18 @@ impl MessageFields for k8s_openapi::api::core::v1::PodCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_probe_time, 3, depth, out)?;
+        Encode::put(&self.last_transition_time, 4, depth, out)?;
+        Encode::put_nonzero(&self.reason, 5, depth, out)?;
+        Encode::put_nonzero(&self.message, 6, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodDNSConfig {
@@ -2591,6 +3807,14 @@ impl MessageFields for k8s_openapi::api::core::v1::PodDNSConfig {
             3 => Field::merge(&mut self.options, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.nameservers, 1, depth, out)?;
+        Encode::put(&self.searches, 2, depth, out)?;
+        Encode::put(&self.options, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2609,6 +3833,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PodDNSConfigOption {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put(&self.value, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus {
@@ -2620,6 +3851,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PodExtendedResourceClaimStatu
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.request_mappings, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodIP {
@@ -2629,6 +3867,12 @@ impl MessageFields for k8s_openapi::api::core::v1::PodIP {
             1 => Field::merge(&mut self.ip, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ip, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2640,6 +3884,12 @@ impl MessageFields for k8s_openapi::api::core::v1::PodOS {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodReadinessGate {
@@ -2649,6 +3899,12 @@ impl MessageFields for k8s_openapi::api::core::v1::PodReadinessGate {
             1 => Field::merge(&mut self.condition_type, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.condition_type, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2662,6 +3918,14 @@ impl MessageFields for k8s_openapi::api::core::v1::PodResourceClaim {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 3, depth, out)?;
+        Encode::put(&self.resource_claim_template_name, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodResourceClaimStatus {
@@ -2673,6 +3937,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PodResourceClaimStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodSchedulingGate {
@@ -2683,6 +3954,12 @@ impl MessageFields for k8s_openapi::api::core::v1::PodSchedulingGate {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodSchedulingGroup {
@@ -2692,6 +3969,12 @@ impl MessageFields for k8s_openapi::api::core::v1::PodSchedulingGroup {
             1 => Field::merge(&mut self.pod_group_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pod_group_name, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2720,6 +4003,24 @@ impl MessageFields for k8s_openapi::api::core::v1::PodSecurityContext {
             13 => Field::merge(&mut self.se_linux_change_policy, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.se_linux_options, 1, depth, out)?;
+        Encode::put(&self.run_as_user, 2, depth, out)?;
+        Encode::put(&self.run_as_non_root, 3, depth, out)?;
+        Encode::put(&self.supplemental_groups, 4, depth, out)?;
+        Encode::put(&self.fs_group, 5, depth, out)?;
+        Encode::put(&self.run_as_group, 6, depth, out)?;
+        Encode::put(&self.sysctls, 7, depth, out)?;
+        Encode::put(&self.windows_options, 8, depth, out)?;
+        Encode::put(&self.fs_group_change_policy, 9, depth, out)?;
+        Encode::put(&self.seccomp_profile, 10, depth, out)?;
+        Encode::put(&self.app_armor_profile, 11, depth, out)?;
+        Encode::put(&self.supplemental_groups_policy, 12, depth, out)?;
+        Encode::put(&self.se_linux_change_policy, 13, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2845,6 +4146,54 @@ impl MessageFields for k8s_openapi::api::core::v1::PodSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volumes, 1, depth, out)?;
+        Encode::put(&self.containers, 2, depth, out)?;
+        Encode::put_nonzero(&self.restart_policy, 3, depth, out)?;
+        Encode::put(&self.termination_grace_period_seconds, 4, depth, out)?;
+        Encode::put(&self.active_deadline_seconds, 5, depth, out)?;
+        Encode::put_nonzero(&self.dns_policy, 6, depth, out)?;
+        Encode::put(&self.node_selector, 7, depth, out)?;
+        Encode::put_nonzero(&self.service_account_name, 8, depth, out)?;
+        Encode::put_nonzero(&self.service_account, 9, depth, out)?;
+        Encode::put_nonzero(&self.node_name, 10, depth, out)?;
+        Encode::put_nonzero(&self.host_network, 11, depth, out)?;
+        Encode::put_nonzero(&self.host_pid, 12, depth, out)?;
+        Encode::put_nonzero(&self.host_ipc, 13, depth, out)?;
+        Encode::put(&self.security_context, 14, depth, out)?;
+        Encode::put(&self.image_pull_secrets, 15, depth, out)?;
+        Encode::put_nonzero(&self.hostname, 16, depth, out)?;
+        Encode::put_nonzero(&self.subdomain, 17, depth, out)?;
+        Encode::put(&self.affinity, 18, depth, out)?;
+        Encode::put_nonzero(&self.scheduler_name, 19, depth, out)?;
+        Encode::put(&self.init_containers, 20, depth, out)?;
+        Encode::put(&self.automount_service_account_token, 21, depth, out)?;
+        Encode::put(&self.tolerations, 22, depth, out)?;
+        Encode::put(&self.host_aliases, 23, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 24, depth, out)?;
+        Encode::put(&self.priority, 25, depth, out)?;
+        Encode::put(&self.dns_config, 26, depth, out)?;
+        Encode::put(&self.share_process_namespace, 27, depth, out)?;
+        Encode::put(&self.readiness_gates, 28, depth, out)?;
+        Encode::put(&self.runtime_class_name, 29, depth, out)?;
+        Encode::put(&self.enable_service_links, 30, depth, out)?;
+        Encode::put(&self.preemption_policy, 31, depth, out)?;
+        Encode::put(&self.overhead, 32, depth, out)?;
+        Encode::put(&self.topology_spread_constraints, 33, depth, out)?;
+        Encode::put(&self.ephemeral_containers, 34, depth, out)?;
+        Encode::put(&self.set_hostname_as_fqdn, 35, depth, out)?;
+        Encode::put(&self.os, 36, depth, out)?;
+        Encode::put(&self.host_users, 37, depth, out)?;
+        Encode::put(&self.scheduling_gates, 38, depth, out)?;
+        Encode::put(&self.resource_claims, 39, depth, out)?;
+        Encode::put(&self.resources, 40, depth, out)?;
+        Encode::put(&self.hostname_override, 41, depth, out)?;
+        Encode::put(&self.scheduling_group, 43, depth, out)?;
+        Encode::put(&self.eviction_responders, 44, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodStatus {
@@ -2934,6 +4283,38 @@ impl MessageFields for k8s_openapi::api::core::v1::PodStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.phase, 1, depth, out)?;
+        Encode::put(&self.conditions, 2, depth, out)?;
+        Encode::put_nonzero(&self.message, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.host_ip, 5, depth, out)?;
+        Encode::put_nonzero(&self.pod_ip, 6, depth, out)?;
+        Encode::put(&self.start_time, 7, depth, out)?;
+        Encode::put(&self.container_statuses, 8, depth, out)?;
+        Encode::put_nonzero(&self.qos_class, 9, depth, out)?;
+        Encode::put(&self.init_container_statuses, 10, depth, out)?;
+        Encode::put_nonzero(&self.nominated_node_name, 11, depth, out)?;
+        Encode::put(&self.pod_ips, 12, depth, out)?;
+        Encode::put(&self.ephemeral_container_statuses, 13, depth, out)?;
+        Encode::put_nonzero(&self.resize, 14, depth, out)?;
+        Encode::put(&self.resource_claim_statuses, 15, depth, out)?;
+        Encode::put(&self.host_ips, 16, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 17, depth, out)?;
+        Encode::put(&self.extended_resource_claim_status, 18, depth, out)?;
+        Encode::put(&self.allocated_resources, 19, depth, out)?;
+        Encode::put(&self.resources, 20, depth, out)?;
+        Encode::put(
+            &self.node_allocatable_resource_claim_statuses,
+            21,
+            depth,
+            out,
+        )?;
+        Encode::put(&self.volume_health, 22, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodTemplate {
@@ -2945,6 +4326,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PodTemplate {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.template, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PodTemplateSpec {
@@ -2955,6 +4343,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PodTemplateSpec {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -2968,6 +4363,14 @@ impl MessageFields for k8s_openapi::api::core::v1::PodVolumeHealth {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.health_conditions, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PortStatus {
@@ -2979,6 +4382,14 @@ impl MessageFields for k8s_openapi::api::core::v1::PortStatus {
             3 => Field::merge(&mut self.error, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.port, 1, depth, out)?;
+        Encode::put(&self.protocol, 2, depth, out)?;
+        Encode::put(&self.error, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3004,6 +4415,14 @@ impl MessageFields for k8s_openapi::api::core::v1::PortworxVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volume_id, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::PreferredSchedulingTerm {
@@ -3014,6 +4433,13 @@ impl MessageFields for k8s_openapi::api::core::v1::PreferredSchedulingTerm {
             2 => Field::merge(&mut self.preference, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.weight, 1, depth, out)?;
+        Encode::put(&self.preference, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3066,6 +4492,20 @@ impl MessageFields for k8s_openapi::api::core::v1::Probe {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_13(self, depth, out)
+        })?;
+        Encode::put_nonzero(&self.initial_delay_seconds, 2, depth, out)?;
+        Encode::put_nonzero(&self.timeout_seconds, 3, depth, out)?;
+        Encode::put_nonzero(&self.period_seconds, 4, depth, out)?;
+        Encode::put_nonzero(&self.success_threshold, 5, depth, out)?;
+        Encode::put_nonzero(&self.failure_threshold, 6, depth, out)?;
+        Encode::put(&self.termination_grace_period_seconds, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ProjectedVolumeSource {
@@ -3077,6 +4517,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ProjectedVolumeSource {
             3 => Field::merge(&mut self.default_user, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.sources, 1, depth, out)?;
+        Encode::put(&self.default_mode, 2, depth, out)?;
+        Encode::put(&self.default_user, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3116,6 +4564,17 @@ impl MessageFields for k8s_openapi::api::core::v1::QuobyteVolumeSource {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.registry, 1, depth, out)?;
+        Encode::put(&self.volume, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Encode::put_nonzero(&self.user, 4, depth, out)?;
+        Encode::put_nonzero(&self.group, 5, depth, out)?;
+        Encode::put_nonzero(&self.tenant, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3164,6 +4623,19 @@ impl MessageFields for k8s_openapi::api::core::v1::RBDPersistentVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.monitors, 1, depth, out)?;
+        Encode::put(&self.image, 2, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 3, depth, out)?;
+        Encode::put_nonzero(&self.pool, 4, depth, out)?;
+        Encode::put_nonzero(&self.user, 5, depth, out)?;
+        Encode::put_nonzero(&self.keyring, 6, depth, out)?;
+        Encode::put(&self.secret_ref, 7, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::RBDVolumeSource {
@@ -3211,6 +4683,19 @@ impl MessageFields for k8s_openapi::api::core::v1::RBDVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.monitors, 1, depth, out)?;
+        Encode::put(&self.image, 2, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 3, depth, out)?;
+        Encode::put_nonzero(&self.pool, 4, depth, out)?;
+        Encode::put_nonzero(&self.user, 5, depth, out)?;
+        Encode::put_nonzero(&self.keyring, 6, depth, out)?;
+        Encode::put(&self.secret_ref, 7, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ReplicationController {
@@ -3222,6 +4707,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ReplicationController {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3249,6 +4742,16 @@ impl MessageFields for k8s_openapi::api::core::v1::ReplicationControllerConditio
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ReplicationControllerSpec {
@@ -3267,6 +4770,15 @@ impl MessageFields for k8s_openapi::api::core::v1::ReplicationControllerSpec {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.replicas, 1, depth, out)?;
+        Encode::put(&self.selector, 2, depth, out)?;
+        Encode::put(&self.template, 3, depth, out)?;
+        Encode::put_nonzero(&self.min_ready_seconds, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3307,6 +4819,17 @@ impl MessageFields for k8s_openapi::api::core::v1::ReplicationControllerStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.replicas, 1, depth, out)?;
+        Encode::put_nonzero(&self.fully_labeled_replicas, 2, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 3, depth, out)?;
+        Encode::put_nonzero(&self.ready_replicas, 4, depth, out)?;
+        Encode::put_nonzero(&self.available_replicas, 5, depth, out)?;
+        Encode::put(&self.conditions, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ResourceClaim {
@@ -3323,6 +4846,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceClaim {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.request, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3342,6 +4872,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceFieldSelector {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.container_name, 1, depth, out)?;
+        Encode::put(&self.resource, 2, depth, out)?;
+        Encode::put(&self.divisor, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ResourceHealth {
@@ -3360,6 +4898,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceHealth {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource_id, 1, depth, out)?;
+        Encode::put_nonzero(&self.health, 2, depth, out)?;
+        Encode::put(&self.message, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ResourceQuota {
@@ -3371,6 +4917,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceQuota {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3384,6 +4938,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceQuotaSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.hard, 1, depth, out)?;
+        Encode::put(&self.scopes, 2, depth, out)?;
+        Encode::put(&self.scope_selector, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ResourceQuotaStatus {
@@ -3394,6 +4956,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceQuotaStatus {
             2 => Field::merge(&mut self.used, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.hard, 1, depth, out)?;
+        Encode::put(&self.used, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3407,6 +4976,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceRequirements {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.limits, 1, depth, out)?;
+        Encode::put(&self.requests, 2, depth, out)?;
+        Encode::put(&self.claims, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ResourceStatus {
@@ -3417,6 +4994,13 @@ impl MessageFields for k8s_openapi::api::core::v1::ResourceStatus {
             2 => Field::merge(&mut self.resources, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resources, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3454,6 +5038,15 @@ impl MessageFields for k8s_openapi::api::core::v1::SELinuxOptions {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.user, 1, depth, out)?;
+        Encode::put_nonzero(&self.role, 2, depth, out)?;
+        Encode::put_nonzero(&self.type_, 3, depth, out)?;
+        Encode::put_nonzero(&self.level, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3516,6 +5109,21 @@ impl MessageFields for k8s_openapi::api::core::v1::ScaleIOPersistentVolumeSource
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.gateway, 1, depth, out)?;
+        Encode::put(&self.system, 2, depth, out)?;
+        Encode::put(&self.secret_ref, 3, depth, out)?;
+        Encode::put_nonzero(&self.ssl_enabled, 4, depth, out)?;
+        Encode::put_nonzero(&self.protection_domain, 5, depth, out)?;
+        Encode::put_nonzero(&self.storage_pool, 6, depth, out)?;
+        Encode::put_nonzero(&self.storage_mode, 7, depth, out)?;
+        Encode::put_nonzero(&self.volume_name, 8, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 9, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ScaleIOVolumeSource {
@@ -3577,6 +5185,21 @@ impl MessageFields for k8s_openapi::api::core::v1::ScaleIOVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.gateway, 1, depth, out)?;
+        Encode::put(&self.system, 2, depth, out)?;
+        Encode::put(&self.secret_ref, 3, depth, out)?;
+        Encode::put_nonzero(&self.ssl_enabled, 4, depth, out)?;
+        Encode::put_nonzero(&self.protection_domain, 5, depth, out)?;
+        Encode::put_nonzero(&self.storage_pool, 6, depth, out)?;
+        Encode::put_nonzero(&self.storage_mode, 7, depth, out)?;
+        Encode::put_nonzero(&self.volume_name, 8, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 9, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ScopeSelector {
@@ -3586,6 +5209,12 @@ impl MessageFields for k8s_openapi::api::core::v1::ScopeSelector {
             1 => Field::merge(&mut self.match_expressions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.match_expressions, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3599,6 +5228,14 @@ impl MessageFields for k8s_openapi::api::core::v1::ScopedResourceSelectorRequire
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.scope_name, 1, depth, out)?;
+        Encode::put(&self.operator, 2, depth, out)?;
+        Encode::put(&self.values, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::SeccompProfile {
@@ -3609,6 +5246,13 @@ impl MessageFields for k8s_openapi::api::core::v1::SeccompProfile {
             2 => Field::merge(&mut self.localhost_profile, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.localhost_profile, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3630,6 +5274,16 @@ impl MessageFields for k8s_openapi::api::core::v1::Secret {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.data, 2, depth, out)?;
+        Encode::put_nonzero(&self.type_, 3, depth, out)?;
+        Encode::put(&self.string_data, 4, depth, out)?;
+        Encode::put(&self.immutable, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::SecretEnvSource {
@@ -3645,6 +5299,15 @@ impl MessageFields for k8s_openapi::api::core::v1::SecretEnvSource {
             2 => Field::merge(&mut self.optional, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_14(self, depth, out)
+        })?;
+        Encode::put(&self.optional, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3663,6 +5326,16 @@ impl MessageFields for k8s_openapi::api::core::v1::SecretKeySelector {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_15(self, depth, out)
+        })?;
+        Encode::put(&self.key, 2, depth, out)?;
+        Encode::put(&self.optional, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::SecretProjection {
@@ -3679,6 +5352,16 @@ impl MessageFields for k8s_openapi::api::core::v1::SecretProjection {
             4 => Field::merge(&mut self.optional, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_16(self, depth, out)
+        })?;
+        Encode::put(&self.items, 2, depth, out)?;
+        Encode::put(&self.optional, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3703,6 +5386,13 @@ impl MessageFields for k8s_openapi::api::core::v1::SecretReference {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.namespace, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::SecretVolumeSource {
@@ -3722,6 +5412,16 @@ impl MessageFields for k8s_openapi::api::core::v1::SecretVolumeSource {
             5 => Field::merge(&mut self.default_user, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.secret_name, 1, depth, out)?;
+        Encode::put(&self.items, 2, depth, out)?;
+        Encode::put(&self.default_mode, 3, depth, out)?;
+        Encode::put(&self.optional, 4, depth, out)?;
+        Encode::put(&self.default_user, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3744,6 +5444,23 @@ impl MessageFields for k8s_openapi::api::core::v1::SecurityContext {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.capabilities, 1, depth, out)?;
+        Encode::put(&self.privileged, 2, depth, out)?;
+        Encode::put(&self.se_linux_options, 3, depth, out)?;
+        Encode::put(&self.run_as_user, 4, depth, out)?;
+        Encode::put(&self.run_as_non_root, 5, depth, out)?;
+        Encode::put(&self.read_only_root_filesystem, 6, depth, out)?;
+        Encode::put(&self.allow_privilege_escalation, 7, depth, out)?;
+        Encode::put(&self.run_as_group, 8, depth, out)?;
+        Encode::put(&self.proc_mount, 9, depth, out)?;
+        Encode::put(&self.windows_options, 10, depth, out)?;
+        Encode::put(&self.seccomp_profile, 11, depth, out)?;
+        Encode::put(&self.app_armor_profile, 12, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Service {
@@ -3755,6 +5472,14 @@ impl MessageFields for k8s_openapi::api::core::v1::Service {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3768,6 +5493,15 @@ impl MessageFields for k8s_openapi::api::core::v1::ServiceAccount {
             4 => Field::merge(&mut self.automount_service_account_token, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.secrets, 2, depth, out)?;
+        Encode::put(&self.image_pull_secrets, 3, depth, out)?;
+        Encode::put(&self.automount_service_account_token, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3787,6 +5521,15 @@ impl MessageFields for k8s_openapi::api::core::v1::ServiceAccountTokenProjection
             4 => Field::merge(&mut self.user, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.audience, 1, depth, out)?;
+        Encode::put(&self.expiration_seconds, 2, depth, out)?;
+        Encode::put(&self.path, 3, depth, out)?;
+        Encode::put(&self.user, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3820,6 +5563,17 @@ impl MessageFields for k8s_openapi::api::core::v1::ServicePort {
             6 => Field::merge(&mut self.app_protocol, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.protocol, 2, depth, out)?;
+        Encode::put(&self.port, 3, depth, out)?;
+        Encode::put(&self.target_port, 4, depth, out)?;
+        Encode::put_nonzero(&self.node_port, 5, depth, out)?;
+        Encode::put(&self.app_protocol, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3898,6 +5652,31 @@ impl MessageFields for k8s_openapi::api::core::v1::ServiceSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ports, 1, depth, out)?;
+        Encode::put(&self.selector, 2, depth, out)?;
+        Encode::put_nonzero(&self.cluster_ip, 3, depth, out)?;
+        Encode::put_nonzero(&self.type_, 4, depth, out)?;
+        Encode::put(&self.external_ips, 5, depth, out)?;
+        Encode::put_nonzero(&self.session_affinity, 7, depth, out)?;
+        Encode::put_nonzero(&self.load_balancer_ip, 8, depth, out)?;
+        Encode::put(&self.load_balancer_source_ranges, 9, depth, out)?;
+        Encode::put_nonzero(&self.external_name, 10, depth, out)?;
+        Encode::put_nonzero(&self.external_traffic_policy, 11, depth, out)?;
+        Encode::put_nonzero(&self.health_check_node_port, 12, depth, out)?;
+        Encode::put_nonzero(&self.publish_not_ready_addresses, 13, depth, out)?;
+        Encode::put(&self.session_affinity_config, 14, depth, out)?;
+        Encode::put(&self.ip_family_policy, 17, depth, out)?;
+        Encode::put(&self.cluster_ips, 18, depth, out)?;
+        Encode::put(&self.ip_families, 19, depth, out)?;
+        Encode::put(&self.allocate_load_balancer_node_ports, 20, depth, out)?;
+        Encode::put(&self.load_balancer_class, 21, depth, out)?;
+        Encode::put(&self.internal_traffic_policy, 22, depth, out)?;
+        Encode::put(&self.traffic_distribution, 23, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::ServiceStatus {
@@ -3914,6 +5693,19 @@ impl MessageFields for k8s_openapi::api::core::v1::ServiceStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.load_balancer, 1, depth, out)?;
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.core.v1.ServiceStatus",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::SessionAffinityConfig {
@@ -3924,6 +5716,12 @@ impl MessageFields for k8s_openapi::api::core::v1::SessionAffinityConfig {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.client_ip, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::SleepAction {
@@ -3933,6 +5731,12 @@ impl MessageFields for k8s_openapi::api::core::v1::SleepAction {
             1 => Field::merge(&mut self.seconds, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.seconds, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -3972,6 +5776,16 @@ impl MessageFields for k8s_openapi::api::core::v1::StorageOSPersistentVolumeSour
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.volume_name, 1, depth, out)?;
+        Encode::put_nonzero(&self.volume_namespace, 2, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 3, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 4, depth, out)?;
+        Encode::put(&self.secret_ref, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::StorageOSVolumeSource {
@@ -4010,6 +5824,16 @@ impl MessageFields for k8s_openapi::api::core::v1::StorageOSVolumeSource {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.volume_name, 1, depth, out)?;
+        Encode::put_nonzero(&self.volume_namespace, 2, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 3, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 4, depth, out)?;
+        Encode::put(&self.secret_ref, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::Sysctl {
@@ -4020,6 +5844,13 @@ impl MessageFields for k8s_openapi::api::core::v1::Sysctl {
             2 => Field::merge(&mut self.value, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.value, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4037,6 +5868,13 @@ impl MessageFields for k8s_openapi::api::core::v1::TCPSocketAction {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.port, 1, depth, out)?;
+        Encode::put_nonzero(&self.host, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4056,6 +5894,15 @@ impl MessageFields for k8s_openapi::api::core::v1::Taint {
             4 => Field::merge(&mut self.time_added, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put_nonzero(&self.value, 2, depth, out)?;
+        Encode::put(&self.effect, 3, depth, out)?;
+        Encode::put(&self.time_added, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4095,6 +5942,16 @@ impl MessageFields for k8s_openapi::api::core::v1::Toleration {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.key, 1, depth, out)?;
+        Encode::put_nonzero(&self.operator, 2, depth, out)?;
+        Encode::put_nonzero(&self.value, 3, depth, out)?;
+        Encode::put_nonzero(&self.effect, 4, depth, out)?;
+        Encode::put(&self.toleration_seconds, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::TopologySelectorLabelRequirement {
@@ -4106,6 +5963,13 @@ impl MessageFields for k8s_openapi::api::core::v1::TopologySelectorLabelRequirem
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put(&self.values, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::TopologySelectorTerm {
@@ -4115,6 +5979,12 @@ impl MessageFields for k8s_openapi::api::core::v1::TopologySelectorTerm {
             1 => Field::merge(&mut self.match_label_expressions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.match_label_expressions, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4133,6 +6003,19 @@ impl MessageFields for k8s_openapi::api::core::v1::TopologySpreadConstraint {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.max_skew, 1, depth, out)?;
+        Encode::put(&self.topology_key, 2, depth, out)?;
+        Encode::put(&self.when_unsatisfiable, 3, depth, out)?;
+        Encode::put(&self.label_selector, 4, depth, out)?;
+        Encode::put(&self.min_domains, 5, depth, out)?;
+        Encode::put(&self.node_affinity_policy, 6, depth, out)?;
+        Encode::put(&self.node_taints_policy, 7, depth, out)?;
+        Encode::put(&self.match_label_keys, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::TypedLocalObjectReference {
@@ -4144,6 +6027,14 @@ impl MessageFields for k8s_openapi::api::core::v1::TypedLocalObjectReference {
             3 => Field::merge(&mut self.name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.kind, 2, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4157,6 +6048,15 @@ impl MessageFields for k8s_openapi::api::core::v1::TypedObjectReference {
             4 => Field::merge(&mut self.namespace, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.kind, 2, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Encode::put(&self.namespace, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4174,6 +6074,15 @@ impl MessageFields for k8s_openapi::api::core::v1::Volume {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_17(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::VolumeDevice {
@@ -4184,6 +6093,13 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeDevice {
             2 => Field::merge(&mut self.device_path, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.device_path, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4203,6 +6119,14 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeHealthCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.status, 1, depth, out)?;
+        Encode::put(&self.reason, 2, depth, out)?;
+        Encode::put_nonzero(&self.message, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::VolumeHealthStatus {
@@ -4213,6 +6137,13 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeHealthStatus {
             2 => Field::merge(&mut self.last_transition_time, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.health_conditions, 1, depth, out)?;
+        Encode::put(&self.last_transition_time, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4249,6 +6180,19 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeMount {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 2, depth, out)?;
+        Encode::put(&self.mount_path, 3, depth, out)?;
+        Encode::put_nonzero(&self.sub_path, 4, depth, out)?;
+        Encode::put(&self.mount_propagation, 5, depth, out)?;
+        Encode::put_nonzero(&self.sub_path_expr, 6, depth, out)?;
+        Encode::put(&self.recursive_read_only, 7, depth, out)?;
+        Encode::put(&self.bind_mount_options, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::VolumeMountStatus {
@@ -4269,6 +6213,16 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeMountStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.mount_path, 2, depth, out)?;
+        Encode::put_nonzero(&self.read_only, 3, depth, out)?;
+        Encode::put(&self.recursive_read_only, 4, depth, out)?;
+        Encode::put(&self.volume_status, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::VolumeNodeAffinity {
@@ -4278,6 +6232,12 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeNodeAffinity {
             1 => Field::merge(&mut self.required, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.required, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4294,6 +6254,17 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeProjection {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.secret, 1, depth, out)?;
+        Encode::put(&self.downward_api, 2, depth, out)?;
+        Encode::put(&self.config_map, 3, depth, out)?;
+        Encode::put(&self.service_account_token, 4, depth, out)?;
+        Encode::put(&self.cluster_trust_bundle, 5, depth, out)?;
+        Encode::put(&self.pod_certificate, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::VolumeResourceRequirements {
@@ -4305,6 +6276,13 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeResourceRequirements {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.limits, 1, depth, out)?;
+        Encode::put(&self.requests, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::VolumeStatus {
@@ -4314,6 +6292,12 @@ impl MessageFields for k8s_openapi::api::core::v1::VolumeStatus {
             1 => Field::merge(&mut self.image, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.image, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4346,6 +6330,15 @@ impl MessageFields for k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSourc
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.volume_path, 1, depth, out)?;
+        Encode::put_nonzero(&self.fs_type, 2, depth, out)?;
+        Encode::put_nonzero(&self.storage_policy_name, 3, depth, out)?;
+        Encode::put_nonzero(&self.storage_policy_id, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::core::v1::WeightedPodAffinityTerm {
@@ -4356,6 +6349,13 @@ impl MessageFields for k8s_openapi::api::core::v1::WeightedPodAffinityTerm {
             2 => Field::merge(&mut self.pod_affinity_term, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.weight, 1, depth, out)?;
+        Encode::put(&self.pod_affinity_term, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4369,6 +6369,15 @@ impl MessageFields for k8s_openapi::api::core::v1::WindowsSecurityContextOptions
             4 => Field::merge(&mut self.host_process, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.gmsa_credential_spec_name, 1, depth, out)?;
+        Encode::put(&self.gmsa_credential_spec, 2, depth, out)?;
+        Encode::put(&self.run_as_user_name, 3, depth, out)?;
+        Encode::put(&self.host_process, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -4391,6 +6400,16 @@ fn inline_7(
     }
 }
 
+fn encode_inline_7(
+    this: &k8s_openapi::api::core::v1::ConfigMapEnvSource,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put_nonzero(&this.name, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_8(
     this: &mut k8s_openapi::api::core::v1::ConfigMapKeySelector,
     cx: &mut Cx,
@@ -4408,6 +6427,16 @@ fn inline_8(
         }
         _ => Ok(()),
     }
+}
+
+fn encode_inline_8(
+    this: &k8s_openapi::api::core::v1::ConfigMapKeySelector,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put_nonzero(&this.name, 1, depth, out)?;
+    Ok(())
 }
 
 fn inline_9(
@@ -4429,6 +6458,16 @@ fn inline_9(
     }
 }
 
+fn encode_inline_9(
+    this: &k8s_openapi::api::core::v1::ConfigMapProjection,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put_nonzero(&this.name, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_10(
     this: &mut k8s_openapi::api::core::v1::ConfigMapVolumeSource,
     cx: &mut Cx,
@@ -4446,6 +6485,16 @@ fn inline_10(
         }
         _ => Ok(()),
     }
+}
+
+fn encode_inline_10(
+    this: &k8s_openapi::api::core::v1::ConfigMapVolumeSource,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put_nonzero(&this.name, 1, depth, out)?;
+    Ok(())
 }
 
 fn inline_11(
@@ -4533,6 +6582,40 @@ fn inline_11(
     }
 }
 
+fn encode_inline_11(
+    this: &k8s_openapi::api::core::v1::EphemeralContainer,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.name, 1, depth, out)?;
+    Encode::put_nonzero(&this.image, 2, depth, out)?;
+    Encode::put(&this.command, 3, depth, out)?;
+    Encode::put(&this.args, 4, depth, out)?;
+    Encode::put_nonzero(&this.working_dir, 5, depth, out)?;
+    Encode::put(&this.ports, 6, depth, out)?;
+    Encode::put(&this.env, 7, depth, out)?;
+    Encode::put(&this.resources, 8, depth, out)?;
+    Encode::put(&this.volume_mounts, 9, depth, out)?;
+    Encode::put(&this.liveness_probe, 10, depth, out)?;
+    Encode::put(&this.readiness_probe, 11, depth, out)?;
+    Encode::put(&this.lifecycle, 12, depth, out)?;
+    Encode::put_nonzero(&this.termination_message_path, 13, depth, out)?;
+    Encode::put_nonzero(&this.image_pull_policy, 14, depth, out)?;
+    Encode::put(&this.security_context, 15, depth, out)?;
+    Encode::put_nonzero(&this.stdin, 16, depth, out)?;
+    Encode::put_nonzero(&this.stdin_once, 17, depth, out)?;
+    Encode::put_nonzero(&this.tty, 18, depth, out)?;
+    Encode::put(&this.env_from, 19, depth, out)?;
+    Encode::put_nonzero(&this.termination_message_policy, 20, depth, out)?;
+    Encode::put(&this.volume_devices, 21, depth, out)?;
+    Encode::put(&this.startup_probe, 22, depth, out)?;
+    Encode::put(&this.resize_policy, 23, depth, out)?;
+    Encode::put(&this.restart_policy, 24, depth, out)?;
+    Encode::put(&this.restart_policy_rules, 25, depth, out)?;
+    Ok(())
+}
+
 fn inline_12(
     this: &mut k8s_openapi::api::core::v1::PersistentVolumeSpec,
     cx: &mut Cx,
@@ -4567,6 +6650,37 @@ fn inline_12(
     }
 }
 
+fn encode_inline_12(
+    this: &k8s_openapi::api::core::v1::PersistentVolumeSpec,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.gce_persistent_disk, 1, depth, out)?;
+    Encode::put(&this.aws_elastic_block_store, 2, depth, out)?;
+    Encode::put(&this.host_path, 3, depth, out)?;
+    Encode::put(&this.glusterfs, 4, depth, out)?;
+    Encode::put(&this.nfs, 5, depth, out)?;
+    Encode::put(&this.rbd, 6, depth, out)?;
+    Encode::put(&this.iscsi, 7, depth, out)?;
+    Encode::put(&this.cinder, 8, depth, out)?;
+    Encode::put(&this.cephfs, 9, depth, out)?;
+    Encode::put(&this.fc, 10, depth, out)?;
+    Encode::put(&this.flocker, 11, depth, out)?;
+    Encode::put(&this.flex_volume, 12, depth, out)?;
+    Encode::put(&this.azure_file, 13, depth, out)?;
+    Encode::put(&this.vsphere_volume, 14, depth, out)?;
+    Encode::put(&this.quobyte, 15, depth, out)?;
+    Encode::put(&this.azure_disk, 16, depth, out)?;
+    Encode::put(&this.photon_persistent_disk, 17, depth, out)?;
+    Encode::put(&this.portworx_volume, 18, depth, out)?;
+    Encode::put(&this.scale_io, 19, depth, out)?;
+    Encode::put(&this.local, 20, depth, out)?;
+    Encode::put(&this.storageos, 21, depth, out)?;
+    Encode::put(&this.csi, 22, depth, out)?;
+    Ok(())
+}
+
 fn inline_13(
     this: &mut k8s_openapi::api::core::v1::Probe,
     cx: &mut Cx,
@@ -4581,6 +6695,19 @@ fn inline_13(
         4 => Field::merge(&mut this.grpc, cx, value),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_13(
+    this: &k8s_openapi::api::core::v1::Probe,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.exec, 1, depth, out)?;
+    Encode::put(&this.http_get, 2, depth, out)?;
+    Encode::put(&this.tcp_socket, 3, depth, out)?;
+    Encode::put(&this.grpc, 4, depth, out)?;
+    Ok(())
 }
 
 fn inline_14(
@@ -4602,6 +6729,16 @@ fn inline_14(
     }
 }
 
+fn encode_inline_14(
+    this: &k8s_openapi::api::core::v1::SecretEnvSource,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put_nonzero(&this.name, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_15(
     this: &mut k8s_openapi::api::core::v1::SecretKeySelector,
     cx: &mut Cx,
@@ -4621,6 +6758,16 @@ fn inline_15(
     }
 }
 
+fn encode_inline_15(
+    this: &k8s_openapi::api::core::v1::SecretKeySelector,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put_nonzero(&this.name, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_16(
     this: &mut k8s_openapi::api::core::v1::SecretProjection,
     cx: &mut Cx,
@@ -4638,6 +6785,16 @@ fn inline_16(
         }
         _ => Ok(()),
     }
+}
+
+fn encode_inline_16(
+    this: &k8s_openapi::api::core::v1::SecretProjection,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put_nonzero(&this.name, 1, depth, out)?;
+    Ok(())
 }
 
 fn inline_17(
@@ -4680,6 +6837,45 @@ fn inline_17(
         30 => Field::merge(&mut this.image, cx, value),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_17(
+    this: &k8s_openapi::api::core::v1::Volume,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.host_path, 1, depth, out)?;
+    Encode::put(&this.empty_dir, 2, depth, out)?;
+    Encode::put(&this.gce_persistent_disk, 3, depth, out)?;
+    Encode::put(&this.aws_elastic_block_store, 4, depth, out)?;
+    Encode::put(&this.git_repo, 5, depth, out)?;
+    Encode::put(&this.secret, 6, depth, out)?;
+    Encode::put(&this.nfs, 7, depth, out)?;
+    Encode::put(&this.iscsi, 8, depth, out)?;
+    Encode::put(&this.glusterfs, 9, depth, out)?;
+    Encode::put(&this.persistent_volume_claim, 10, depth, out)?;
+    Encode::put(&this.rbd, 11, depth, out)?;
+    Encode::put(&this.flex_volume, 12, depth, out)?;
+    Encode::put(&this.cinder, 13, depth, out)?;
+    Encode::put(&this.cephfs, 14, depth, out)?;
+    Encode::put(&this.flocker, 15, depth, out)?;
+    Encode::put(&this.downward_api, 16, depth, out)?;
+    Encode::put(&this.fc, 17, depth, out)?;
+    Encode::put(&this.azure_file, 18, depth, out)?;
+    Encode::put(&this.config_map, 19, depth, out)?;
+    Encode::put(&this.vsphere_volume, 20, depth, out)?;
+    Encode::put(&this.quobyte, 21, depth, out)?;
+    Encode::put(&this.azure_disk, 22, depth, out)?;
+    Encode::put(&this.photon_persistent_disk, 23, depth, out)?;
+    Encode::put(&this.portworx_volume, 24, depth, out)?;
+    Encode::put(&this.scale_io, 25, depth, out)?;
+    Encode::put(&this.projected, 26, depth, out)?;
+    Encode::put(&this.storageos, 27, depth, out)?;
+    Encode::put(&this.csi, 28, depth, out)?;
+    Encode::put(&this.ephemeral, 29, depth, out)?;
+    Encode::put(&this.image, 30, depth, out)?;
+    Ok(())
 }
 
 messages!(

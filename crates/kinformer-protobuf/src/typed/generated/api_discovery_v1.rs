@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -25,6 +25,19 @@ impl MessageFields for k8s_openapi::api::discovery::v1::Endpoint {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.addresses, 1, depth, out)?;
+        Encode::put(&self.conditions, 2, depth, out)?;
+        Encode::put(&self.hostname, 3, depth, out)?;
+        Encode::put(&self.target_ref, 4, depth, out)?;
+        Encode::put(&self.deprecated_topology, 5, depth, out)?;
+        Encode::put(&self.node_name, 6, depth, out)?;
+        Encode::put(&self.zone, 7, depth, out)?;
+        Encode::put(&self.hints, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::discovery::v1::EndpointConditions {
@@ -37,6 +50,14 @@ impl MessageFields for k8s_openapi::api::discovery::v1::EndpointConditions {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ready, 1, depth, out)?;
+        Encode::put(&self.serving, 2, depth, out)?;
+        Encode::put(&self.terminating, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::discovery::v1::EndpointHints {
@@ -47,6 +68,13 @@ impl MessageFields for k8s_openapi::api::discovery::v1::EndpointHints {
             2 => Field::merge(&mut self.for_nodes, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.for_zones, 1, depth, out)?;
+        Encode::put(&self.for_nodes, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -61,6 +89,15 @@ impl MessageFields for k8s_openapi::api::discovery::v1::EndpointPort {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.protocol, 2, depth, out)?;
+        Encode::put(&self.port, 3, depth, out)?;
+        Encode::put(&self.app_protocol, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::discovery::v1::EndpointSlice {
@@ -74,6 +111,15 @@ impl MessageFields for k8s_openapi::api::discovery::v1::EndpointSlice {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.endpoints, 2, depth, out)?;
+        Encode::put(&self.ports, 3, depth, out)?;
+        Encode::put(&self.address_type, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::discovery::v1::ForNode {
@@ -84,6 +130,12 @@ impl MessageFields for k8s_openapi::api::discovery::v1::ForNode {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::discovery::v1::ForZone {
@@ -93,6 +145,12 @@ impl MessageFields for k8s_openapi::api::discovery::v1::ForZone {
             1 => Field::merge(&mut self.name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -78,6 +78,26 @@ impl MessageFields for k8s_openapi::api::events::v1::Event {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.event_time, 2, depth, out)?;
+        fallback::put(&self.series, depth, "k8s.io.api.events.v1.Event", 3, out)?;
+        Encode::put_nonzero(&self.reporting_controller, 4, depth, out)?;
+        Encode::put_nonzero(&self.reporting_instance, 5, depth, out)?;
+        Encode::put_nonzero(&self.action, 6, depth, out)?;
+        Encode::put_nonzero(&self.reason, 7, depth, out)?;
+        Encode::put(&self.regarding, 8, depth, out)?;
+        Encode::put(&self.related, 9, depth, out)?;
+        Encode::put_nonzero(&self.note, 10, depth, out)?;
+        Encode::put_nonzero(&self.type_, 11, depth, out)?;
+        Encode::put(&self.deprecated_source, 12, depth, out)?;
+        Encode::put(&self.deprecated_first_timestamp, 13, depth, out)?;
+        Encode::put(&self.deprecated_last_timestamp, 14, depth, out)?;
+        Encode::put_nonzero(&self.deprecated_count, 15, depth, out)?;
+        Ok(())
     }
 }
 

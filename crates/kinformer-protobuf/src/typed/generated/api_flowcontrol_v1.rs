@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -19,6 +19,13 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::ExemptPriorityLevelCon
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.nominal_concurrency_shares, 1, depth, out)?;
+        Encode::put(&self.lendable_percent, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod {
@@ -28,6 +35,12 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMetho
             1 => Field::merge(&mut self.type_, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -40,6 +53,14 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowSchema {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -79,6 +100,16 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.type_, 1, depth, out)?;
+        Encode::put_nonzero(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec {
@@ -92,6 +123,15 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.priority_level_configuration, 1, depth, out)?;
+        Encode::put(&self.matching_precedence, 2, depth, out)?;
+        Encode::put(&self.distinguisher_method, 3, depth, out)?;
+        Encode::put(&self.rules, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus {
@@ -101,6 +141,12 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus {
             1 => Field::merge(&mut self.conditions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.conditions, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -112,6 +158,12 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::GroupSubject {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::LimitResponse {
@@ -122,6 +174,13 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::LimitResponse {
             2 => Field::merge(&mut self.queuing, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.queuing, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -136,6 +195,15 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelCo
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.nominal_concurrency_shares, 1, depth, out)?;
+        Encode::put(&self.limit_response, 2, depth, out)?;
+        Encode::put(&self.lendable_percent, 3, depth, out)?;
+        Encode::put(&self.borrowing_limit_percent, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::NonResourcePolicyRule {
@@ -146,6 +214,13 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::NonResourcePolicyRule 
             6 => Field::merge(&mut self.non_resource_urls, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.verbs, 1, depth, out)?;
+        Encode::put(&self.non_resource_urls, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -159,6 +234,14 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::PolicyRulesWithSubject
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.subjects, 1, depth, out)?;
+        Encode::put(&self.resource_rules, 2, depth, out)?;
+        Encode::put(&self.non_resource_rules, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
@@ -170,6 +253,14 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigura
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -209,6 +300,16 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigura
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.type_, 1, depth, out)?;
+        Encode::put_nonzero(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationReference {
@@ -218,6 +319,12 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigura
             1 => Field::merge(&mut self.name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -231,6 +338,14 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigura
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.limited, 2, depth, out)?;
+        Encode::put(&self.exempt, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus {
@@ -240,6 +355,12 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigura
             1 => Field::merge(&mut self.conditions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.conditions, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -252,6 +373,14 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::QueuingConfiguration {
             3 => Field::merge(&mut self.queue_length_limit, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.queues, 1, depth, out)?;
+        Encode::put(&self.hand_size, 2, depth, out)?;
+        Encode::put(&self.queue_length_limit, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -273,6 +402,16 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::ResourcePolicyRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.verbs, 1, depth, out)?;
+        Encode::put(&self.api_groups, 2, depth, out)?;
+        Encode::put(&self.resources, 3, depth, out)?;
+        Encode::put_nonzero(&self.cluster_scope, 4, depth, out)?;
+        Encode::put(&self.namespaces, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::ServiceAccountSubject {
@@ -283,6 +422,13 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::ServiceAccountSubject 
             2 => Field::merge(&mut self.name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.namespace, 1, depth, out)?;
+        Encode::put(&self.name, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -297,6 +443,15 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::Subject {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.kind, 1, depth, out)?;
+        Encode::put(&self.user, 2, depth, out)?;
+        Encode::put(&self.group, 3, depth, out)?;
+        Encode::put(&self.service_account, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::flowcontrol::v1::UserSubject {
@@ -306,6 +461,12 @@ impl MessageFields for k8s_openapi::api::flowcontrol::v1::UserSubject {
             1 => Field::merge(&mut self.name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -20,6 +20,14 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::Eviction {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionPodReference {
@@ -30,6 +38,13 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionPodReferen
             2 => Field::merge(&mut self.uid, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.uid, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -43,6 +58,14 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestPodReference {
@@ -53,6 +76,13 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestPod
             2 => Field::merge(&mut self.uid, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.uid, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -65,6 +95,14 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSpe
             3 => Field::merge(&mut self.intent, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.target, 1, depth, out)?;
+        Encode::put(&self.requester, 2, depth, out)?;
+        Encode::put(&self.intent, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -82,6 +120,19 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSta
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.lifecycle.v1alpha1.EvictionRequestStatus",
+            1,
+            out,
+        )?;
+        Encode::put(&self.observed_generation, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestTarget {
@@ -92,6 +143,12 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestTar
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pod, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionSpec {
@@ -101,6 +158,12 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionSpec {
             1 => Field::merge(&mut self.target, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.target, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -121,6 +184,22 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.lifecycle.v1alpha1.EvictionStatus",
+            1,
+            out,
+        )?;
+        Encode::put(&self.observed_generation, 2, depth, out)?;
+        Encode::put(&self.requesters, 3, depth, out)?;
+        Encode::put(&self.target_responders, 4, depth, out)?;
+        Encode::put(&self.responders, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionTarget {
@@ -130,6 +209,12 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::EvictionTarget {
             1 => Field::merge(&mut self.pod, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pod, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -141,6 +226,13 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::Requester {
             2 => Field::merge(&mut self.intent, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.intent, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -157,6 +249,17 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::ResponderStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.start_time, 2, depth, out)?;
+        Encode::put(&self.heartbeat_time, 3, depth, out)?;
+        Encode::put(&self.expected_completion_time, 4, depth, out)?;
+        Encode::put(&self.completion_time, 5, depth, out)?;
+        Encode::put(&self.message, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::TargetResponder {
@@ -168,6 +271,14 @@ impl MessageFields for k8s_openapi::api::lifecycle::v1alpha1::TargetResponder {
             3 => Field::merge(&mut self.state, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.priority, 2, depth, out)?;
+        Encode::put(&self.state, 3, depth, out)?;
+        Ok(())
     }
 }
 

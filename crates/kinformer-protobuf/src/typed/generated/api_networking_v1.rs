@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -26,6 +26,14 @@ impl MessageFields for k8s_openapi::api::networking::v1::HTTPIngressPath {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.path, 1, depth, out)?;
+        Encode::put(&self.backend, 2, depth, out)?;
+        Encode::put(&self.path_type, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::HTTPIngressRuleValue {
@@ -35,6 +43,12 @@ impl MessageFields for k8s_openapi::api::networking::v1::HTTPIngressRuleValue {
             1 => Field::merge(&mut self.paths, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.paths, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -47,6 +61,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::IPAddress {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::IPAddressSpec {
@@ -56,6 +77,12 @@ impl MessageFields for k8s_openapi::api::networking::v1::IPAddressSpec {
             1 => Field::merge(&mut self.parent_ref, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.parent_ref, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -67,6 +94,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::IPBlock {
             2 => Field::merge(&mut self.except, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.cidr, 1, depth, out)?;
+        Encode::put(&self.except, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -80,6 +114,14 @@ impl MessageFields for k8s_openapi::api::networking::v1::Ingress {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::IngressBackend {
@@ -91,6 +133,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressBackend {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource, 3, depth, out)?;
+        Encode::put(&self.service, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::IngressClass {
@@ -101,6 +150,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressClass {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -115,6 +171,16 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressClassParametersR
             5 => Field::merge(&mut self.namespace, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.kind, 2, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Encode::put(&self.scope, 4, depth, out)?;
+        Encode::put(&self.namespace, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -132,6 +198,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressClassSpec {
             2 => Field::merge(&mut self.parameters, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.controller, 1, depth, out)?;
+        Encode::put(&self.parameters, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -157,6 +230,14 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressLoadBalancerIngr
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.ip, 1, depth, out)?;
+        Encode::put_nonzero(&self.hostname, 2, depth, out)?;
+        Encode::put(&self.ports, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::IngressLoadBalancerStatus {
@@ -166,6 +247,12 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressLoadBalancerStat
             1 => Field::merge(&mut self.ingress, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ingress, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -178,6 +265,14 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressPortStatus {
             3 => Field::merge(&mut self.error, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.port, 1, depth, out)?;
+        Encode::put(&self.protocol, 2, depth, out)?;
+        Encode::put(&self.error, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -201,6 +296,15 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.host, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_18(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::IngressServiceBackend {
@@ -211,6 +315,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressServiceBackend {
             2 => Field::merge(&mut self.port, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.port, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -225,6 +336,15 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.default_backend, 1, depth, out)?;
+        Encode::put(&self.tls, 2, depth, out)?;
+        Encode::put(&self.rules, 3, depth, out)?;
+        Encode::put(&self.ingress_class_name, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::IngressStatus {
@@ -234,6 +354,12 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressStatus {
             1 => Field::merge(&mut self.load_balancer, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.load_balancer, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -252,6 +378,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::IngressTLS {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.hosts, 1, depth, out)?;
+        Encode::put_nonzero(&self.secret_name, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicy {
@@ -262,6 +395,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicy {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -274,6 +414,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicyEgressRule
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ports, 1, depth, out)?;
+        Encode::put(&self.to, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicyIngressRule {
@@ -284,6 +431,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicyIngressRul
             2 => Field::merge(&mut self.from, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.ports, 1, depth, out)?;
+        Encode::put(&self.from, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -297,6 +451,14 @@ impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicyPeer {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pod_selector, 1, depth, out)?;
+        Encode::put(&self.namespace_selector, 2, depth, out)?;
+        Encode::put(&self.ip_block, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicyPort {
@@ -308,6 +470,14 @@ impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicyPort {
             3 => Field::merge(&mut self.end_port, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.protocol, 1, depth, out)?;
+        Encode::put(&self.port, 2, depth, out)?;
+        Encode::put(&self.end_port, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -321,6 +491,15 @@ impl MessageFields for k8s_openapi::api::networking::v1::NetworkPolicySpec {
             4 => Field::merge(&mut self.policy_types, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pod_selector, 1, depth, out)?;
+        Encode::put(&self.ingress, 2, depth, out)?;
+        Encode::put(&self.egress, 3, depth, out)?;
+        Encode::put(&self.policy_types, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -359,6 +538,15 @@ impl MessageFields for k8s_openapi::api::networking::v1::ParentReference {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.group, 1, depth, out)?;
+        Encode::put_nonzero(&self.resource, 2, depth, out)?;
+        Encode::put_nonzero(&self.namespace, 3, depth, out)?;
+        Encode::put_nonzero(&self.name, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::ServiceBackendPort {
@@ -382,6 +570,13 @@ impl MessageFields for k8s_openapi::api::networking::v1::ServiceBackendPort {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.number, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::ServiceCIDR {
@@ -394,6 +589,14 @@ impl MessageFields for k8s_openapi::api::networking::v1::ServiceCIDR {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::networking::v1::ServiceCIDRSpec {
@@ -403,6 +606,12 @@ impl MessageFields for k8s_openapi::api::networking::v1::ServiceCIDRSpec {
             1 => Field::merge(&mut self.cidrs, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.cidrs, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -419,6 +628,18 @@ impl MessageFields for k8s_openapi::api::networking::v1::ServiceCIDRStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.networking.v1.ServiceCIDRStatus",
+            1,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 fn inline_18(
@@ -432,6 +653,16 @@ fn inline_18(
         1 => Field::merge(&mut this.http, cx, value),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_18(
+    this: &k8s_openapi::api::networking::v1::IngressRule,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.http, 1, depth, out)?;
+    Ok(())
 }
 
 messages!(

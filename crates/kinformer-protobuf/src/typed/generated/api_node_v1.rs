@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -17,6 +17,12 @@ impl MessageFields for k8s_openapi::api::node::v1::Overhead {
             1 => Field::merge(&mut self.pod_fixed, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pod_fixed, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -31,6 +37,15 @@ impl MessageFields for k8s_openapi::api::node::v1::RuntimeClass {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.handler, 2, depth, out)?;
+        Encode::put(&self.overhead, 3, depth, out)?;
+        Encode::put(&self.scheduling, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::node::v1::Scheduling {
@@ -41,6 +56,13 @@ impl MessageFields for k8s_openapi::api::node::v1::Scheduling {
             2 => Field::merge(&mut self.tolerations, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.node_selector, 1, depth, out)?;
+        Encode::put(&self.tolerations, 2, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -18,6 +18,13 @@ impl MessageFields for k8s_openapi::api::policy::v1::Eviction {
             2 => Field::merge(&mut self.delete_options, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.delete_options, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -31,6 +38,14 @@ impl MessageFields for k8s_openapi::api::policy::v1::PodDisruptionBudget {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec {
@@ -43,6 +58,15 @@ impl MessageFields for k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec {
             4 => Field::merge(&mut self.unhealthy_pod_eviction_policy, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min_available, 1, depth, out)?;
+        Encode::put(&self.selector, 2, depth, out)?;
+        Encode::put(&self.max_unavailable, 3, depth, out)?;
+        Encode::put(&self.unhealthy_pod_eviction_policy, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -70,6 +94,24 @@ impl MessageFields for k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus {
             ),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.observed_generation, 1, depth, out)?;
+        Encode::put(&self.disrupted_pods, 2, depth, out)?;
+        Encode::put(&self.disruptions_allowed, 3, depth, out)?;
+        Encode::put(&self.current_healthy, 4, depth, out)?;
+        Encode::put(&self.desired_healthy, 5, depth, out)?;
+        Encode::put(&self.expected_pods, 6, depth, out)?;
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.policy.v1.PodDisruptionBudgetStatus",
+            7,
+            out,
+        )?;
+        Ok(())
     }
 }
 

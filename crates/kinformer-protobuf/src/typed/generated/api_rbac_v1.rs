@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -17,6 +17,12 @@ impl MessageFields for k8s_openapi::api::rbac::v1::AggregationRule {
             1 => Field::merge(&mut self.cluster_role_selectors, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.cluster_role_selectors, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -30,6 +36,14 @@ impl MessageFields for k8s_openapi::api::rbac::v1::ClusterRole {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.rules, 2, depth, out)?;
+        Encode::put(&self.aggregation_rule, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::rbac::v1::ClusterRoleBinding {
@@ -41,6 +55,14 @@ impl MessageFields for k8s_openapi::api::rbac::v1::ClusterRoleBinding {
             3 => Field::merge(&mut self.role_ref, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.subjects, 2, depth, out)?;
+        Encode::put(&self.role_ref, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -56,6 +78,16 @@ impl MessageFields for k8s_openapi::api::rbac::v1::PolicyRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.verbs, 1, depth, out)?;
+        Encode::put(&self.api_groups, 2, depth, out)?;
+        Encode::put(&self.resources, 3, depth, out)?;
+        Encode::put(&self.resource_names, 4, depth, out)?;
+        Encode::put(&self.non_resource_urls, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::rbac::v1::Role {
@@ -66,6 +98,13 @@ impl MessageFields for k8s_openapi::api::rbac::v1::Role {
             2 => Field::merge(&mut self.rules, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.rules, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -79,6 +118,14 @@ impl MessageFields for k8s_openapi::api::rbac::v1::RoleBinding {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.subjects, 2, depth, out)?;
+        Encode::put(&self.role_ref, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::rbac::v1::RoleRef {
@@ -90,6 +137,14 @@ impl MessageFields for k8s_openapi::api::rbac::v1::RoleRef {
             3 => Field::merge(&mut self.name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.kind, 2, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -115,6 +170,15 @@ impl MessageFields for k8s_openapi::api::rbac::v1::Subject {
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.kind, 1, depth, out)?;
+        Encode::put_nonzero(&self.api_group, 2, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Encode::put_nonzero(&self.namespace, 4, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -27,6 +27,15 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaint {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put_nonzero(&self.value, 2, depth, out)?;
+        Encode::put(&self.effect, 3, depth, out)?;
+        Encode::put(&self.time_added, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRule {
@@ -39,6 +48,14 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec {
@@ -49,6 +66,13 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec
             2 => Field::merge(&mut self.taint, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.device_selector, 1, depth, out)?;
+        Encode::put(&self.taint, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -65,6 +89,18 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStat
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.resource.v1alpha3.DeviceTaintRuleStatus",
+            1,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector {
@@ -76,6 +112,14 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector
             4 => Field::merge(&mut self.device, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 2, depth, out)?;
+        Encode::put(&self.pool, 3, depth, out)?;
+        Encode::put(&self.device, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -101,6 +145,15 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.type_, 1, depth, out)?;
+        Encode::put(&self.total, 2, depth, out)?;
+        Encode::put(&self.allocatable, 3, depth, out)?;
+        Encode::put_nonzero(&self.attribute, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -135,6 +188,23 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::PoolStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.driver, 1, depth, out)?;
+        Encode::put_nonzero(&self.pool_name, 2, depth, out)?;
+        Encode::put(&self.node_name, 3, depth, out)?;
+        Encode::put(&self.total_devices, 4, depth, out)?;
+        Encode::put(&self.allocated_devices, 5, depth, out)?;
+        Encode::put(&self.available_devices, 6, depth, out)?;
+        Encode::put(&self.unavailable_devices, 7, depth, out)?;
+        Encode::put(&self.resource_slice_count, 8, depth, out)?;
+        Encode::put(&self.generation, 9, depth, out)?;
+        Encode::put(&self.validation_error, 10, depth, out)?;
+        Encode::put(&self.partition_summary, 11, depth, out)?;
+        Encode::put(&self.shareable_summary, 13, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest {
@@ -146,6 +216,14 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusR
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -159,6 +237,15 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusR
             4 => Field::merge(&mut self.default_partition_type_attribute, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put(&self.pool_name, 2, depth, out)?;
+        Encode::put(&self.limit, 3, depth, out)?;
+        Encode::put(&self.default_partition_type_attribute, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -176,6 +263,20 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusR
             6 => Field::merge(&mut self.pool_count, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.pools, 2, depth, out)?;
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus",
+            3,
+            out,
+        )?;
+        Encode::put(&self.pool_count, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -196,6 +297,15 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::ShareableCapacitySt
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put(&self.total, 2, depth, out)?;
+        Encode::put(&self.consumed, 3, depth, out)?;
+        Encode::put(&self.available, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1alpha3::ShareableSummaryStatus {
@@ -207,6 +317,14 @@ impl MessageFields for k8s_openapi::api::resource::v1alpha3::ShareableSummarySta
             3 => Field::merge(&mut self.capacity, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.fully_available_devices, 1, depth, out)?;
+        Encode::put(&self.partially_available_devices, 2, depth, out)?;
+        Encode::put(&self.capacity, 3, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -34,6 +34,30 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatu
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put(&self.pool, 2, depth, out)?;
+        Encode::put(&self.device, 3, depth, out)?;
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.resource.v1beta1.AllocatedDeviceStatus",
+            4,
+            out,
+        )?;
+        fallback::put(
+            &self.data,
+            depth,
+            "k8s.io.api.resource.v1beta1.AllocatedDeviceStatus",
+            5,
+            out,
+        )?;
+        Encode::put(&self.network_data, 6, depth, out)?;
+        Encode::put(&self.share_id, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::AllocationResult {
@@ -45,6 +69,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::AllocationResult {
             5 => Field::merge(&mut self.allocation_timestamp, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.devices, 1, depth, out)?;
+        Encode::put(&self.node_selector, 3, depth, out)?;
+        Encode::put(&self.allocation_timestamp, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -67,6 +99,23 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::BasicDevice {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.attributes, 1, depth, out)?;
+        Encode::put(&self.capacity, 2, depth, out)?;
+        Encode::put(&self.consumes_counters, 3, depth, out)?;
+        Encode::put(&self.node_name, 4, depth, out)?;
+        Encode::put(&self.node_selector, 5, depth, out)?;
+        Encode::put(&self.all_nodes, 6, depth, out)?;
+        Encode::put(&self.taints, 7, depth, out)?;
+        Encode::put(&self.binds_to_node, 8, depth, out)?;
+        Encode::put(&self.binding_conditions, 9, depth, out)?;
+        Encode::put(&self.binding_failure_conditions, 10, depth, out)?;
+        Encode::put(&self.allow_multiple_allocations, 11, depth, out)?;
+        Encode::put(&self.node_allocatable_resources, 14, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::CELDeviceSelector {
@@ -76,6 +125,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::CELDeviceSelector {
             1 => Field::merge(&mut self.expression, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.expression, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -89,6 +144,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::CapacityRequestPolic
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.default, 1, depth, out)?;
+        Encode::put(&self.valid_values, 3, depth, out)?;
+        Encode::put(&self.valid_range, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::CapacityRequestPolicyRange {
@@ -101,6 +164,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::CapacityRequestPolic
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min, 1, depth, out)?;
+        Encode::put(&self.max, 2, depth, out)?;
+        Encode::put(&self.step, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::CapacityRequirements {
@@ -111,6 +182,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::CapacityRequirements
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::Counter {
@@ -120,6 +197,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::Counter {
             1 => Field::merge(&mut self.value, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.value, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -132,6 +215,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::CounterSet {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.counters, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::Device {
@@ -142,6 +232,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::Device {
             2 => Field::merge(&mut self.basic, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.basic, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -160,6 +257,16 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceAllocationConf
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.source, 1, depth, out)?;
+        Encode::put(&self.requests, 2, depth, out)?;
+        nested(out, 3, depth, |out, depth| {
+            encode_inline_22(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceAllocationResult {
@@ -170,6 +277,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceAllocationResu
             2 => Field::merge(&mut self.config, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.results, 1, depth, out)?;
+        Encode::put(&self.config, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -200,6 +314,19 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceAttribute {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.int, 2, depth, out)?;
+        Encode::put(&self.bool, 3, depth, out)?;
+        Encode::put(&self.string, 4, depth, out)?;
+        Encode::put(&self.version, 5, depth, out)?;
+        Encode::put(&self.ints, 6, depth, out)?;
+        Encode::put(&self.bools, 7, depth, out)?;
+        Encode::put(&self.strings, 8, depth, out)?;
+        Encode::put(&self.versions, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceCapacity {
@@ -210,6 +337,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceCapacity {
             2 => Field::merge(&mut self.request_policy, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.value, 1, depth, out)?;
+        Encode::put(&self.request_policy, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -222,6 +356,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceClaim {
             3 => Field::merge(&mut self.config, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        Encode::put(&self.constraints, 2, depth, out)?;
+        Encode::put(&self.config, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -239,6 +381,15 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceClaimConfigura
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_23(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceClass {
@@ -249,6 +400,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceClass {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -265,6 +423,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceClassConfigura
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_24(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceClassSpec {
@@ -276,6 +442,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceClassSpec {
             4 => Field::merge(&mut self.extended_resource_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.selectors, 1, depth, out)?;
+        Encode::put(&self.config, 2, depth, out)?;
+        Encode::put(&self.extended_resource_name, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -289,6 +463,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceConstraint {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        Encode::put(&self.match_attribute, 2, depth, out)?;
+        Encode::put(&self.distinct_attribute, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption {
@@ -299,6 +481,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceCounterConsump
             2 => Field::merge(&mut self.counters, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.counter_set, 1, depth, out)?;
+        Encode::put(&self.counters, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -330,6 +519,20 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceRequest {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.device_class_name, 2, depth, out)?;
+        Encode::put(&self.selectors, 3, depth, out)?;
+        Encode::put_nonzero(&self.allocation_mode, 4, depth, out)?;
+        Encode::put_nonzero(&self.count, 5, depth, out)?;
+        Encode::put(&self.admin_access, 6, depth, out)?;
+        Encode::put(&self.first_available, 7, depth, out)?;
+        Encode::put(&self.tolerations, 8, depth, out)?;
+        Encode::put(&self.capacity, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult {
@@ -350,6 +553,22 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocat
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.request, 1, depth, out)?;
+        Encode::put(&self.driver, 2, depth, out)?;
+        Encode::put(&self.pool, 3, depth, out)?;
+        Encode::put(&self.device, 4, depth, out)?;
+        Encode::put(&self.admin_access, 5, depth, out)?;
+        Encode::put(&self.tolerations, 6, depth, out)?;
+        Encode::put(&self.binding_conditions, 7, depth, out)?;
+        Encode::put(&self.binding_failure_conditions, 8, depth, out)?;
+        Encode::put(&self.share_id, 9, depth, out)?;
+        Encode::put(&self.consumed_capacity, 10, depth, out)?;
+        Encode::put(&self.skip_node_operations, 11, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceSelector {
@@ -359,6 +578,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceSelector {
             1 => Field::merge(&mut self.cel, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.cel, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -388,6 +613,18 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceSubRequest {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.device_class_name, 2, depth, out)?;
+        Encode::put(&self.selectors, 3, depth, out)?;
+        Encode::put_nonzero(&self.allocation_mode, 4, depth, out)?;
+        Encode::put_nonzero(&self.count, 5, depth, out)?;
+        Encode::put(&self.tolerations, 7, depth, out)?;
+        Encode::put(&self.capacity, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceTaint {
@@ -406,6 +643,15 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceTaint {
             4 => Field::merge(&mut self.time_added, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put_nonzero(&self.value, 2, depth, out)?;
+        Encode::put(&self.effect, 3, depth, out)?;
+        Encode::put(&self.time_added, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -445,6 +691,16 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::DeviceToleration {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.key, 1, depth, out)?;
+        Encode::put_nonzero(&self.operator, 2, depth, out)?;
+        Encode::put_nonzero(&self.value, 3, depth, out)?;
+        Encode::put_nonzero(&self.effect, 4, depth, out)?;
+        Encode::put(&self.toleration_seconds, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::NetworkDeviceData {
@@ -469,6 +725,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::NetworkDeviceData {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.interface_name, 1, depth, out)?;
+        Encode::put(&self.ips, 2, depth, out)?;
+        Encode::put_nonzero(&self.hardware_address, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::NodeAllocatableMapping {
@@ -481,6 +745,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::NodeAllocatableMappi
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.capacity_key, 1, depth, out)?;
+        Encode::put(&self.capacity_multiplier, 2, depth, out)?;
+        Encode::put(&self.device_multiplier, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::NodeAllocatableOverhead {
@@ -492,6 +764,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::NodeAllocatableOverh
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.per_pod, 1, depth, out)?;
+        Encode::put(&self.per_container, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::NodeAllocatableResource {
@@ -502,6 +781,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::NodeAllocatableResou
             4 => Field::merge(&mut self.overhead, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.mapping, 3, depth, out)?;
+        Encode::put(&self.overhead, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -519,6 +805,19 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfigur
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        fallback::put(
+            &self.parameters,
+            depth,
+            "k8s.io.api.resource.v1beta1.OpaqueDeviceConfiguration",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaim {
@@ -530,6 +829,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaim {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -550,6 +857,15 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimConsume
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.resource, 3, depth, out)?;
+        Encode::put(&self.name, 4, depth, out)?;
+        Encode::put(&self.uid, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimSpec {
@@ -559,6 +875,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimSpec {
             1 => Field::merge(&mut self.devices, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.devices, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -572,6 +894,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimStatus 
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.allocation, 1, depth, out)?;
+        Encode::put(&self.reserved_for, 2, depth, out)?;
+        Encode::put(&self.devices, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate {
@@ -583,6 +913,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplat
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec {
@@ -593,6 +930,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplat
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -606,6 +950,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourcePool {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.generation, 2, depth, out)?;
+        Encode::put(&self.resource_slice_count, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceSlice {
@@ -616,6 +968,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceSlice {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -648,6 +1007,21 @@ impl MessageFields for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put(&self.pool, 2, depth, out)?;
+        Encode::put_nonzero(&self.node_name, 3, depth, out)?;
+        Encode::put(&self.node_selector, 4, depth, out)?;
+        Encode::put_nonzero(&self.all_nodes, 5, depth, out)?;
+        Encode::put(&self.devices, 6, depth, out)?;
+        Encode::put(&self.per_device_node_selection, 7, depth, out)?;
+        Encode::put(&self.shared_counters, 8, depth, out)?;
+        Encode::put(&self.partition_type_attribute, 9, depth, out)?;
+        Encode::put(&self.skip_node_operations, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 fn inline_22(
@@ -663,6 +1037,16 @@ fn inline_22(
     }
 }
 
+fn encode_inline_22(
+    this: &k8s_openapi::api::resource::v1beta1::DeviceAllocationConfiguration,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.opaque, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_23(
     this: &mut k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration,
     cx: &mut Cx,
@@ -676,6 +1060,16 @@ fn inline_23(
     }
 }
 
+fn encode_inline_23(
+    this: &k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.opaque, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_24(
     this: &mut k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration,
     cx: &mut Cx,
@@ -687,6 +1081,16 @@ fn inline_24(
         1 => Field::merge(&mut this.opaque, cx, value),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_24(
+    this: &k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.opaque, 1, depth, out)?;
+    Ok(())
 }
 
 messages!(

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -34,6 +34,30 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatu
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put(&self.pool, 2, depth, out)?;
+        Encode::put(&self.device, 3, depth, out)?;
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.resource.v1beta2.AllocatedDeviceStatus",
+            4,
+            out,
+        )?;
+        fallback::put(
+            &self.data,
+            depth,
+            "k8s.io.api.resource.v1beta2.AllocatedDeviceStatus",
+            5,
+            out,
+        )?;
+        Encode::put(&self.network_data, 6, depth, out)?;
+        Encode::put(&self.share_id, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::AllocationResult {
@@ -46,6 +70,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::AllocationResult {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.devices, 1, depth, out)?;
+        Encode::put(&self.node_selector, 3, depth, out)?;
+        Encode::put(&self.allocation_timestamp, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::CELDeviceSelector {
@@ -55,6 +87,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::CELDeviceSelector {
             1 => Field::merge(&mut self.expression, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.expression, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -68,6 +106,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::CapacityRequestPolic
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.default, 1, depth, out)?;
+        Encode::put(&self.valid_values, 3, depth, out)?;
+        Encode::put(&self.valid_range, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::CapacityRequestPolicyRange {
@@ -80,6 +126,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::CapacityRequestPolic
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min, 1, depth, out)?;
+        Encode::put(&self.max, 2, depth, out)?;
+        Encode::put(&self.step, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::CapacityRequirements {
@@ -89,6 +143,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::CapacityRequirements
             1 => Field::merge(&mut self.requests, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -100,6 +160,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::Counter {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.value, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::CounterSet {
@@ -110,6 +176,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::CounterSet {
             2 => Field::merge(&mut self.counters, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.counters, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -133,6 +206,24 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::Device {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.attributes, 2, depth, out)?;
+        Encode::put(&self.capacity, 3, depth, out)?;
+        Encode::put(&self.consumes_counters, 4, depth, out)?;
+        Encode::put(&self.node_name, 5, depth, out)?;
+        Encode::put(&self.node_selector, 6, depth, out)?;
+        Encode::put(&self.all_nodes, 7, depth, out)?;
+        Encode::put(&self.taints, 8, depth, out)?;
+        Encode::put(&self.binds_to_node, 9, depth, out)?;
+        Encode::put(&self.binding_conditions, 10, depth, out)?;
+        Encode::put(&self.binding_failure_conditions, 11, depth, out)?;
+        Encode::put(&self.allow_multiple_allocations, 12, depth, out)?;
+        Encode::put(&self.node_allocatable_resources, 14, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceAllocationConfiguration {
@@ -150,6 +241,16 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceAllocationConf
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.source, 1, depth, out)?;
+        Encode::put(&self.requests, 2, depth, out)?;
+        nested(out, 3, depth, |out, depth| {
+            encode_inline_25(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceAllocationResult {
@@ -160,6 +261,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceAllocationResu
             2 => Field::merge(&mut self.config, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.results, 1, depth, out)?;
+        Encode::put(&self.config, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -190,6 +298,19 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceAttribute {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.int, 2, depth, out)?;
+        Encode::put(&self.bool, 3, depth, out)?;
+        Encode::put(&self.string, 4, depth, out)?;
+        Encode::put(&self.version, 5, depth, out)?;
+        Encode::put(&self.ints, 6, depth, out)?;
+        Encode::put(&self.bools, 7, depth, out)?;
+        Encode::put(&self.strings, 8, depth, out)?;
+        Encode::put(&self.versions, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceCapacity {
@@ -200,6 +321,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceCapacity {
             2 => Field::merge(&mut self.request_policy, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.value, 1, depth, out)?;
+        Encode::put(&self.request_policy, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -212,6 +340,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceClaim {
             3 => Field::merge(&mut self.config, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        Encode::put(&self.constraints, 2, depth, out)?;
+        Encode::put(&self.config, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -229,6 +365,15 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceClaimConfigura
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        nested(out, 2, depth, |out, depth| {
+            encode_inline_26(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceClass {
@@ -239,6 +384,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceClass {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -255,6 +407,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceClassConfigura
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        nested(out, 1, depth, |out, depth| {
+            encode_inline_27(self, depth, out)
+        })?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceClassSpec {
@@ -266,6 +426,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceClassSpec {
             4 => Field::merge(&mut self.extended_resource_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.selectors, 1, depth, out)?;
+        Encode::put(&self.config, 2, depth, out)?;
+        Encode::put(&self.extended_resource_name, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -279,6 +447,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceConstraint {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.requests, 1, depth, out)?;
+        Encode::put(&self.match_attribute, 2, depth, out)?;
+        Encode::put(&self.distinct_attribute, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption {
@@ -289,6 +465,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceCounterConsump
             2 => Field::merge(&mut self.counters, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.counter_set, 1, depth, out)?;
+        Encode::put(&self.counters, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -301,6 +484,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceRequest {
             3 => Field::merge(&mut self.first_available, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.exactly, 2, depth, out)?;
+        Encode::put(&self.first_available, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -322,6 +513,22 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceRequestAllocat
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.request, 1, depth, out)?;
+        Encode::put(&self.driver, 2, depth, out)?;
+        Encode::put(&self.pool, 3, depth, out)?;
+        Encode::put(&self.device, 4, depth, out)?;
+        Encode::put(&self.admin_access, 5, depth, out)?;
+        Encode::put(&self.tolerations, 6, depth, out)?;
+        Encode::put(&self.binding_conditions, 7, depth, out)?;
+        Encode::put(&self.binding_failure_conditions, 8, depth, out)?;
+        Encode::put(&self.share_id, 9, depth, out)?;
+        Encode::put(&self.consumed_capacity, 10, depth, out)?;
+        Encode::put(&self.skip_node_operations, 11, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceSelector {
@@ -331,6 +538,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceSelector {
             1 => Field::merge(&mut self.cel, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.cel, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -360,6 +573,18 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceSubRequest {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.device_class_name, 2, depth, out)?;
+        Encode::put(&self.selectors, 3, depth, out)?;
+        Encode::put_nonzero(&self.allocation_mode, 4, depth, out)?;
+        Encode::put_nonzero(&self.count, 5, depth, out)?;
+        Encode::put(&self.tolerations, 6, depth, out)?;
+        Encode::put(&self.capacity, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaint {
@@ -379,6 +604,15 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaint {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put_nonzero(&self.value, 2, depth, out)?;
+        Encode::put(&self.effect, 3, depth, out)?;
+        Encode::put(&self.time_added, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaintRule {
@@ -391,6 +625,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaintRule {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaintRuleSpec {
@@ -401,6 +643,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaintRuleSpec 
             2 => Field::merge(&mut self.taint, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.device_selector, 1, depth, out)?;
+        Encode::put(&self.taint, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -417,6 +666,18 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaintRuleStatu
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.resource.v1beta2.DeviceTaintRuleStatus",
+            1,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaintSelector {
@@ -428,6 +689,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceTaintSelector 
             4 => Field::merge(&mut self.device, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 2, depth, out)?;
+        Encode::put(&self.pool, 3, depth, out)?;
+        Encode::put(&self.device, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -467,6 +736,16 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::DeviceToleration {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.key, 1, depth, out)?;
+        Encode::put_nonzero(&self.operator, 2, depth, out)?;
+        Encode::put_nonzero(&self.value, 3, depth, out)?;
+        Encode::put_nonzero(&self.effect, 4, depth, out)?;
+        Encode::put(&self.toleration_seconds, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
@@ -495,6 +774,18 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.device_class_name, 1, depth, out)?;
+        Encode::put(&self.selectors, 2, depth, out)?;
+        Encode::put_nonzero(&self.allocation_mode, 3, depth, out)?;
+        Encode::put_nonzero(&self.count, 4, depth, out)?;
+        Encode::put(&self.admin_access, 5, depth, out)?;
+        Encode::put(&self.tolerations, 6, depth, out)?;
+        Encode::put(&self.capacity, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::NetworkDeviceData {
@@ -519,6 +810,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::NetworkDeviceData {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.interface_name, 1, depth, out)?;
+        Encode::put(&self.ips, 2, depth, out)?;
+        Encode::put_nonzero(&self.hardware_address, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::NodeAllocatableMapping {
@@ -531,6 +830,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::NodeAllocatableMappi
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.capacity_key, 1, depth, out)?;
+        Encode::put(&self.capacity_multiplier, 2, depth, out)?;
+        Encode::put(&self.device_multiplier, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::NodeAllocatableOverhead {
@@ -542,6 +849,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::NodeAllocatableOverh
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.per_pod, 1, depth, out)?;
+        Encode::put(&self.per_container, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::NodeAllocatableResource {
@@ -552,6 +866,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::NodeAllocatableResou
             4 => Field::merge(&mut self.overhead, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.mapping, 3, depth, out)?;
+        Encode::put(&self.overhead, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -569,6 +890,19 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfigur
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        fallback::put(
+            &self.parameters,
+            depth,
+            "k8s.io.api.resource.v1beta2.OpaqueDeviceConfiguration",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaim {
@@ -580,6 +914,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaim {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -600,6 +942,15 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimConsume
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.resource, 3, depth, out)?;
+        Encode::put(&self.name, 4, depth, out)?;
+        Encode::put(&self.uid, 5, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimSpec {
@@ -609,6 +960,12 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimSpec {
             1 => Field::merge(&mut self.devices, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.devices, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -622,6 +979,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimStatus 
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.allocation, 1, depth, out)?;
+        Encode::put(&self.reserved_for, 2, depth, out)?;
+        Encode::put(&self.devices, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate {
@@ -633,6 +998,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplat
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec {
@@ -643,6 +1015,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplat
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -656,6 +1035,14 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourcePool {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.generation, 2, depth, out)?;
+        Encode::put(&self.resource_slice_count, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceSlice {
@@ -666,6 +1053,13 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceSlice {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -686,6 +1080,21 @@ impl MessageFields for k8s_openapi::api::resource::v1beta2::ResourceSliceSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.driver, 1, depth, out)?;
+        Encode::put(&self.pool, 2, depth, out)?;
+        Encode::put(&self.node_name, 3, depth, out)?;
+        Encode::put(&self.node_selector, 4, depth, out)?;
+        Encode::put(&self.all_nodes, 5, depth, out)?;
+        Encode::put(&self.devices, 6, depth, out)?;
+        Encode::put(&self.per_device_node_selection, 7, depth, out)?;
+        Encode::put(&self.shared_counters, 8, depth, out)?;
+        Encode::put(&self.partition_type_attribute, 9, depth, out)?;
+        Encode::put(&self.skip_node_operations, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 fn inline_25(
@@ -701,6 +1110,16 @@ fn inline_25(
     }
 }
 
+fn encode_inline_25(
+    this: &k8s_openapi::api::resource::v1beta2::DeviceAllocationConfiguration,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.opaque, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_26(
     this: &mut k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration,
     cx: &mut Cx,
@@ -714,6 +1133,16 @@ fn inline_26(
     }
 }
 
+fn encode_inline_26(
+    this: &k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.opaque, 1, depth, out)?;
+    Ok(())
+}
+
 fn inline_27(
     this: &mut k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration,
     cx: &mut Cx,
@@ -725,6 +1154,16 @@ fn inline_27(
         1 => Field::merge(&mut this.opaque, cx, value),
         _ => Ok(()),
     }
+}
+
+fn encode_inline_27(
+    this: &k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let _ = (&this, &depth, &out);
+    Encode::put(&this.opaque, 1, depth, out)?;
+    Ok(())
 }
 
 messages!(

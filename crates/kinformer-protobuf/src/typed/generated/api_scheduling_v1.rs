@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -33,6 +33,16 @@ impl MessageFields for k8s_openapi::api::scheduling::v1::PriorityClass {
             5 => Field::merge(&mut self.preemption_policy, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.value, 2, depth, out)?;
+        Encode::put_nonzero(&self.global_default, 3, depth, out)?;
+        Encode::put_nonzero(&self.description, 4, depth, out)?;
+        Encode::put(&self.preemption_policy, 5, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -29,6 +29,25 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositeDisrupti
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.single,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.CompositeDisruptionMode",
+            1,
+            out,
+        )?;
+        fallback::put(
+            &self.all,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.CompositeDisruptionMode",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositeGangSchedulingPolicy {
@@ -38,6 +57,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositeGangSche
             1 => Field::merge(&mut self.min_group_count, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min_group_count, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -51,6 +76,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -62,6 +95,12 @@ impl MessageFields
             1 => Field::merge(&mut self.topology, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.topology, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -78,6 +117,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup
             2 => Field::merge(&mut self.gang, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.basic,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroupSchedulingPolicy",
+            1,
+            out,
+        )?;
+        Encode::put(&self.gang, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -102,6 +154,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.parent_composite_pod_group_name, 1, depth, out)?;
+        Encode::put(&self.workload_ref, 2, depth, out)?;
+        Encode::put(&self.scheduling_policy, 3, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 4, depth, out)?;
+        Encode::put(&self.disruption_mode, 5, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 6, depth, out)?;
+        Encode::put(&self.priority, 7, depth, out)?;
+        Encode::put(&self.preemption_policy, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus {
@@ -116,6 +181,18 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup
             ),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroupStatus",
+            1,
+            out,
+        )?;
+        Ok(())
     }
 }
 
@@ -141,6 +218,20 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.scheduling_policy, 2, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 3, depth, out)?;
+        Encode::put(&self.disruption_mode, 4, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 5, depth, out)?;
+        Encode::put(&self.priority, 6, depth, out)?;
+        Encode::put(&self.preemption_policy, 7, depth, out)?;
+        Encode::put(&self.pod_group_templates, 8, depth, out)?;
+        Encode::put(&self.composite_pod_group_templates, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::DisruptionMode {
@@ -162,6 +253,25 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::DisruptionMode {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.single,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.DisruptionMode",
+            1,
+            out,
+        )?;
+        fallback::put(
+            &self.all,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.DisruptionMode",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::GangSchedulingPolicy {
@@ -171,6 +281,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::GangSchedulingPol
             1 => Field::merge(&mut self.min_count, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min_count, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -184,6 +300,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroup {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaim {
@@ -196,6 +320,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceC
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 2, depth, out)?;
+        Encode::put(&self.resource_claim_template_name, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaimStatus {
@@ -207,6 +339,13 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceC
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingConstraints {
@@ -216,6 +355,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulin
             1 => Field::merge(&mut self.topology, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.topology, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -232,6 +377,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulin
             2 => Field::merge(&mut self.gang, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.basic,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.PodGroupSchedulingPolicy",
+            1,
+            out,
+        )?;
+        Encode::put(&self.gang, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -257,6 +415,20 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.parent_composite_pod_group_name, 1, depth, out)?;
+        Encode::put(&self.workload_ref, 2, depth, out)?;
+        Encode::put(&self.scheduling_policy, 3, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 4, depth, out)?;
+        Encode::put(&self.resource_claims, 5, depth, out)?;
+        Encode::put(&self.disruption_mode, 6, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 7, depth, out)?;
+        Encode::put(&self.priority, 8, depth, out)?;
+        Encode::put(&self.preemption_policy, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus {
@@ -272,6 +444,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus {
             2 => Field::merge(&mut self.resource_claim_statuses, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.PodGroupStatus",
+            1,
+            out,
+        )?;
+        Encode::put(&self.resource_claim_statuses, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -296,6 +481,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::PodGroupTemplate 
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.scheduling_policy, 2, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 3, depth, out)?;
+        Encode::put(&self.resource_claims, 4, depth, out)?;
+        Encode::put(&self.disruption_mode, 5, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 6, depth, out)?;
+        Encode::put(&self.priority, 7, depth, out)?;
+        Encode::put(&self.preemption_policy, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint {
@@ -305,6 +503,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::TopologyConstrain
             1 => Field::merge(&mut self.key, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -324,6 +528,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::TypedLocalObjectR
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.kind, 2, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::Workload {
@@ -334,6 +546,13 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::Workload {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -356,6 +575,25 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupD
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.single,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode",
+            1,
+            out,
+        )?;
+        fallback::put(
+            &self.all,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -367,6 +605,12 @@ impl MessageFields
             1 => Field::merge(&mut self.min_count, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min_count, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -380,6 +624,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupR
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 2, depth, out)?;
+        Encode::put(&self.resource_claim_template_name, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -391,6 +643,12 @@ impl MessageFields
             1 => Field::merge(&mut self.topology, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.topology, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -408,6 +666,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupS
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.basic,
+            depth,
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy",
+            1,
+            out,
+        )?;
+        Encode::put(&self.gang, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::WorkloadReference {
@@ -418,6 +689,13 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::WorkloadReference
             2 => Field::merge(&mut self.template_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.workload_name, 1, depth, out)?;
+        Encode::put(&self.template_name, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -430,6 +708,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1alpha3::WorkloadSpec {
             3 => Field::merge(&mut self.composite_pod_group_templates, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.controller_ref, 1, depth, out)?;
+        Encode::put(&self.pod_group_templates, 2, depth, out)?;
+        Encode::put(&self.composite_pod_group_templates, 3, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -29,6 +29,25 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::CompositeDisruptio
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.single,
+            depth,
+            "k8s.io.api.scheduling.v1beta1.CompositeDisruptionMode",
+            1,
+            out,
+        )?;
+        fallback::put(
+            &self.all,
+            depth,
+            "k8s.io.api.scheduling.v1beta1.CompositeDisruptionMode",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::CompositeGangSchedulingPolicy {
@@ -38,6 +57,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::CompositeGangSched
             1 => Field::merge(&mut self.min_group_count, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min_group_count, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -50,6 +75,12 @@ impl MessageFields
             1 => Field::merge(&mut self.topology, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.topology, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -66,6 +97,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::CompositePodGroupS
             2 => Field::merge(&mut self.gang, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.basic,
+            depth,
+            "k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy",
+            1,
+            out,
+        )?;
+        Encode::put(&self.gang, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -91,6 +135,20 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::CompositePodGroupT
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.scheduling_policy, 2, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 3, depth, out)?;
+        Encode::put(&self.disruption_mode, 4, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 5, depth, out)?;
+        Encode::put(&self.priority, 6, depth, out)?;
+        Encode::put(&self.preemption_policy, 7, depth, out)?;
+        Encode::put(&self.pod_group_templates, 8, depth, out)?;
+        Encode::put(&self.composite_pod_group_templates, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::DisruptionMode {
@@ -112,6 +170,25 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::DisruptionMode {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.single,
+            depth,
+            "k8s.io.api.scheduling.v1beta1.DisruptionMode",
+            1,
+            out,
+        )?;
+        fallback::put(
+            &self.all,
+            depth,
+            "k8s.io.api.scheduling.v1beta1.DisruptionMode",
+            2,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::GangSchedulingPolicy {
@@ -121,6 +198,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::GangSchedulingPoli
             1 => Field::merge(&mut self.min_count, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.min_count, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -134,6 +217,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroup {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupResourceClaim {
@@ -146,6 +237,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupResourceCl
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 2, depth, out)?;
+        Encode::put(&self.resource_claim_template_name, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupResourceClaimStatus {
@@ -157,6 +256,13 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupResourceCl
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.resource_claim_name, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupSchedulingConstraints {
@@ -166,6 +272,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupScheduling
             1 => Field::merge(&mut self.topology, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.topology, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -182,6 +294,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupScheduling
             2 => Field::merge(&mut self.gang, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.basic,
+            depth,
+            "k8s.io.api.scheduling.v1beta1.PodGroupSchedulingPolicy",
+            1,
+            out,
+        )?;
+        Encode::put(&self.gang, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -207,6 +332,20 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.parent_composite_pod_group_name, 1, depth, out)?;
+        Encode::put(&self.workload_ref, 2, depth, out)?;
+        Encode::put(&self.scheduling_policy, 3, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 4, depth, out)?;
+        Encode::put(&self.resource_claims, 5, depth, out)?;
+        Encode::put(&self.disruption_mode, 6, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 7, depth, out)?;
+        Encode::put(&self.priority, 8, depth, out)?;
+        Encode::put(&self.preemption_policy, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupStatus {
@@ -222,6 +361,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupStatus {
             2 => Field::merge(&mut self.resource_claim_statuses, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.scheduling.v1beta1.PodGroupStatus",
+            1,
+            out,
+        )?;
+        Encode::put(&self.resource_claim_statuses, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -246,6 +398,19 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::PodGroupTemplate {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.scheduling_policy, 2, depth, out)?;
+        Encode::put(&self.scheduling_constraints, 3, depth, out)?;
+        Encode::put(&self.resource_claims, 4, depth, out)?;
+        Encode::put(&self.disruption_mode, 5, depth, out)?;
+        Encode::put_nonzero(&self.priority_class_name, 6, depth, out)?;
+        Encode::put(&self.priority, 7, depth, out)?;
+        Encode::put(&self.preemption_policy, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::TopologyConstraint {
@@ -255,6 +420,12 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::TopologyConstraint
             1 => Field::merge(&mut self.key, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -274,6 +445,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::TypedLocalObjectRe
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.api_group, 1, depth, out)?;
+        Encode::put(&self.kind, 2, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::Workload {
@@ -284,6 +463,13 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::Workload {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -296,6 +482,13 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::WorkloadReference 
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.workload_name, 1, depth, out)?;
+        Encode::put(&self.template_name, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::scheduling::v1beta1::WorkloadSpec {
@@ -307,6 +500,14 @@ impl MessageFields for k8s_openapi::api::scheduling::v1beta1::WorkloadSpec {
             3 => Field::merge(&mut self.composite_pod_group_templates, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.controller_ref, 1, depth, out)?;
+        Encode::put(&self.pod_group_templates, 2, depth, out)?;
+        Encode::put(&self.composite_pod_group_templates, 3, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -18,6 +18,13 @@ impl MessageFields for k8s_openapi::api::storage::v1::CSIDriver {
             2 => Field::merge(&mut self.spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -39,6 +46,22 @@ impl MessageFields for k8s_openapi::api::storage::v1::CSIDriverSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.attach_required, 1, depth, out)?;
+        Encode::put(&self.pod_info_on_mount, 2, depth, out)?;
+        Encode::put(&self.volume_lifecycle_modes, 3, depth, out)?;
+        Encode::put(&self.storage_capacity, 4, depth, out)?;
+        Encode::put(&self.fs_group_policy, 5, depth, out)?;
+        Encode::put(&self.token_requests, 6, depth, out)?;
+        Encode::put(&self.requires_republish, 7, depth, out)?;
+        Encode::put(&self.se_linux_mount, 8, depth, out)?;
+        Encode::put(&self.node_allocatable_update_period_seconds, 9, depth, out)?;
+        Encode::put(&self.service_account_token_in_secrets, 10, depth, out)?;
+        Encode::put(&self.prevent_pod_scheduling_if_missing, 11, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::CSINode {
@@ -50,6 +73,14 @@ impl MessageFields for k8s_openapi::api::storage::v1::CSINode {
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -64,6 +95,15 @@ impl MessageFields for k8s_openapi::api::storage::v1::CSINodeDriver {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.node_id, 2, depth, out)?;
+        Encode::put(&self.topology_keys, 3, depth, out)?;
+        Encode::put(&self.allocatable, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::CSINodeSpec {
@@ -74,6 +114,12 @@ impl MessageFields for k8s_openapi::api::storage::v1::CSINodeSpec {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.drivers, 1, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::CSINodeStatus {
@@ -83,6 +129,12 @@ impl MessageFields for k8s_openapi::api::storage::v1::CSINodeStatus {
             1 => Field::merge(&mut self.storage_health, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.storage_health, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -97,6 +149,16 @@ impl MessageFields for k8s_openapi::api::storage::v1::CSIStorageCapacity {
             5 => Field::merge(&mut self.maximum_volume_size, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.node_topology, 2, depth, out)?;
+        Encode::put(&self.storage_class_name, 3, depth, out)?;
+        Encode::put(&self.capacity, 4, depth, out)?;
+        Encode::put(&self.maximum_volume_size, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -115,6 +177,19 @@ impl MessageFields for k8s_openapi::api::storage::v1::StorageClass {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.provisioner, 2, depth, out)?;
+        Encode::put(&self.parameters, 3, depth, out)?;
+        Encode::put(&self.reclaim_policy, 4, depth, out)?;
+        Encode::put(&self.mount_options, 5, depth, out)?;
+        Encode::put(&self.allow_volume_expansion, 6, depth, out)?;
+        Encode::put(&self.volume_binding_mode, 7, depth, out)?;
+        Encode::put(&self.allowed_topologies, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::StorageHealth {
@@ -125,6 +200,13 @@ impl MessageFields for k8s_openapi::api::storage::v1::StorageHealth {
             2 => Field::merge(&mut self.health_conditions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.health_conditions, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -147,6 +229,17 @@ impl MessageFields for k8s_openapi::api::storage::v1::StorageHealthCondition {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.status, 1, depth, out)?;
+        Encode::put(&self.reason, 2, depth, out)?;
+        Encode::put_nonzero(&self.message, 3, depth, out)?;
+        Encode::put(&self.access_mode, 4, depth, out)?;
+        Encode::put(&self.volume_mode, 5, depth, out)?;
+        Encode::put(&self.last_transition_time, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::TokenRequest {
@@ -157,6 +250,13 @@ impl MessageFields for k8s_openapi::api::storage::v1::TokenRequest {
             2 => Field::merge(&mut self.expiration_seconds, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.audience, 1, depth, out)?;
+        Encode::put(&self.expiration_seconds, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -170,6 +270,14 @@ impl MessageFields for k8s_openapi::api::storage::v1::VolumeAttachment {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::VolumeAttachmentSource {
@@ -180,6 +288,13 @@ impl MessageFields for k8s_openapi::api::storage::v1::VolumeAttachmentSource {
             2 => Field::merge(&mut self.inline_volume_spec, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.persistent_volume_name, 1, depth, out)?;
+        Encode::put(&self.inline_volume_spec, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -192,6 +307,14 @@ impl MessageFields for k8s_openapi::api::storage::v1::VolumeAttachmentSpec {
             3 => Field::merge(&mut self.node_name, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.attacher, 1, depth, out)?;
+        Encode::put(&self.source, 2, depth, out)?;
+        Encode::put(&self.node_name, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -206,6 +329,15 @@ impl MessageFields for k8s_openapi::api::storage::v1::VolumeAttachmentStatus {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.attached, 1, depth, out)?;
+        Encode::put(&self.attachment_metadata, 2, depth, out)?;
+        Encode::put(&self.attach_error, 3, depth, out)?;
+        Encode::put(&self.detach_error, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::VolumeAttributesClass {
@@ -217,6 +349,14 @@ impl MessageFields for k8s_openapi::api::storage::v1::VolumeAttributesClass {
             3 => Field::merge(&mut self.parameters, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.driver_name, 2, depth, out)?;
+        Encode::put(&self.parameters, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -236,6 +376,14 @@ impl MessageFields for k8s_openapi::api::storage::v1::VolumeError {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.time, 1, depth, out)?;
+        Encode::put_nonzero(&self.message, 2, depth, out)?;
+        Encode::put(&self.error_code, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storage::v1::VolumeNodeResources {
@@ -245,6 +393,12 @@ impl MessageFields for k8s_openapi::api::storage::v1::VolumeNodeResources {
             1 => Field::merge(&mut self.count, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.count, 1, depth, out)?;
+        Ok(())
     }
 }
 

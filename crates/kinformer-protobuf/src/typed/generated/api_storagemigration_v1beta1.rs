@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -20,6 +20,14 @@ impl MessageFields for k8s_openapi::api::storagemigration::v1beta1::StorageVersi
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationSpec {
@@ -29,6 +37,12 @@ impl MessageFields for k8s_openapi::api::storagemigration::v1beta1::StorageVersi
             1 => Field::merge(&mut self.resource, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.resource, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -51,6 +65,19 @@ impl MessageFields for k8s_openapi::api::storagemigration::v1beta1::StorageVersi
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(
+            &self.conditions,
+            depth,
+            "k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationStatus",
+            1,
+            out,
+        )?;
+        Encode::put_nonzero(&self.resource_version, 2, depth, out)?;
+        Ok(())
     }
 }
 

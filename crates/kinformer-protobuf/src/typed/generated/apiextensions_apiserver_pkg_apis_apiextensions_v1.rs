@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -23,6 +23,17 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.type_, 2, depth, out)?;
+        Encode::put_nonzero(&self.format, 3, depth, out)?;
+        Encode::put_nonzero(&self.description, 4, depth, out)?;
+        Encode::put_nonzero(&self.priority, 5, depth, out)?;
+        Encode::put(&self.json_path, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -35,6 +46,13 @@ impl MessageFields
             2 => Field::merge(&mut self.webhook, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.strategy, 1, depth, out)?;
+        Encode::put(&self.webhook, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -49,6 +67,14 @@ impl MessageFields
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -65,6 +91,17 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames {
@@ -79,6 +116,17 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             6 => Field::merge(&mut self.categories, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.plural, 1, depth, out)?;
+        Encode::put_nonzero(&self.singular, 2, depth, out)?;
+        Encode::put(&self.short_names, 3, depth, out)?;
+        Encode::put(&self.kind, 4, depth, out)?;
+        Encode::put_nonzero(&self.list_kind, 5, depth, out)?;
+        Encode::put(&self.categories, 6, depth, out)?;
+        Ok(())
     }
 }
 
@@ -95,6 +143,17 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.group, 1, depth, out)?;
+        Encode::put(&self.names, 3, depth, out)?;
+        Encode::put(&self.scope, 4, depth, out)?;
+        Encode::put(&self.versions, 7, depth, out)?;
+        Encode::put(&self.conversion, 9, depth, out)?;
+        Encode::put_nonzero(&self.preserve_unknown_fields, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus {
@@ -107,6 +166,15 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             4 => if is_zero(&value) { Ok(()) } else { Field::merge(&mut self.observed_generation, cx, value) },
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.conditions, 1, depth, out)?;
+        Encode::put(&self.accepted_names, 2, depth, out)?;
+        Encode::put(&self.stored_versions, 3, depth, out)?;
+        Encode::put_nonzero(&self.observed_generation, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -126,6 +194,20 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.served, 2, depth, out)?;
+        Encode::put(&self.storage, 3, depth, out)?;
+        Encode::put(&self.schema, 4, depth, out)?;
+        Encode::put(&self.subresources, 5, depth, out)?;
+        Encode::put(&self.additional_printer_columns, 6, depth, out)?;
+        Encode::put_nonzero(&self.deprecated, 7, depth, out)?;
+        Encode::put(&self.deprecation_warning, 8, depth, out)?;
+        Encode::put(&self.selectable_fields, 9, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale {
@@ -138,6 +220,14 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.spec_replicas_path, 1, depth, out)?;
+        Encode::put(&self.status_replicas_path, 2, depth, out)?;
+        Encode::put(&self.label_selector_path, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources {
@@ -148,6 +238,13 @@ impl MessageFields for k8s_openapi::apiextensions_apiserver::pkg::apis::apiexten
             2 => Field::merge(&mut self.scale, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        fallback::put(&self.status, depth, "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources", 1, out)?;
+        Encode::put(&self.scale, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -160,6 +257,12 @@ impl MessageFields
             1 => Field::merge(&mut self.open_api_v3_schema, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.open_api_v3_schema, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -185,6 +288,13 @@ impl MessageFields
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.description, 1, depth, out)?;
+        Encode::put_nonzero(&self.url, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -296,12 +406,7 @@ impl MessageFields
             25 => Field::merge(&mut self.all_of, cx, value),
             26 => Field::merge(&mut self.one_of, cx, value),
             27 => Field::merge(&mut self.any_of, cx, value),
-            28 => fallback::single(
-                &mut self.not,
-                cx,
-                "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
-                value,
-            ),
+            28 => Field::merge(&mut self.not, cx, value),
             29 => Field::merge(&mut self.properties, cx, value),
             30 => fallback::single(
                 &mut self.additional_properties,
@@ -359,6 +464,97 @@ impl MessageFields
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.id, 1, depth, out)?;
+        Encode::put_nonzero(&self.schema, 2, depth, out)?;
+        Encode::put(&self.ref_path, 3, depth, out)?;
+        Encode::put_nonzero(&self.description, 4, depth, out)?;
+        Encode::put_nonzero(&self.type_, 5, depth, out)?;
+        Encode::put_nonzero(&self.format, 6, depth, out)?;
+        Encode::put_nonzero(&self.title, 7, depth, out)?;
+        fallback::put(
+            &self.default,
+            depth,
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            8,
+            out,
+        )?;
+        Encode::put(&self.maximum, 9, depth, out)?;
+        Encode::put_nonzero(&self.exclusive_maximum, 10, depth, out)?;
+        Encode::put(&self.minimum, 11, depth, out)?;
+        Encode::put_nonzero(&self.exclusive_minimum, 12, depth, out)?;
+        Encode::put(&self.max_length, 13, depth, out)?;
+        Encode::put(&self.min_length, 14, depth, out)?;
+        Encode::put_nonzero(&self.pattern, 15, depth, out)?;
+        Encode::put(&self.max_items, 16, depth, out)?;
+        Encode::put(&self.min_items, 17, depth, out)?;
+        Encode::put_nonzero(&self.unique_items, 18, depth, out)?;
+        Encode::put(&self.multiple_of, 19, depth, out)?;
+        fallback::put(
+            &self.enum_,
+            depth,
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            20,
+            out,
+        )?;
+        Encode::put(&self.max_properties, 21, depth, out)?;
+        Encode::put(&self.min_properties, 22, depth, out)?;
+        Encode::put(&self.required, 23, depth, out)?;
+        fallback::put(
+            &self.items,
+            depth,
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            24,
+            out,
+        )?;
+        Encode::put(&self.all_of, 25, depth, out)?;
+        Encode::put(&self.one_of, 26, depth, out)?;
+        Encode::put(&self.any_of, 27, depth, out)?;
+        Encode::put(&self.not, 28, depth, out)?;
+        Encode::put(&self.properties, 29, depth, out)?;
+        fallback::put(
+            &self.additional_properties,
+            depth,
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            30,
+            out,
+        )?;
+        Encode::put(&self.pattern_properties, 31, depth, out)?;
+        fallback::put(
+            &self.dependencies,
+            depth,
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            32,
+            out,
+        )?;
+        fallback::put(
+            &self.additional_items,
+            depth,
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            33,
+            out,
+        )?;
+        Encode::put(&self.definitions, 34, depth, out)?;
+        Encode::put(&self.external_docs, 35, depth, out)?;
+        fallback::put(
+            &self.example,
+            depth,
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            36,
+            out,
+        )?;
+        Encode::put_nonzero(&self.nullable, 37, depth, out)?;
+        Encode::put(&self.x_kubernetes_preserve_unknown_fields, 38, depth, out)?;
+        Encode::put_nonzero(&self.x_kubernetes_embedded_resource, 39, depth, out)?;
+        Encode::put_nonzero(&self.x_kubernetes_int_or_string, 40, depth, out)?;
+        Encode::put(&self.x_kubernetes_list_map_keys, 41, depth, out)?;
+        Encode::put(&self.x_kubernetes_list_type, 42, depth, out)?;
+        Encode::put(&self.x_kubernetes_map_type, 43, depth, out)?;
+        Encode::put(&self.x_kubernetes_validations, 44, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -370,6 +566,12 @@ impl MessageFields
             1 => Field::merge(&mut self.json_path, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.json_path, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -385,6 +587,15 @@ impl MessageFields
             4 => Field::merge(&mut self.port, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.namespace, 1, depth, out)?;
+        Encode::put(&self.name, 2, depth, out)?;
+        Encode::put(&self.path, 3, depth, out)?;
+        Encode::put(&self.port, 4, depth, out)?;
+        Ok(())
     }
 }
 
@@ -421,6 +632,17 @@ impl MessageFields
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.rule, 1, depth, out)?;
+        Encode::put_nonzero(&self.message, 2, depth, out)?;
+        Encode::put_nonzero(&self.message_expression, 3, depth, out)?;
+        Encode::put(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.field_path, 5, depth, out)?;
+        Encode::put(&self.optional_old_self, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -441,6 +663,14 @@ impl MessageFields
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.service, 1, depth, out)?;
+        Encode::put_nonzero(&self.ca_bundle, 2, depth, out)?;
+        Encode::put(&self.url, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -453,6 +683,13 @@ impl MessageFields
             3 => Field::merge(&mut self.conversion_review_versions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.client_config, 2, depth, out)?;
+        Encode::put(&self.conversion_review_versions, 3, depth, out)?;
+        Ok(())
     }
 }
 

@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -21,6 +21,15 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup 
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.versions, 2, depth, out)?;
+        Encode::put(&self.preferred_version, 3, depth, out)?;
+        Encode::put(&self.server_address_by_client_cidrs, 4, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList {
@@ -30,6 +39,12 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupL
             1 => Field::merge(&mut self.groups, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.groups, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -73,6 +88,27 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResour
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.name, 1, depth, out)?;
+        Encode::put(&self.namespaced, 2, depth, out)?;
+        Encode::put(&self.kind, 3, depth, out)?;
+        fallback::put(
+            &self.verbs,
+            depth,
+            "k8s.io.apimachinery.pkg.apis.meta.v1.APIResource",
+            4,
+            out,
+        )?;
+        Encode::put(&self.short_names, 5, depth, out)?;
+        Encode::put(&self.singular_name, 6, depth, out)?;
+        Encode::put(&self.categories, 7, depth, out)?;
+        Encode::put_nonzero(&self.group, 8, depth, out)?;
+        Encode::put_nonzero(&self.version, 9, depth, out)?;
+        Encode::put_nonzero(&self.storage_version_hash, 10, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList {
@@ -84,6 +120,13 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResour
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.group_version, 1, depth, out)?;
+        Encode::put(&self.resources, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions {
@@ -94,6 +137,13 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersio
             2 => Field::merge(&mut self.server_address_by_client_cidrs, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.versions, 1, depth, out)?;
+        Encode::put(&self.server_address_by_client_cidrs, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -114,6 +164,22 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOpt
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.grace_period_seconds, 1, depth, out)?;
+        Encode::put(&self.preconditions, 2, depth, out)?;
+        Encode::put(&self.orphan_dependents, 3, depth, out)?;
+        Encode::put(&self.propagation_policy, 4, depth, out)?;
+        Encode::put(&self.dry_run, 5, depth, out)?;
+        Encode::put(
+            &self.ignore_store_read_error_with_cluster_breaking_potential,
+            6,
+            depth,
+            out,
+        )?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement {
@@ -126,6 +192,14 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldSele
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put(&self.operator, 2, depth, out)?;
+        Encode::put(&self.values, 3, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource {
@@ -136,6 +210,13 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupReso
             2 => Field::merge(&mut self.resource, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.group, 1, depth, out)?;
+        Encode::put(&self.resource, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -148,6 +229,13 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVers
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.group_version, 1, depth, out)?;
+        Encode::put(&self.version, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
@@ -158,6 +246,13 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSele
             2 => Field::merge(&mut self.match_expressions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.match_labels, 1, depth, out)?;
+        Encode::put(&self.match_expressions, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -170,6 +265,14 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSele
             3 => Field::merge(&mut self.values, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.key, 1, depth, out)?;
+        Encode::put(&self.operator, 2, depth, out)?;
+        Encode::put(&self.values, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -202,6 +305,16 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta 
             5 => Field::merge(&mut self.shard_info, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.self_link, 1, depth, out)?;
+        Encode::put_nonzero(&self.resource_version, 2, depth, out)?;
+        Encode::put_nonzero(&self.continue_, 3, depth, out)?;
+        Encode::put(&self.remaining_item_count, 4, depth, out)?;
+        Encode::put(&self.shard_info, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -253,6 +366,24 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFi
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.manager, 1, depth, out)?;
+        Encode::put_nonzero(&self.operation, 2, depth, out)?;
+        Encode::put_nonzero(&self.api_version, 3, depth, out)?;
+        Encode::put(&self.time, 4, depth, out)?;
+        Encode::put_nonzero(&self.fields_type, 6, depth, out)?;
+        fallback::put(
+            &self.fields_v1,
+            depth,
+            "k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
+            7,
+            out,
+        )?;
+        Encode::put_nonzero(&self.subresource, 8, depth, out)?;
+        Ok(())
     }
 }
 
@@ -326,6 +457,26 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMet
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.generate_name, 2, depth, out)?;
+        Encode::put_nonzero(&self.namespace, 3, depth, out)?;
+        Encode::put_nonzero(&self.self_link, 4, depth, out)?;
+        Encode::put_nonzero(&self.uid, 5, depth, out)?;
+        Encode::put_nonzero(&self.resource_version, 6, depth, out)?;
+        Encode::put_nonzero(&self.generation, 7, depth, out)?;
+        Encode::put(&self.creation_timestamp, 8, depth, out)?;
+        Encode::put(&self.deletion_timestamp, 9, depth, out)?;
+        Encode::put(&self.deletion_grace_period_seconds, 10, depth, out)?;
+        Encode::put(&self.labels, 11, depth, out)?;
+        Encode::put(&self.annotations, 12, depth, out)?;
+        Encode::put(&self.owner_references, 13, depth, out)?;
+        Encode::put(&self.finalizers, 14, depth, out)?;
+        Encode::put(&self.managed_fields, 17, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
@@ -341,6 +492,17 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerRefe
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.kind, 1, depth, out)?;
+        Encode::put(&self.name, 3, depth, out)?;
+        Encode::put(&self.uid, 4, depth, out)?;
+        Encode::put(&self.api_version, 5, depth, out)?;
+        Encode::put(&self.controller, 6, depth, out)?;
+        Encode::put(&self.block_owner_deletion, 7, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions {
@@ -351,6 +513,13 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::Precondit
             2 => Field::merge(&mut self.resource_version, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.uid, 1, depth, out)?;
+        Encode::put(&self.resource_version, 2, depth, out)?;
+        Ok(())
     }
 }
 
@@ -363,6 +532,13 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAdd
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.client_cidr, 1, depth, out)?;
+        Encode::put(&self.server_address, 2, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo {
@@ -372,6 +548,12 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo
             1 => Field::merge(&mut self.selector, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.selector, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -412,6 +594,17 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::Status {
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put_nonzero(&self.status, 2, depth, out)?;
+        Encode::put_nonzero(&self.message, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put(&self.details, 5, depth, out)?;
+        Encode::put_nonzero(&self.code, 6, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause {
@@ -441,6 +634,14 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCau
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.reason, 1, depth, out)?;
+        Encode::put_nonzero(&self.message, 2, depth, out)?;
+        Encode::put_nonzero(&self.field, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -486,6 +687,17 @@ impl MessageFields for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDet
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.name, 1, depth, out)?;
+        Encode::put_nonzero(&self.group, 2, depth, out)?;
+        Encode::put_nonzero(&self.kind, 3, depth, out)?;
+        Encode::put(&self.causes, 4, depth, out)?;
+        Encode::put_nonzero(&self.retry_after_seconds, 5, depth, out)?;
+        Encode::put_nonzero(&self.uid, 6, depth, out)?;
+        Ok(())
     }
 }
 

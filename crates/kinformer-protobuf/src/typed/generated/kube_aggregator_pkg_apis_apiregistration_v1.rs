@@ -4,9 +4,9 @@
 #![allow(unused_imports, clippy::match_single_binding)]
 
 use crate::error::Result;
-use crate::typed::field::{
-    Field, MessageFields, bytes, is_empty_run, is_zero, merge_message, messages,
-};
+use crate::typed::encode::{Encode, nested};
+use crate::typed::field::{Field, MessageFields, bytes, is_empty_run, is_zero, merge_message};
+use crate::typed::messages::messages;
 use crate::typed::{Cx, Entry, entry, fallback};
 use crate::wire::WireValue;
 
@@ -19,6 +19,14 @@ impl MessageFields for k8s_openapi::kube_aggregator::pkg::apis::apiregistration:
             3 => Field::merge(&mut self.status, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.metadata, 1, depth, out)?;
+        Encode::put(&self.spec, 2, depth, out)?;
+        Encode::put(&self.status, 3, depth, out)?;
+        Ok(())
     }
 }
 
@@ -47,6 +55,16 @@ impl MessageFields
             }
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.type_, 1, depth, out)?;
+        Encode::put(&self.status, 2, depth, out)?;
+        Encode::put(&self.last_transition_time, 3, depth, out)?;
+        Encode::put_nonzero(&self.reason, 4, depth, out)?;
+        Encode::put_nonzero(&self.message, 5, depth, out)?;
+        Ok(())
     }
 }
 
@@ -90,6 +108,18 @@ impl MessageFields
             _ => Ok(()),
         }
     }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.service, 1, depth, out)?;
+        Encode::put_nonzero(&self.group, 2, depth, out)?;
+        Encode::put_nonzero(&self.version, 3, depth, out)?;
+        Encode::put_nonzero(&self.insecure_skip_tls_verify, 4, depth, out)?;
+        Encode::put_nonzero(&self.ca_bundle, 5, depth, out)?;
+        Encode::put(&self.group_priority_minimum, 7, depth, out)?;
+        Encode::put(&self.version_priority, 8, depth, out)?;
+        Ok(())
+    }
 }
 
 impl MessageFields
@@ -101,6 +131,12 @@ impl MessageFields
             1 => Field::merge(&mut self.conditions, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put(&self.conditions, 1, depth, out)?;
+        Ok(())
     }
 }
 
@@ -127,6 +163,14 @@ impl MessageFields
             3 => Field::merge(&mut self.port, cx, value),
             _ => Ok(()),
         }
+    }
+
+    fn encode_fields(&self, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+        let _ = (&depth, &out);
+        Encode::put_nonzero(&self.namespace, 1, depth, out)?;
+        Encode::put_nonzero(&self.name, 2, depth, out)?;
+        Encode::put(&self.port, 3, depth, out)?;
+        Ok(())
     }
 }
 
