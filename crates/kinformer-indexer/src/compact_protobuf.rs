@@ -2,7 +2,7 @@
 //! smaller than their JSON and decoded by the generated typed decoder.
 
 use kinformer_core::{Fields, Object};
-use kinformer_protobuf::{Schema, TypedDecoder, encode_typed};
+use kinformer_protobuf::{TypedDecoder, TypedEncoder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -32,12 +32,9 @@ impl<K: Object + Serialize + DeserializeOwned + 'static> Compact<K> {
     /// ```
     pub fn protobuf() -> Option<Self> {
         TypedDecoder::<K>::new(&Fields::All)?;
+        TypedEncoder::<K>::new()?;
         Some(Self {
-            encode: |obj, out| {
-                let decoder = decoder::<K>()?;
-                encode_typed(Schema::kubernetes(), decoder.message(), obj, out)
-                    .map_err(|e| e.to_string())
-            },
+            encode: |obj, out| encoder::<K>()?.encode(obj, out).map_err(|e| e.to_string()),
             decode: |bytes| decoder::<K>()?.decode(bytes).map_err(|e| e.to_string()),
             encoding: Encoding::Protobuf,
             #[cfg(feature = "compression")]
@@ -50,6 +47,12 @@ impl<K: Object + Serialize + DeserializeOwned + 'static> Compact<K> {
     pub fn preferred() -> Self {
         Self::protobuf().unwrap_or_else(Self::json)
     }
+}
+
+/// `K`'s typed encoder; [`Compact::protobuf`] made sure there is one.
+fn encoder<K: 'static>() -> Result<TypedEncoder<K>, String> {
+    TypedEncoder::<K>::new()
+        .ok_or_else(|| format!("{} has no protobuf encoder", std::any::type_name::<K>()))
 }
 
 /// `K`'s typed decoder; [`Compact::protobuf`] made sure there is one.
