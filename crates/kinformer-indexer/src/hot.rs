@@ -70,7 +70,9 @@ impl<K> HotSet<K> {
             referenced: false,
         };
         if let Some(&index) = clock.by_key.get(&slot.key) {
-            clock.slots[index] = slot;
+            let replaced = std::mem::replace(&mut clock.slots[index], slot);
+            drop(clock);
+            drop(replaced);
             return;
         }
         if clock.slots.len() < self.capacity.get() {
@@ -84,6 +86,9 @@ impl<K> HotSet<K> {
         clock.by_key.remove(&evicted.key);
         let key = Arc::clone(&clock.slots[index].key);
         clock.by_key.insert(key, index);
+        // A decoded object is hundreds of allocations: it is freed after the lock is released.
+        drop(clock);
+        drop(evicted);
     }
 
     /// How many objects are hot.
