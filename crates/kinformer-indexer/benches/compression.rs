@@ -11,6 +11,7 @@
 mod pods;
 
 /// The full size under `cargo bench`; a small smoke run under `cargo test --all-targets`.
+#[cfg(feature = "protobuf")]
 fn size(full: usize) -> usize {
     if std::env::args().any(|arg| arg == "--bench") {
         full
