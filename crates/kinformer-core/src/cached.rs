@@ -140,6 +140,15 @@ impl<K> Cached<K> {
         }
     }
 
+    /// [`key`](Self::key) as a shared string: a packed object's own (no copy), a new one for a
+    /// decoded object.
+    pub fn shared_key(&self, key_func: &KeyFunc<K>) -> Arc<str> {
+        match &self.0 {
+            Repr::Object(obj) => Arc::from(key_func.key(obj)),
+            Repr::Packed { key, .. } => Arc::clone(key),
+        }
+    }
+
     /// The object's key: `key_func`'s for a decoded object, the one its cache gave it for a
     /// packed one (computed by the cache's key function from the whole object, before packing).
     pub fn key(&self, key_func: &KeyFunc<K>) -> Cow<'_, str> {

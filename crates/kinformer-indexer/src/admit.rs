@@ -93,7 +93,7 @@ impl<K: Object> Indexer<K> {
         if let Some(packed) = PackedObject::of(&obj) {
             return Ok(Incoming::Prepacked {
                 bytes: Arc::clone(&packed.bytes),
-                resource_version: packed.resource_version.clone(),
+                resource_version: Arc::clone(&packed.resource_version),
                 listed: obj,
                 held_values: None,
             });
@@ -146,7 +146,7 @@ impl<K: Object> Indexer<K> {
                 .collect();
             return Ok(Incoming::Prepacked {
                 bytes: Arc::clone(&held.bytes),
-                resource_version: held.resource_version.clone(),
+                resource_version: Arc::clone(&held.resource_version),
                 held_values: Some((state.index_set, values)),
                 listed: obj,
             });

@@ -223,7 +223,7 @@ pub(crate) type IndexValues = Vec<Box<[Arc<str>]>>;
 /// finds the index entries to remove without decoding).
 pub(crate) struct Packed {
     pub(crate) bytes: Arc<[u8]>,
-    pub(crate) resource_version: Box<str>,
+    pub(crate) resource_version: Arc<str>,
     pub(crate) values: IndexValues,
 }
 
@@ -237,7 +237,7 @@ impl<K: Object> Entry<K> {
             Self::Packed(packed) => PackedObject::handed_on(
                 Arc::clone(key),
                 Arc::clone(&packed.bytes),
-                packed.resource_version.clone(),
+                Arc::clone(&packed.resource_version),
                 compact?,
             ),
         })

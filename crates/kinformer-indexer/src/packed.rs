@@ -14,7 +14,7 @@ use crate::compact::Compact;
 /// needs no decode.
 pub(crate) struct PackedObject<K> {
     pub(crate) bytes: Arc<[u8]>,
-    pub(crate) resource_version: Box<str>,
+    pub(crate) resource_version: Arc<str>,
     compact: Compact<K>,
     /// Index values per index, valid for the index set they were computed against.
     pub(crate) values: Option<(u64, Vec<Vec<String>>)>,
@@ -25,7 +25,7 @@ impl<K: Object> PackedObject<K> {
     pub(crate) fn handed_on(
         key: Arc<str>,
         bytes: Arc<[u8]>,
-        resource_version: Box<str>,
+        resource_version: Arc<str>,
         compact: &Compact<K>,
     ) -> Cached<K> {
         Self::listed(key, bytes, resource_version, compact, None)
@@ -36,7 +36,7 @@ impl<K: Object> PackedObject<K> {
     pub(crate) fn listed(
         key: Arc<str>,
         bytes: Arc<[u8]>,
-        resource_version: Box<str>,
+        resource_version: Arc<str>,
         compact: &Compact<K>,
         values: Option<(u64, Vec<Vec<String>>)>,
     ) -> Cached<K> {

@@ -116,7 +116,8 @@ impl<K: Object> Indexer<K> {
         // object brings the key it was filed under.
         let keyed: HashMap<Arc<str>, Cached<K>> = list
             .into_iter()
-            .map(|obj| (Arc::from(obj.key(&self.key_func)), obj))
+            // A listed packed object's key is shared, not copied: the entry keeps it.
+            .map(|obj| (obj.shared_key(&self.key_func), obj))
             .collect();
         let incoming = self.incoming_all(keyed)?;
         let (index_set, mut indices) = {

@@ -44,7 +44,7 @@ pub(crate) enum Incoming<K> {
     /// handed back for an unchanged revision.
     Prepacked {
         bytes: Arc<[u8]>,
-        resource_version: Box<str>,
+        resource_version: Arc<str>,
         /// The listed object it came as, carrying the index values computed as it arrived.
         listed: Cached<K>,
         /// The held entry's index values, when it shares the entry's bytes.

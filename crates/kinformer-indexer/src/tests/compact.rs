@@ -11,6 +11,7 @@ use kinformer_selector::LabelSelector;
 
 use super::{by_node, compact_indexer, pod};
 use crate::compact::Entry;
+use crate::packed::PackedObject;
 use crate::{CacheLister, Indexer, NAMESPACE_INDEX};
 
 fn at(rv: &str, name: &str, node: &str) -> Arc<Pod> {
@@ -206,5 +207,25 @@ fn replace_shared_stores_the_same_content_as_replace_in_both_modes() {
             assert_eq!(store.by_index("node", "n3").unwrap().len(), 1);
             assert!(store.by_index("node", "n1").unwrap().is_empty());
         }
+    }
+}
+
+#[test]
+fn a_listed_object_shares_its_key_and_resource_version_with_the_entry_that_holds_it() {
+    let store = compact_indexer();
+    let listed = store.admit_with(at("9", "a", "n1"), |pod| pod);
+    let key = listed.shared_key(&store.key_func);
+    assert!(Arc::ptr_eq(&key, &listed.shared_key(&store.key_func)));
+    let carried = match PackedObject::of(&listed) {
+        Some(packed) => Arc::clone(&packed.resource_version),
+        None => panic!("listed objects are packed as they arrive"),
+    };
+    store.replace_admitted(vec![listed], "9").unwrap();
+    let state = store.read();
+    let (held_key, entry) = state.items.get_key_value("ns/a").unwrap();
+    assert!(Arc::ptr_eq(held_key, &key), "the key is not copied");
+    match entry {
+        Entry::Packed(packed) => assert!(Arc::ptr_eq(&packed.resource_version, &carried)),
+        Entry::Object(_) => panic!("held packed"),
     }
 }
