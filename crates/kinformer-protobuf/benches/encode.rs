@@ -6,7 +6,9 @@
 
 #![allow(clippy::print_stdout)] // A benchmark reports its numbers on stdout.
 
-#[path = "support/pods.rs"]
+// The indexer's benchmarks' realistic pods: the encoder is measured on the objects a compact
+// cache packs.
+#[path = "../../kinformer-indexer/benches/support/pods.rs"]
 mod pods;
 
 use std::hint::black_box;
